@@ -1,0 +1,1 @@
+"""One module per ``magboard`` subcommand; see :mod:`board_driver.cli`."""

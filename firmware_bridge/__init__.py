@@ -1,0 +1,1 @@
+"""Host side of the serial link to a microcontroller that scans the matrix and drives the LEDs."""
