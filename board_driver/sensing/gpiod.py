@@ -85,10 +85,18 @@ class GpiodMatrix:
         )
         self._settle_ns = int(settle_us * 1000)
         with gpiod.Chip(self.chip_path) as handle:
-            self._request = handle.request_lines(
-                config={tuple(self._rows): row_settings, tuple(self._columns): column_settings},
-                consumer=consumer,
-            )
+            try:
+                self._request = handle.request_lines(
+                    config={tuple(self._rows): row_settings, tuple(self._columns): column_settings},
+                    consumer=consumer,
+                )
+            except OSError as exc:
+                raise OSError(
+                    exc.errno,
+                    f"cannot claim the matrix lines on {self.chip_path} ({exc.strerror}): another "
+                    "program holds them (see `gpioinfo`), or the service user is not in the "
+                    "'gpio' group",
+                ) from exc
 
     def scan(self) -> int:
         """Drive each row in turn and read the 8 columns in one call."""
@@ -113,8 +121,9 @@ class GpiodMatrix:
         return self.orientation.bitmap(row_bytes)
 
     def close(self) -> None:
-        """Release the lines (the kernel returns them to inputs)."""
+        """Leave every row undriven and release the lines."""
         if self._request is not None:
+            self._request.set_values({row: self._inactive for row in self._rows})
             self._request.release()
             self._request = None
 

@@ -138,7 +138,7 @@ class World:
         self.closed |= 1 << (8 * row + column)
 
     # -- the electronics ---------------------------------------------------------------
-    def _strong(self, pin: int) -> int | None:
+    def driven(self, pin: int) -> int | None:
         """The level a pin's own driver forces, or None."""
         p = self.pins[pin]
         if self.buttons.get(pin):
@@ -185,13 +185,13 @@ class World:
 
     def level(self, pin: int) -> int:
         """The physical level read on ``pin``."""
-        own = self._strong(pin)
+        own = self.driven(pin)
         if own is not None and self.pins[pin].mode == "out":
             return own
         # Pulled low: current can flow from this pin to a node held at 0.
-        low = any(self._strong(p) == 0 for p in self._reach(pin, towards_cathode=True))
+        low = any(self.driven(p) == 0 for p in self._reach(pin, towards_cathode=True))
         # Pulled high: current can flow from a node held at 1 into this pin.
-        high = any(self._strong(p) == 1 for p in self._reach(pin, towards_cathode=False))
+        high = any(self.driven(p) == 1 for p in self._reach(pin, towards_cathode=False))
         if low and high:
             self.shorts += 1
             return 0
