@@ -7,7 +7,7 @@ from board_driver.hwlib import MissingLibraryError
 from board_driver.leds import LedConfigError, open_leds
 from board_driver.leds.layout import LayoutConfigError, StripLayout
 from board_driver.leds.render import RenderConfigError, Renderer, render
-from board_driver.leds.sim import SimulatedLeds
+from board_driver.leds.sim import SimulatedLeds, render_terminal
 from board_driver.squares import square, square_name
 from tests.fakes import fake_hw_fixture, no_hw_libs_fixture  # noqa: F401
 
@@ -204,3 +204,12 @@ def test_simulated_leds_keep_the_last_colours_and_tell_listeners():
     assert leds.writes == 1 and len(heard) == 1
     text = leds.render_terminal(colour=False, pieces=1 << square("e4"))
     assert text.splitlines()[4] == "4 . . . . @ . . ."
+
+
+def test_the_terminal_view_shows_lit_squares_in_colour_on_the_board_pattern():
+    colours = [OFF] * 64
+    colours[square("e4")] = (0, 76, 0)
+    rows = render_terminal(colours, pieces=1 << square("a1")).splitlines()
+    assert "\x1b[48;2;0;255;0m" in rows[4]  # e4, stretched to full scale for a screen
+    assert rows[7].startswith("1 \x1b[48;2;40;40;40m ● ")  # a1: a dark square with a piece
+    assert rows[0].startswith("8 \x1b[48;2;80;80;80m")  # a8: a light square
