@@ -195,3 +195,30 @@ def test_a_missing_library_names_the_package_and_the_pi_extra(no_hw_libs):
         open_sensing("gpiod")
     with pytest.raises(MissingLibraryError, match=r"pip install 'RPi.GPIO'.*rpi-lgpio \(Pi 5\)"):
         open_sensing("rpigpio")
+
+
+@pytest.mark.parametrize("backend", ["gpiod", "rpigpio"])
+def test_any_board_reads_exactly_through_a_diode_matrix_in_any_orientation(fake_hw, backend):
+    import random
+
+    rng = random.Random(4)
+    fake_hw.wire_matrix(DEFAULT_ROWS, DEFAULT_COLUMNS)
+    for rotation in (0, 90, 180, 270):
+        for mirror in (False, True):
+            options = {"rotation": rotation, "mirror": mirror}
+            port = (
+                open_gpiod(fake_hw, **options)
+                if backend == "gpiod"
+                else open_sensing(backend, **options)
+            )
+            orientation = Orientation(rotation, mirror)
+            for _ in range(5):
+                fake_hw.closed = rng.getrandbits(64)
+                expected = 0
+                for row in range(8):
+                    for column in range(8):
+                        if fake_hw.closed >> (8 * row + column) & 1:
+                            expected |= 1 << orientation.square_at(row, column)
+                assert port.scan() == expected
+            port.close()
+    assert fake_hw.shorts == 0 and fake_hw.floating_reads == 0
