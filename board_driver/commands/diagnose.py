@@ -127,7 +127,13 @@ def run_command(args: argparse.Namespace, out=None) -> int:
     out = out or sys.stdout
     interactive = not args.once and args.seconds is None and sys.stdin.isatty()
     problems: list[str] = []
-    port = _open_sensing(args)
+    try:
+        port = _open_sensing(args)
+    except (ImportError, OSError, ValueError) as exc:
+        sys.stderr.write(f"magboard diagnose: cannot open the matrix: {exc}\n")
+        if not isinstance(exc, ValueError):
+            sys.stderr.write("(to try diagnose without hardware: magboard diagnose --sim)\n")
+        return 2
     simulated = isinstance(port, SimulatedBoard)
     out.write(f"sensing: {port!r}\n")
     try:

@@ -2,7 +2,7 @@
 
 from board_driver.cli import build_parser, main
 from board_driver.pinmap import DEFAULT_COLUMNS, DEFAULT_ROWS
-from tests.fakes import fake_hw_fixture  # noqa: F401
+from tests.fakes import fake_hw_fixture, no_hw_libs_fixture  # noqa: F401
 
 START_VIEW = """\
 8  # # # # # # # #
@@ -71,3 +71,11 @@ def test_on_the_fake_pi_the_view_applies_the_orientation(capsys, fake_hw):
     assert fake_hw.strip.writes == 66
     assert fake_hw.strip.shown == [(0, 0, 0)] * 64
     assert code == 0, out
+
+
+def test_without_the_gpio_library_it_says_what_to_install_not_a_traceback(capsys, no_hw_libs):
+    code = main(["diagnose", "--once", "--no-walk"])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "cannot open the matrix: the 'gpiod' backend needs" in err
+    assert "magboard diagnose --sim" in err
