@@ -29,6 +29,8 @@ class UnknownTypeError(FrameError):
     def __init__(self, message: str, packet_type: int) -> None:
         super().__init__(message)
         self.packet_type = packet_type
+        self.seq: int | None = None  # filled in by packets.decode
+        self.payload = b""
 
 
 class MissingDependencyError(ImportError):

@@ -37,6 +37,7 @@ from .packets import (
     Ping,
     Pong,
     StreamDecoder,
+    UnknownPacket,
     Welcome,
 )
 
@@ -406,6 +407,8 @@ class BridgeLink:
                 self._rtt_ms = (now - sent) * 1000.0
         elif isinstance(packet, Fault):
             self._on_fault(packet)
+        elif isinstance(packet, UnknownPacket):
+            self._note(f"unknown packet type {packet.packet_type:#04x} dropped")
         else:  # a packet only the host sends: an echoing port, or a confused device
             self._counts["unknown_types"] += 1
             self._note(f"the device sent a host packet: {type(packet).__name__}")

@@ -131,6 +131,18 @@ class GetBoard:
     """Host → device: send the board now."""
 
 
+@dataclass(frozen=True, slots=True)
+class UnknownPacket:
+    """A well-formed packet of a type this host does not know (a newer device's?).
+
+    :class:`StreamDecoder` counts it and hands it on only so that its sequence number
+    counts; the link drops it.
+    """
+
+    packet_type: int
+    payload: bytes = b""
+
+
 Packet = Hello | Welcome | Board | ButtonPress | Fault | Pong | Leds | Ping | GetBoard
 
 
@@ -167,7 +179,11 @@ def decode(frame: bytes) -> tuple[int, Packet]:
     Raises a :class:`~firmware_bridge.errors.FrameError` subclass saying what is wrong.
     """
     packet_type, seq, payload = decode_frame(frame)
-    return seq, parse(packet_type, payload)
+    try:
+        return seq, parse(packet_type, payload)
+    except UnknownTypeError as error:
+        error.seq, error.payload = seq, payload
+        raise
 
 
 def parse(packet_type: int, payload: bytes) -> Packet:
@@ -230,7 +246,8 @@ class StreamDecoder:
     """Bytes off the line in, good ``(seq, packet)`` pairs out; never raises on bad input.
 
     Every frame is either returned or counted in :attr:`counts` and dropped; the last
-    problem is kept in :attr:`last_error` for the log.
+    problem is kept in :attr:`last_error` for the log. A packet of an unknown type is
+    counted in ``counts.unknown_type`` and returned as an :class:`UnknownPacket`.
 
     >>> decoder = StreamDecoder()
     >>> decoder.feed(b"garbage\\x00" + encode(Pong(5), seq=1))
@@ -246,6 +263,7 @@ class StreamDecoder:
 
     def feed(self, data: bytes) -> list[tuple[int, Packet]]:
         oversize_before = self._splitter.oversize
+        unknown_before = self.counts.unknown_type
         frames = self._splitter.feed(data)
         self.counts.oversize += self._splitter.oversize - oversize_before
         good: list[tuple[int, Packet]] = []
@@ -255,9 +273,10 @@ class StreamDecoder:
             except UnknownTypeError as error:
                 self.counts.unknown_type += 1
                 self.last_error = error
+                good.append((error.seq, UnknownPacket(error.packet_type, error.payload)))
             except FrameError as error:
                 self._count(error)
-        self.counts.packets += len(good)
+        self.counts.packets += len(good) - (self.counts.unknown_type - unknown_before)
         return good
 
     def reset(self) -> None:

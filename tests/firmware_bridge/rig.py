@@ -44,6 +44,9 @@ class Rig:
         from magboard_fw import config
 
         self.hw = fakehw.hw
+        self.hw.release_all()  # a fresh board: nothing claimed, power on
+        self.hw.powered = True
+        self.hw.pressed = frozenset()
         self.config = config
         self.device_path = str(directory / "magboard-bridge")
         self._rows = [getattr(board, name) for name in config.ROW_PINS]

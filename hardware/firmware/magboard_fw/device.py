@@ -38,6 +38,7 @@ class Device:
         self.rx_seq = None
         self.host_version = None  # the version of the last HELLO; None before one
         self.seq_gaps = 0
+        self.unknown_types = 0
         self.internal_errors = 0
         self.writes_dropped = 0
         self._next_scan = 0
@@ -100,14 +101,11 @@ class Device:
         if not data:
             return
         bad_before = self.reader.bad_frames
-        unknown_before = self.reader.unknown_types
         for packet_type, seq, payload in self.reader.feed(data):
             self._handle(packet_type, seq, payload, now_ms)
         if self.reader.bad_frames != bad_before:
             count = self.reader.bad_frames & 0xFFFF
             self._fault(p.FAULT_BAD_FRAME, count.to_bytes(2, "little"), now_ms)
-        if self.reader.unknown_types != unknown_before:
-            self._fault(p.FAULT_UNKNOWN_TYPE, bytes((self.reader.last_unknown,)), now_ms)
 
     def _handle(self, packet_type, seq, payload, now_ms):
         self._last_host_ms = now_ms
@@ -124,7 +122,10 @@ class Device:
             self.seq_gaps += 1
             self._fault(p.FAULT_SEQ_GAP, bytes(((self.rx_seq + 1) & 0xFF, seq)), now_ms)
         self.rx_seq = seq
-        if packet_type == p.PING:
+        if not p.is_known(packet_type):
+            self.unknown_types += 1
+            self._fault(p.FAULT_UNKNOWN_TYPE, bytes((packet_type,)), now_ms)
+        elif packet_type == p.PING:
             self._send(p.PONG, payload)
         elif packet_type == p.GET_BOARD:
             self.send_board(p.BOARD_REQUESTED, now_ms)

@@ -42,7 +42,7 @@ FAULT_INTERNAL = 5
 LED_BYTES = 192
 MAX_FRAME = 256  # encoded bytes, delimiter not counted
 
-# Payload sizes of the packets the device receives.
+# Payload sizes of the packets the device receives; any other type is unknown to it.
 _SIZES = {HELLO: 1, LEDS: LED_BYTES, PING: 4, GET_BOARD: 0}
 
 
@@ -60,12 +60,12 @@ class FrameError(ValueError):
     """A frame that is not a valid packet."""
 
 
-class UnknownType(FrameError):
-    """A well-formed packet of a type the device does not handle."""
-
-
 def decode_frame(encoded):
-    """``(type, seq, payload)`` of one frame without its delimiter, or a FrameError."""
+    """``(type, seq, payload)`` of one frame without its delimiter, or a FrameError.
+
+    A packet of a type the device does not know passes (its sequence number counts); the
+    device reports it with a FAULT.
+    """
     if len(encoded) > MAX_FRAME:
         raise FrameError("frame too long")
     try:
@@ -79,9 +79,7 @@ def decode_frame(encoded):
         raise FrameError("bad CRC")
     packet_type = packet[0]
     payload = packet[2:-2]
-    if packet_type not in _SIZES:
-        raise UnknownType(f"unknown packet type {packet_type}")
-    if len(payload) != _SIZES[packet_type]:
+    if packet_type in _SIZES and len(payload) != _SIZES[packet_type]:
         raise FrameError(f"bad payload length for type {packet_type}")
     return packet_type, packet[1], payload
 
@@ -93,8 +91,6 @@ class FrameReader:
         self._buffer = bytearray()
         self._skipping = False
         self.bad_frames = 0
-        self.unknown_types = 0
-        self.last_unknown = 0
 
     def feed(self, data):
         """Add bytes; return the list of good packets they complete."""
@@ -125,8 +121,10 @@ class FrameReader:
     def _decode(self, frame, packets):
         try:
             packets.append(decode_frame(frame))
-        except UnknownType:
-            self.unknown_types += 1
-            self.last_unknown = cobs.decode(frame)[0]
         except FrameError:
             self.bad_frames += 1
+
+
+def is_known(packet_type):
+    """True for the packet types a device handles."""
+    return packet_type in _SIZES
