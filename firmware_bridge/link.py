@@ -212,7 +212,7 @@ class BridgeLink:
         board = self._board
         if board is None:
             raise LinkDownError(
-                f"no board from the serial bridge at {self.device} yet "
+                f"no board from the bridge at {self.device} yet "
                 f"(link {self._state}{': ' + self._last_problem if self._last_problem else ''})"
             )
         return board
@@ -525,7 +525,8 @@ class BridgeLink:
             else:
                 log.warning("bridge link down: %s", reason)
             self._call(self.on_link_change, self._link_up, reason)
-        elif state == INCOMPATIBLE:
+        if state == INCOMPATIBLE:
+            self._note(reason)
             log.error("bridge: %s", reason)
 
     def _note(self, problem: str) -> None:
