@@ -241,7 +241,7 @@ class BridgeLink:
         self._stop.set()
         if threading.current_thread() is not self._thread:
             self._thread.join(timeout=2.0)
-        self._close_port()
+        self._close_port(drain=True)
         self._set_state(CLOSED, "closed")
 
     # ------------------------------------------------------------------------ state
@@ -498,13 +498,15 @@ class BridgeLink:
         if not self._stop.is_set():
             self._set_state(CONNECTING, reason)
 
-    def _close_port(self) -> None:
+    def _close_port(self, drain: bool = False) -> None:
         with self._write_lock:
             port, self._port = self._port, None
             self._handshaked = False
             self._rx_seq = None
         if port is not None:
             try:
+                if drain:  # let the last LED frame (lights off) leave before closing
+                    port.flush()
                 port.close()
             except Exception as error:  # a port that is already gone
                 log.debug("closing %s: %r", self.device, error)

@@ -182,3 +182,11 @@ def test_splitter_drops_an_oversize_run_and_recovers_at_the_next_delimiter() -> 
     assert splitter.feed(b"\x01" * 300 + b"\x00\x02a\x00") == [b"\x02a"]
     assert splitter.oversize == 1
     assert splitter.feed(b"\x00\x00") == []  # empty frames are flushes, not errors
+
+
+def test_an_unknown_type_is_counted_but_keeps_its_sequence_number() -> None:
+    decoder = StreamDecoder()
+    got = decoder.feed(encode_frame(0x7E, 5, b"new") + packets.encode(Pong(1), 6))
+    assert got == [(5, packets.UnknownPacket(0x7E, b"new")), (6, Pong(1))]
+    assert decoder.counts.unknown_type == 1
+    assert decoder.counts.packets == 1 and decoder.counts.bad_frames == 0
