@@ -287,17 +287,24 @@ class BridgeLink:
 
     def _run(self) -> None:
         backoff = self.backoff_min
+        came_up = False  # since the port was last opened
         while not self._stop.is_set():
             try:
                 if self._port is None:
-                    if self._open():
+                    if not self._open():
+                        self._stop.wait(backoff)
+                        backoff = min(backoff * 2, self.backoff_max)
                         continue
+                    came_up = False
+                self._service()
+                if self._link_up:
+                    came_up = True
+                    backoff = self.backoff_min
+                elif self._port is None and not came_up:
+                    # Opened, but dropped before any board came: a wrong or wedged device.
+                    # Back off as for a failed open, so it is not hammered.
                     self._stop.wait(backoff)
                     backoff = min(backoff * 2, self.backoff_max)
-                    continue
-                if self._link_up:
-                    backoff = self.backoff_min
-                self._service()
             except Exception as error:  # the reader must outlive anything
                 self._counts["reader_errors"] += 1
                 log.exception("bridge reader: unexpected error")

@@ -355,3 +355,53 @@ def test_show_rejects_a_bad_frame_and_keeps_the_last_one(
         host.link.show(colours)
     time.sleep(0.05)
     assert rig.leds() == [(1, 1, 1)] * 64
+
+
+def test_the_reader_outlives_an_unexpected_error_of_its_own(rig: Rig) -> None:
+    link = BridgeLink(rig.device_path, backoff_min=0.02)
+    try:
+        assert link.wait_until_up(3)
+        decoder = link._decoder  # fault injection: the next chunk read blows up inside
+        feed = decoder.feed
+
+        def explode(data: bytes) -> list:
+            decoder.feed = feed
+            raise RuntimeError("a bug in the reader")
+
+        decoder.feed = explode
+        wait_for(lambda: link.stats.reader_errors == 1)
+        assert "a bug in the reader" in link.stats.last_problem
+        rig.lift(E2)
+        wait_for(lambda: link.board == rig.pieces and link.link_up)
+    finally:
+        link.close()
+
+
+def test_random_games_with_random_cable_pulls_never_show_an_unseen_board(rig: Rig) -> None:
+    """Pieces toggle at random; the cable is pulled at random moments. While connected the
+    host sees every board in order; across an outage it sees exactly the board standing at
+    reconnection; it never sees anything else."""
+    rng = random.Random(11)
+    host = Host(rig.device_path)
+    try:
+        assert host.link.wait_until_up(3)
+        expected = [START]
+        for _ in range(3):
+            for _ in range(rng.randrange(2, 6)):
+                square = rng.randrange(64)
+                rig.set_board(rig.pieces ^ 1 << square)
+                expected.append(rig.pieces)
+                host.wait_board(rig.pieces)
+            rig.pull()
+            wait_for(lambda: not host.link.link_up)
+            for _ in range(rng.randrange(1, 5)):
+                rig.set_board(rig.pieces ^ 1 << rng.randrange(64))
+                time.sleep(0.02)
+            if rig.pieces != expected[-1]:
+                expected.append(rig.pieces)
+            rig.plug()
+            wait_for(lambda: host.link.link_up)
+            host.wait_board(rig.pieces)
+        assert host.boards == expected
+    finally:
+        host.link.close()
