@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from firmware_bridge import cobs, packets
+from firmware_bridge import cobs, framing, packets
 from firmware_bridge.errors import CobsError, CrcError, FrameLengthError, UnknownTypeError
 from firmware_bridge.framing import MAX_FRAME, FrameSplitter, decode_frame, encode_frame
 from firmware_bridge.packets import (
@@ -190,3 +190,11 @@ def test_an_unknown_type_is_counted_but_keeps_its_sequence_number() -> None:
     assert got == [(5, packets.UnknownPacket(0x7E, b"new")), (6, Pong(1))]
     assert decoder.counts.unknown_type == 1
     assert decoder.counts.packets == 1 and decoder.counts.bad_frames == 0
+
+
+@pytest.mark.parametrize("module", [cobs, framing, packets])
+def test_the_examples_in_the_docstrings_hold(module: object) -> None:
+    import doctest
+
+    result = doctest.testmod(module)
+    assert result.attempted > 0 and result.failed == 0
