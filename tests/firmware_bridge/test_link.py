@@ -405,3 +405,45 @@ def test_random_games_with_random_cable_pulls_never_show_an_unseen_board(rig: Ri
         assert host.boards == expected
     finally:
         host.link.close()
+
+
+def test_device_faults_and_sequence_gaps_make_the_host_heal_both_directions(
+    tmp_path: Path,
+) -> None:
+    """A device that lost an LED frame says so (FAULT); one whose board packets skipped a
+    number gets asked for the board again (GET_BOARD)."""
+    faults_sent = []
+
+    def lossy(packet: packets.Packet, seq: int) -> list[bytes]:
+        if isinstance(packet, packets.Hello):
+            return [
+                packets.encode(Welcome(1, 1, "lossy"), seq),
+                packets.encode(Board(START, Board.REQUESTED), seq + 1),
+            ]
+        if isinstance(packet, packets.Leds) and not faults_sent:
+            faults_sent.append(packet)
+            return [
+                packets.encode(packets.Fault(1, b"\x01\x00"), seq),
+                packets.encode(Board(START & ~(1 << E2), Board.CHANGED), seq + 5),  # a gap
+            ]
+        if isinstance(packet, packets.GetBoard):
+            return [packets.encode(Board(START & ~(1 << E2), Board.REQUESTED), seq + 4)]
+        return []
+
+    device = FakeDevice(tmp_path, lossy)
+    faults: list[tuple[str, bytes]] = []
+    host = Host(device.path)
+    host.link.on_fault = lambda name, detail: faults.append((name, detail))
+    try:
+        assert host.link.wait_until_up(3)
+        host.link.show([(5, 5, 5)] * 64)
+        wait_for(lambda: sum(isinstance(p, packets.Leds) for p in device.received) == 2)
+        wait_for(lambda: any(isinstance(p, packets.GetBoard) for p in device.received))
+        assert faults == [("bad_frame", b"\x01\x00")]
+        stats = host.link.stats
+        assert stats.device_faults == 1 and stats.seq_gaps >= 1 and stats.resyncs >= 1
+        assert host.link.scan() == START & ~(1 << E2)
+        assert host.link.link_up
+    finally:
+        host.link.close()
+        device.close()
