@@ -24,17 +24,29 @@ MODULES = Path(__file__).resolve().parent / "modules"
 FAKE_NAMES = ("gpiod", "RPi", "board", "neopixel", "neopixel_spi", "_pixelbuf")
 
 
+def _is_fake(name: str) -> bool:
+    return name.split(".")[0] in FAKE_NAMES
+
+
 def _forget_fakes() -> None:
     for name in list(sys.modules):
-        if name.split(".")[0] in FAKE_NAMES:
+        if _is_fake(name):
             del sys.modules[name]
+
+
+def _set_aside_modules(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Hide modules of the same names that other tests imported (the firmware tests have
+    their own ``board`` and ``neopixel``); monkeypatch puts them back after the test."""
+    for name in list(sys.modules):
+        if _is_fake(name):
+            monkeypatch.delitem(sys.modules, name)
 
 
 @pytest.fixture(name="fake_hw")
 def fake_hw_fixture(tmp_path, monkeypatch):
     """A fresh fake Raspberry Pi 5 (see :class:`World`) with the fake libraries importable."""
     world = World(tmp_path / "dev")
-    _forget_fakes()
+    _set_aside_modules(monkeypatch)
     monkeypatch.syspath_prepend(str(MODULES))
     world_module.set_current(world)
     yield world
@@ -45,6 +57,6 @@ def fake_hw_fixture(tmp_path, monkeypatch):
 @pytest.fixture(name="no_hw_libs")
 def no_hw_libs_fixture(monkeypatch):
     """No hardware library installed, as on a laptop (None in sys.modules makes import fail)."""
-    _forget_fakes()
+    _set_aside_modules(monkeypatch)
     for name in ("gpiod", "RPi", "RPi.GPIO", "board", "neopixel", "neopixel_spi"):
         monkeypatch.setitem(sys.modules, name, None)
