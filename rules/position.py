@@ -16,8 +16,6 @@ from .core import (
     KNIGHT,
     PAWN,
     PIECE_NAMES,
-    QUEEN,
-    ROOK,
     SQUARE_NAMES,
     Color,
     Move,
@@ -219,14 +217,12 @@ class Position:
         return pos
 
     def __eq__(self, other: object) -> bool:
-        """Same pieces, side, castling rights, e.p. square and clocks (history aside)."""
+        """Equal when their FENs are: same pieces, side, castling rights, clocks, and
+        e.p. square where an e.p. capture is legal (history aside)."""
         if not isinstance(other, Position):
             return NotImplemented
         return (
-            self._board == other._board
-            and self.turn == other.turn
-            and self._castling == other._castling
-            and self.ep_square == other.ep_square
+            self.repetition_key() == other.repetition_key()
             and self.halfmove_clock == other.halfmove_clock
             and self.fullmove_number == other.fullmove_number
         )
@@ -778,4 +774,4 @@ def _validate(board: list[int], turn: bool, castling: int, ep: int | None) -> No
             )
 
 
-__all__ = ["BISHOP", "KING", "KNIGHT", "PAWN", "QUEEN", "ROOK", "Position"]
+__all__ = ["Position"]
