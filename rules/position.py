@@ -478,14 +478,19 @@ class Position:
                 mask = SINGLE[t]
 
         if n_checks < 2:
+            free = not pins and mask is None
+            out = moves
+            ap = append
+            pin = None
             for sq in self._pieces[white]:
                 p = board[sq] * sign
                 if p == 6:
                     continue
-                pin = pins.get(sq) if pins else None
-                # A pinned piece or one that must answer check fills a scratch list first.
-                out = moves if pin is None and mask is None else []
-                ap = out.append
+                if not free:
+                    # A pinned piece or one that must answer check fills a scratch list.
+                    pin = pins.get(sq)
+                    out = moves if pin is None and mask is None else []
+                    ap = out.append
                 if p == 1:
                     to, ms = PAWN_PUSH[white][sq]
                     if not board[to]:
