@@ -16,6 +16,7 @@ from .core import (
     KNIGHT,
     PAWN,
     PIECE_NAMES,
+    ROOK,
     SQUARE_NAMES,
     Color,
     Move,
@@ -362,40 +363,80 @@ class Position:
         return self.legal_move(Move.from_uci(text))
 
     def _why_illegal(self, move: Move) -> str:
+        """Why a move is not legal here, in words a player understands."""
         text = move.uci()
+        frm, to = move.from_square, move.to_square
+        board = self._board
         side = "White" if self.turn else "Black"
-        p = self._board[move.from_square]
+        p = board[frm]
         where = f"in {self.fen()}"
+        origin, target = SQUARE_NAMES[frm], SQUARE_NAMES[to]
         if not p:
-            return f"illegal move {text}: no piece on {SQUARE_NAMES[move.from_square]} {where}"
+            return f"illegal move {text}: no piece on {origin} {where}"
         if (p > 0) != self.turn:
             return f"illegal move {text}: it is {side}'s turn {where}"
-        name = PIECE_NAMES[abs(p)]
-        if abs(p) == PAWN and move.to_square >> 3 in (0, 7) and move.promotion is None:
+        kind = abs(p)
+        name = PIECE_NAMES[kind]
+        last_rank = to >> 3 in (0, 7)
+        if kind == PAWN and last_rank and move.promotion is None:
             return f"illegal move {text}: a pawn reaching the last rank must promote {where}"
-        if move.promotion is not None and abs(p) != PAWN:
-            return f"illegal move {text}: only a pawn promotes, this is a {name} {where}"
-        if abs(p) == KING:
-            d = move.to_square - move.from_square
-            if d in (2, -2):
-                return (
-                    f"illegal move {text}: castling is not allowed here (it needs the right, "
-                    f"empty squares between king and rook, and no check on the king's path) {where}"
-                )
-            board = self._board
-            board[move.from_square] = 0
-            attacked = _attacked(board, move.to_square, self.turn)
-            board[move.from_square] = p
-            if attacked and (board[move.to_square] > 0) != self.turn:
-                target = SQUARE_NAMES[move.to_square]
-                return f"illegal move {text}: the king would be in check on {target} {where}"
+        if move.promotion is not None and (kind != PAWN or not last_rank):
+            if kind != PAWN:
+                return f"illegal move {text}: only a pawn promotes, this is a {name} {where}"
+            return f"illegal move {text}: a pawn promotes only on the last rank {where}"
+        if kind == KING and to - frm in (2, -2) and frm >> 3 == to >> 3:
+            return (
+                f"illegal move {text}: castling is not allowed here (it needs the right, "
+                f"empty squares between king and rook, and no check on the king's path) {where}"
+            )
+        q = board[to]
+        if q and (q > 0) == self.turn:
+            return f"illegal move {text}: {target} holds {side}'s own {PIECE_NAMES[abs(q)]} {where}"
+        if to not in self._reach(frm):
+            return f"illegal move {text}: the {name} on {origin} cannot go to {target} {where}"
+        if kind == KING:
+            return f"illegal move {text}: the king would be in check on {target} {where}"
         if self.is_check():
             return (
                 f"illegal move {text}: {side} is in check and this {name} move "
                 f"does not end it {where}"
             )
-        origin = SQUARE_NAMES[move.from_square]
-        return f"illegal move {text}: the {name} on {origin} cannot go there {where}"
+        return (
+            f"illegal move {text}: the {name} on {origin} is pinned, the move would leave "
+            f"{side}'s king in check {where}"
+        )
+
+    def _reach(self, frm: int) -> set[int]:
+        """The squares the piece on ``frm`` could move to, were its king not in danger."""
+        board = self._board
+        p = board[frm]
+        kind = abs(p)
+        white = p > 0
+        if kind == PAWN:
+            step = 8 if white else -8
+            reach = set()
+            if not board[frm + step]:
+                reach.add(frm + step)
+                dbl = PAWN_DOUBLE[white][frm]
+                if dbl is not None and not board[dbl[1].to_square]:
+                    reach.add(dbl[1].to_square)
+            for t in PAWN_ATTACKS[white][frm]:
+                if (board[t] and (board[t] > 0) != white) or t == self.ep_square:
+                    reach.add(t)
+            return reach
+        if kind == KNIGHT:
+            return set(KNIGHT_SQUARES[frm])
+        if kind == KING:
+            return set(KING_SQUARES[frm])
+        rays = {BISHOP: DIAG_RAYS, ROOK: ORTHO_RAYS}.get(kind)
+        rays = rays[frm] if rays else ORTHO_RAYS[frm] + DIAG_RAYS[frm]
+        reach = set()
+        for ray in rays:
+            for t in ray:
+                reach.add(t)
+                if board[t]:
+                    break
+        return reach
 
     def perft(self, depth: int) -> int:
         """The number of leaf positions ``depth`` plies ahead (the last ply counted in bulk)."""
