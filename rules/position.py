@@ -751,34 +751,42 @@ class Position:
 
 
 def _validate(board: list[int], turn: bool, castling: int, ep: int | None) -> None:
-    """Raise FenError for a position that cannot arise: the problem found, by field."""
+    """Raise FenError naming every reason the position cannot arise (field of the first)."""
+    problems = _problems(board, turn, castling, ep)
+    if problems:
+        raise FenError(problems[0][0], "; ".join(text for _, text in problems), problems)
+
+
+def _problems(board: list[int], turn: bool, castling: int, ep: int | None) -> list[tuple[str, str]]:
+    found = []
+    kings_ok = True
     for color, name in ((True, "White"), (False, "Black")):
-        king = 6 if color else -6
-        n = board.count(king)
+        n = board.count(6 if color else -6)
         if n != 1:
-            raise FenError(
-                "placement",
-                f"FEN placement: {name} has {'no king' if n == 0 else f'{n} kings'}, "
-                "needs exactly one",
-            )
-        pawn = 1 if color else -1
-        if board.count(pawn) > 8:
-            raise FenError("placement", f"FEN placement: {name} has more than 8 pawns")
+            kings_ok = False
+            count = "no king" if n == 0 else f"{n} kings"
+            found.append(("placement", f"FEN placement: {name} has {count}, needs exactly one"))
+        if board.count(1 if color else -1) > 8:
+            found.append(("placement", f"FEN placement: {name} has more than 8 pawns"))
         if sum(1 for p in board if (p > 0 if color else p < 0)) > 16:
-            raise FenError("placement", f"FEN placement: {name} has more than 16 pieces")
-    for sq in list(range(8)) + list(range(56, 64)):
+            found.append(("placement", f"FEN placement: {name} has more than 16 pieces"))
+    for sq in (*range(8), *range(56, 64)):
         if board[sq] in (1, -1):
-            raise FenError(
-                "placement",
-                f"FEN placement: a pawn on {SQUARE_NAMES[sq]} (pawns never stand on rank 1 or 8)",
+            found.append(
+                (
+                    "placement",
+                    f"FEN placement: a pawn on {SQUARE_NAMES[sq]} "
+                    "(pawns never stand on rank 1 or 8)",
+                )
             )
-    other_king = board.index(-6 if turn else 6)
-    if _attacked(board, other_king, not turn):
-        side = "Black" if turn else "White"
-        raise FenError(
-            "side",
-            f"FEN side: {side} is in check with {'White' if turn else 'Black'} to move "
-            "(the side not to move cannot be in check)",
+    if kings_ok and _attacked(board, board.index(-6 if turn else 6), not turn):
+        side, mover = ("Black", "White") if turn else ("White", "Black")
+        found.append(
+            (
+                "side",
+                f"FEN side: {side} is in check with {mover} to move "
+                "(the side not to move cannot be in check)",
+            )
         )
     needs = (
         (WHITE_KINGSIDE, "K", 4, 6, 7, 4),
@@ -787,37 +795,39 @@ def _validate(board: list[int], turn: bool, castling: int, ep: int | None) -> No
         (BLACK_QUEENSIDE, "q", 60, -6, 56, -4),
     )
     for bit, letter, ksq, king, rsq, rook in needs:
-        if castling & bit:
-            if board[ksq] != king:
-                raise FenError(
-                    "castling",
-                    f"FEN castling {letter!r}: no {'white' if king > 0 else 'black'} king on "
-                    f"{SQUARE_NAMES[ksq]}",
-                )
-            if board[rsq] != rook:
-                raise FenError(
-                    "castling",
-                    f"FEN castling {letter!r}: no {'white' if rook > 0 else 'black'} rook on "
-                    f"{SQUARE_NAMES[rsq]}",
-                )
+        if not castling & bit:
+            continue
+        colour = "white" if king > 0 else "black"
+        if board[ksq] != king:
+            found.append(
+                ("castling", f"FEN castling {letter!r}: no {colour} king on {SQUARE_NAMES[ksq]}")
+            )
+        if board[rsq] != rook:
+            found.append(
+                ("castling", f"FEN castling {letter!r}: no {colour} rook on {SQUARE_NAMES[rsq]}")
+            )
     if ep is not None:
         name = SQUARE_NAMES[ep]
         step = -8 if turn else 8  # from the e.p. square toward the pawn that moved
-        pawn = -1 if turn else 1
         if board[ep]:
-            raise FenError("en passant", f"FEN en passant {name}: the square is not empty")
-        if board[ep + step] != pawn:
-            raise FenError(
-                "en passant",
-                f"FEN en passant {name}: no {'black' if turn else 'white'} pawn on "
-                f"{SQUARE_NAMES[ep + step]} that could just have moved two squares",
+            found.append(("en passant", f"FEN en passant {name}: the square is not empty"))
+        if board[ep + step] != (-1 if turn else 1):
+            found.append(
+                (
+                    "en passant",
+                    f"FEN en passant {name}: no {'black' if turn else 'white'} pawn on "
+                    f"{SQUARE_NAMES[ep + step]} that could just have moved two squares",
+                )
             )
         if board[ep - step]:
-            raise FenError(
-                "en passant",
-                f"FEN en passant {name}: {SQUARE_NAMES[ep - step]} is occupied, so no pawn "
-                "can just have moved two squares from it",
+            found.append(
+                (
+                    "en passant",
+                    f"FEN en passant {name}: {SQUARE_NAMES[ep - step]} is occupied, so no pawn "
+                    "can just have moved two squares from it",
+                )
             )
+    return found
 
 
 __all__ = ["Position"]
