@@ -77,10 +77,18 @@ class Rig:
         assert not self.pieces >> square & 1, f"a piece is on {square} already"
         self.set_board(self.pieces | 1 << square)
 
-    def press(self, name: str, hold_s: float = 0.06) -> None:
+    def press(self, name: str, hold_s: float = 0.06, timeout_s: float = 5.0) -> None:
+        """Hold a button until the firmware has read it held for ``hold_s`` (a finger stays
+        on the button however slowly a loaded machine runs the firmware), then let go."""
         pin = self._buttons[name]
+        self.hw.pressed_reads[pin] = []
         self.hw.pressed = self.hw.pressed | {pin}
-        time.sleep(hold_s)
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            reads = self.hw.pressed_reads[pin]
+            if reads and reads[-1] - reads[0] >= hold_s:
+                break
+            time.sleep(0.005)
         self.hw.pressed = self.hw.pressed - {pin}
 
     # ----------------------------------------------------------- the LEDs

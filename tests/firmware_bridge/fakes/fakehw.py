@@ -8,6 +8,7 @@ from it, the fake ``neopixel`` records what the strip shows, the fake ``usb_cdc`
 from __future__ import annotations
 
 import threading
+import time
 
 
 class PowerOff(BaseException):
@@ -21,6 +22,7 @@ class Hardware:
         self.claimed: dict[object, object] = {}
         self.closed: frozenset[tuple[object, object]] = frozenset()  # (row pin, column pin)
         self.pressed: frozenset[object] = frozenset()  # button pins held down
+        self.pressed_reads: dict[object, list[float]] = {}  # when a held button was read
         self.strips: list[object] = []
 
     def release_all(self) -> None:
@@ -44,6 +46,7 @@ class Hardware:
         low (the diode lets current flow only into a low row), by a pressed button, or else
         by its pull resistor."""
         if pin in self.pressed:
+            self.pressed_reads.setdefault(pin, []).append(time.monotonic())
             return False
         for row, column in self.closed:
             if column == pin:
