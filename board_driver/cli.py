@@ -14,7 +14,7 @@ import sys
 from collections.abc import Sequence
 
 #: Subcommand modules, in the order ``magboard --help`` lists them.
-COMMAND_MODULES = ("board_driver.commands.demo",)
+COMMAND_MODULES = ("board_driver.commands.demo", "board_driver.commands.replay")
 
 
 def build_parser() -> argparse.ArgumentParser:
