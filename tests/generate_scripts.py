@@ -43,10 +43,9 @@ HESITATION = (300, 800)  # over the settle time: only where the board is on the 
 BETWEEN_MOVES = (300, 1200)
 QUICK_REPLY = (120, 220)  # the other side starts before the settle time has passed
 SLIDE_REST = (25, 70)  # under the 100 ms pass time, even with bounce
-# The tracker reads a square emptied and filled again within the pass time as a flicker,
-# so a quicker capture goes unseen (a known bug, an xfail in test_corpus.py): here a
-# capturing piece lands at least this long after its victim left.
-REFILL_MIN = 130
+# The victim's square must be seen empty before the capturing piece lands: in raw scans,
+# for the 30 ms debounce time after its bounce has settled.
+REFILL_MIN = 60
 SCAN_PERIOD_MS = 5
 
 PROMOTION_LETTER = {chess.QUEEN: "q", chess.ROOK: "r", chess.BISHOP: "b", chess.KNIGHT: "n"}
@@ -75,7 +74,6 @@ class _Hands:
         self.items: list[ScriptItem] = []
         self.t = 0
         self.habits: Counter = Counter()
-        self.rook_first = False  # the move just written was castling rook first
 
     def wait(self, span: tuple[int, int]) -> None:
         self.t += self.rng.randint(*span)
@@ -180,7 +178,6 @@ def _play_move(
             hands.wait((20, 150))
             hands.place(second)
         else:
-            hands.rook_first = True
             hands.lift(rook_from)
             hands.step(may_hesitate=False)
             hands.place(rook_to)
@@ -260,7 +257,7 @@ def _play_move(
             hands.habits["promotion swap"] += 1
             hands.wait((60, 400))
             hands.lift(to)
-            hands.wait((REFILL_MIN, 600))
+            hands.wait((100, 600))
             hands.place(to)
     return touched
 
@@ -301,7 +298,6 @@ def generate_game(game: chess.pgn.Game, seed: int, name: str) -> GeneratedGame:
     for move in game.mainline_moves():
         start = len(hands.items)
         mark = hands.t
-        after_rook_first, hands.rook_first = hands.rook_first, False
         hands.wait(BETWEEN_MOVES)
         touched = _play_move(hands, board, move, amendment_open)
         first = _first_lift(hands.items, start)
@@ -309,11 +305,7 @@ def generate_game(game: chess.pgn.Game, seed: int, name: str) -> GeneratedGame:
         if (
             sans
             and first not in last_touched
-            and board.color_at(first) == board.turn  # a lift of the other side's piece
             and not amendment_open
-            # Known tracker bug (an xfail in test_corpus.py): a quick reply after
-            # castling rook first ends the castling's window before the king is judged.
-            and not after_rook_first
             and rng.random() < 0.15
             and first_at - mark > QUICK_REPLY[1]
         ):

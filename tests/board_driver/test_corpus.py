@@ -147,11 +147,9 @@ def test_the_raw_scans_really_bounce_and_flicker(corpus):
     assert flickers
 
 
-# Habits the generator leaves out, because the tracker misreads them today (reported).
-# Each is a user-visible bug; strict, so the day it is fixed the marker must go.
+# Two habits the first tracker misread; the corpus has them too, these pin them down.
 
 
-@pytest.mark.xfail(strict=True, reason="tracker: quick reply ends the rook-first castling")
 def test_castling_rook_first_then_a_quick_reply_is_still_castling():
     script = parse_script(
         "option touch_move off\n"
@@ -166,7 +164,6 @@ def test_castling_rook_first_then_a_quick_reply_is_still_castling():
     assert result.in_sync
 
 
-@pytest.mark.xfail(strict=True, reason="tracker: a capture refilled within pass_ms is unseen")
 def test_a_quick_capture_is_committed():
     # The victim leaves and the capturing pawn lands 80 ms later: exd5, done quickly.
     script = parse_script(
