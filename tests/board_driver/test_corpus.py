@@ -15,6 +15,7 @@ from collections import Counter
 
 import pytest
 
+from board_driver.cli import main
 from board_driver.replay import replay_script
 from board_driver.script import format_script, parse_script
 from tests.conftest import SHARED_DATA
@@ -128,6 +129,27 @@ def test_other_hands_on_the_same_games_replay_exactly_too(seed):
     games = generate_corpus(PGN, seed=1000 * seed)
     problems = _replay_all(games, scans=False) + _replay_all(games, scans=True, seed=seed)
     assert not problems, f"{len(problems)} problems, first ones:\n" + "\n".join(problems[:10])
+
+
+def test_the_command_replays_recorded_corpus_files(corpus, tmp_path, capsys):
+    """Scripts written to files as a bug report would carry them, read back by the command."""
+    paths = []
+    for index in (0, 57, 99):
+        generated = corpus[index]
+        for scans in (False, True):
+            script = to_scans(generated.script, seed=index) if scans else generated.script
+            path = tmp_path / f"{generated.name}{'-scans' if scans else ''}.script"
+            path.write_text(script.to_text(comment=f"{generated.name}, recorded by a test"))
+            paths.append((path, generated))
+    assert main(["replay", "--json", *(str(p) for p, _ in paths)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == len(paths)
+    for line, (path, generated) in zip(lines, paths, strict=True):
+        data = json.loads(line)
+        assert data["script"] == str(path)
+        assert data["moves"] == generated.sans
+        assert data["result"] == generated.result
+        assert data["in_sync"] is True
 
 
 def test_the_raw_scans_really_bounce_and_flicker(corpus):

@@ -122,6 +122,16 @@ def test_an_unreadable_script_exits_2_naming_the_line_and_prints_nothing(capsys,
     assert f"{bad}:3: place e4: a piece already stands on e4" in err
 
 
+def test_an_empty_script_is_a_game_not_yet_begun(capsys, tmp_path):
+    empty = tmp_path / "empty.script"
+    empty.write_text("# nothing happened\n")
+    code, out, _ = run(capsys, str(empty), "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert (data["moves"], data["result"], data["termination"]) == ([], "*", None)
+    assert data["in_sync"] is True and data["events"] == []
+
+
 def test_a_missing_file_exits_2(capsys, tmp_path):
     code, out, err = run(capsys, str(tmp_path / "nowhere.script"))
     assert code == 2 and out == ""
