@@ -423,6 +423,8 @@ class Tracker:
         if violating is not None:
             event["reason"] = "touch_move"
             event["san"] = self._position.san(violating.move)
+            owed, _ = self._touch.demand(self._legal)
+            event["square"] = square_name(owed) if owed is not None else None
             event["touched"] = _names(sum(bit(sq) for sq in self._touch.squares()))
         else:
             event["reason"] = "no_legal_move"
@@ -517,7 +519,8 @@ class Tracker:
         out: list[Event] = []
         before = self._position
         if not self._allowed(move):  # only under warn: enforce never commits it
-            touched = self._touch.own if self._touch.own is not None else self._touch.opponent
+            touched, _ = self._touch.demand(self._legal)
+            assert touched is not None
             out.append(
                 {
                     "t": t,
@@ -744,9 +747,9 @@ class Tracker:
             checkers = sum(bit(sq) for sq in position.checkers())
         touched = 0
         if self.options.touch_move != "off":
-            for sq in self._touch.squares():
-                if board & bit(sq):
-                    touched |= bit(sq)
+            owed, _ = self._touch.demand(self._legal)
+            if owed is not None and board & bit(owed):
+                touched |= bit(owed)
             if self._warned is not None:
                 touched |= bit(self._warned)
         return BoardView(

@@ -47,7 +47,7 @@ class Game:
 
     >>> g = Game()
     >>> for san in ['f3', 'e5', 'g4', 'Qh4']:
-    ...     g.push(g.position.parse_san(san))
+    ...     _ = g.push_san(san)
     >>> g.outcome()
     Outcome(termination='checkmate', winner=False)
     >>> g.san_moves()

@@ -33,18 +33,20 @@ from .tables import (
     CASTLE_WK,
     CASTLE_WQ,
     CASTLING_KEPT,
+    DIAG_LINES,
     DIAG_RAYS,
     EN_PASSANT,
     KING_MOVES,
     KING_SQUARES,
     KNIGHT_MOVES,
     KNIGHT_SQUARES,
+    ORTHO_LINES,
     ORTHO_RAYS,
     PAWN_ATTACKS,
     PAWN_CAPTURES,
     PAWN_DOUBLE,
     PAWN_PUSH,
-    RAYS_WITH_PREFIX,
+    SINGLE,
     SLIDER_MOVES,
     WHITE_KINGSIDE,
     WHITE_QUEENSIDE,
@@ -174,8 +176,8 @@ class Position:
     def from_fen(cls, fen: str) -> Position:
         """The position a FEN describes. Strict: raises :class:`FenError` naming the field.
 
-        >>> Position.from_fen('8/8/8/8/8/8/8/K6k w - - 0 1').legal_moves()[0].uci()
-        'a1b1'
+        >>> sorted(m.uci() for m in Position.from_fen('8/8/8/8/8/8/8/K6k w - - 0 1').legal_moves())
+        ['a1a2', 'a1b1', 'a1b2']
         """
         board, turn, castling, ep, half, full = parse_fen_fields(fen)
         _validate(board, turn, castling, ep)
@@ -450,35 +452,34 @@ class Position:
         n_checks = 0
         mask = None
         pins = {}
-        rays = RAYS_WITH_PREFIX[ksq]
-        er, eb, eq = -4 * sign, -3 * sign, -5 * sign
-        for d in range(8):
-            slider = er if d < 4 else eb
-            blocker = -1
-            for t, line in rays[d]:
-                q = board[t]
-                if q:
-                    if enemy[q]:
-                        if q == slider or q == eq:  # noqa: SIM109 (faster than a tuple)
-                            if blocker < 0:
-                                n_checks += 1
-                                mask = line
-                            else:
-                                pins[blocker] = line
-                        break
-                    if blocker >= 0:
-                        break
-                    blocker = t
+        _, _, straight, diagonal, _ = _ATTACKER_CODES[white]
+        for rays, sliders in ((ORTHO_LINES[ksq], straight), (DIAG_LINES[ksq], diagonal)):
+            for ray in rays:
+                blocker = -1
+                for t, line in ray:
+                    q = board[t]
+                    if q:
+                        if enemy[q]:
+                            if q in sliders:
+                                if blocker < 0:
+                                    n_checks += 1
+                                    mask = line
+                                else:
+                                    pins[blocker] = line
+                            break
+                        if blocker >= 0:
+                            break
+                        blocker = t
         en = -2 * sign
         for t in KNIGHT_SQUARES[ksq]:
             if board[t] == en:
                 n_checks += 1
-                mask = frozenset((t,))
+                mask = SINGLE[t]
         ep_ = -sign
         for t in PAWN_ATTACKS[white][ksq]:
             if board[t] == ep_:
                 n_checks += 1
-                mask = frozenset((t,))
+                mask = SINGLE[t]
 
         if n_checks < 2:
             for sq in self._pieces[white]:

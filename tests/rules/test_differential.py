@@ -45,10 +45,10 @@ def _random_move_lists() -> list[list[str]]:
     return games
 
 
-def _compare_game(uci_moves: list[str]) -> int:
+def _compare_game(uci_moves: list[str], start: str = chess.STARTING_FEN) -> int:
     """Walk one game through both libraries, comparing every position; the number seen."""
-    board = chess.Board()
-    pos = Position()
+    board = chess.Board(start)
+    pos = Position.from_fen(start)
     seen = 0
     for uci in [*uci_moves, None]:
         fen = board.fen()
@@ -85,14 +85,68 @@ def _compare_game(uci_moves: list[str]) -> int:
     return seen
 
 
+def _tricky_walks() -> list[tuple[str, list[str]]]:
+    """Random games from the perft file's hand-picked positions (pins, e.p. through a
+    pin, castling that checks, promotions out of check...)."""
+    rng = random.Random(RANDOM_SEED + 1)
+    lines = (SHARED_DATA / "perft.epd").read_text().splitlines()[:20]
+    walks = []
+    for line in lines:
+        fen = line.split(";")[0].strip()
+        for _ in range(3):
+            board = chess.Board(fen)
+            moves = []
+            while not board.is_game_over(claim_draw=False) and len(moves) < 80:
+                move = rng.choice(list(board.legal_moves))
+                moves.append(move.uci())
+                board.push(move)
+            walks.append((fen, moves))
+    return walks
+
+
 SELFPLAY = _selfplay_move_lists()
 RANDOM = _random_move_lists()
+TRICKY = _tricky_walks()
 
 
 def test_selfplay_and_random_games_agree_with_python_chess():
     seen = sum(_compare_game(moves) for moves in SELFPLAY + RANDOM)
+    seen += sum(_compare_game(moves, fen) for fen, moves in TRICKY)
     assert len(SELFPLAY) == 100
     assert seen >= 10_000
+
+
+def _variants(san: str, board: chess.Board, move: chess.Move) -> list[str]:
+    bare = san.rstrip("+#")
+    out = [bare, bare.replace("O", "0"), bare + "!?"]
+    piece = board.piece_at(move.from_square)
+    if piece.piece_type != chess.PAWN and not board.is_castling(move):
+        letter = piece.symbol().upper()
+        sep = "x" if board.is_capture(move) else ""
+        out.append(f"{letter}{chess.square_name(move.from_square)}{sep}{bare[-2:]}")
+    return out
+
+
+def test_lenient_san_reads_like_python_chess():
+    """Suffixes left off, castling with zeros, long algebraic: where python-chess reads a
+    text, we read the same move from it."""
+    compared = 0
+    for moves in SELFPLAY[::4] + RANDOM[::4]:
+        board = chess.Board()
+        pos = Position()
+        for ply, uci in enumerate(moves):
+            if ply % 7 == 0:
+                for move in board.legal_moves:
+                    for text in _variants(board.san(move), board, move):
+                        try:
+                            theirs = board.parse_san(text)
+                        except ValueError:
+                            continue
+                        assert pos.parse_san(text).uci() == theirs.uci(), (board.fen(), text)
+                        compared += 1
+            board.push_uci(uci)
+            pos.push(pos.parse_uci(uci))
+    assert compared > 5_000
 
 
 @pytest.mark.parametrize("seed", range(3))
