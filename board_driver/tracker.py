@@ -41,6 +41,7 @@ from board_driver.tracking.touch import TouchMove
 from rules import (
     BISHOP,
     KNIGHT,
+    PIECE_TYPES,
     QUEEN,
     ROOK,
     WHITE,
@@ -216,11 +217,10 @@ class Tracker:
         self._footprints = [Footprint.of(m, self._committed) for m in self._legal]
         turn = self._position.turn
         own = 0
-        for sq in squares_of(self._committed):
-            piece = self._position.piece_at(sq)
-            if piece is not None and piece.color == turn:
+        for piece_type in PIECE_TYPES:
+            for sq in self._position.pieces(piece_type, turn):
                 own |= bit(sq)
-        self._own = own
+        self._own = own  # the side to move's pieces
         self._lift_t: dict[int, int] = {}
         self._place_t: dict[int, int] = {}
         self._refill_t: dict[int, int] = {}  # a square lifted and filled again

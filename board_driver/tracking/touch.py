@@ -23,7 +23,7 @@ from rules import KING, Move, Position
 class TouchMove:
     """The pieces touched by the side to move since the last move, and what they demand."""
 
-    __slots__ = ("_own_first", "opponent", "opponent_t", "own", "own_t")
+    __slots__ = ("_demand", "_own_first", "opponent", "opponent_t", "own", "own_t")
 
     def __init__(self) -> None:
         self.own: int | None = None
@@ -31,6 +31,7 @@ class TouchMove:
         self.opponent: int | None = None
         self.opponent_t = 0
         self._own_first = True
+        self._demand: tuple[int | None, list[Move] | None] | None = None  # cached
 
     @property
     def owed(self) -> bool:
@@ -46,6 +47,7 @@ class TouchMove:
         piece = position.piece_at(square)
         if piece is None:
             return
+        self._demand = None
         legal = position.legal_moves()
         if piece.color == position.turn:
             if self.own is not None:
@@ -71,6 +73,7 @@ class TouchMove:
 
     def forget(self, square: int, lifted_at: int) -> None:
         """The lift of ``square`` at ``lifted_at`` was a flicker, not a hand: undo it."""
+        self._demand = None
         if self.own == square and self.own_t == lifted_at:
             self.own = None
             self._own_first = False
@@ -80,7 +83,13 @@ class TouchMove:
 
     def demand(self, legal: list[Move]) -> tuple[int | None, list[Move] | None]:
         """The square whose piece dictates the move, and the moves it allows (4.3.1 to
-        4.3.3); ``(None, None)`` when nothing touched binds."""
+        4.3.3); ``(None, None)`` when nothing touched binds. ``legal`` is the position's
+        legal moves (the same list each time: the answer is kept until the next touch)."""
+        if self._demand is None:
+            self._demand = self._find_demand(legal)
+        return self._demand
+
+    def _find_demand(self, legal: list[Move]) -> tuple[int | None, list[Move] | None]:
         own, opp = self.own, self.opponent
         if own is None and opp is None:
             return None, None
