@@ -15,7 +15,35 @@ judges:
 - anything else: ``illegal``, out of sync, the lights show what to empty and fill.
 
 It judges earlier when an event can only belong to the next move: the board shows a
-complete move and the other side lifts one of its pieces.
+complete move and a piece that took no part in it is lifted (the other side's turn).
+A committed move can still grow by the same side before the other side lifts anything:
+a rook move becomes castling when its king follows (touch-move off or warn), and a
+promotion takes the piece named by a late ``choose``.
+
+Game events are JSON-able dicts with ``t`` (ms) and ``type``:
+
+==================== ================================================================
+``move``             ``san uci fen from to side ply`` (+ ``captured``, ``rook_from``
+                     ``rook_to``, ``en_passant``, ``promotion``; ``replaces``: the SAN
+                     of a rook move that became castling)
+``check``            ``side`` (in check), ``king``, ``checkers`` (square names)
+``game_over``        ``result termination winner`` (``winner`` null for a draw)
+``game_resumed``     ``fen``: a late promotion choice undid an automatic ending
+``illegal``          ``empty fill`` (square names, against the last position),
+                     ``reason`` (``no_legal_move`` | ``touch_move``, then ``san`` of the
+                     move refused, ``square`` owed a move, ``touched``)
+``restored``         ``fen``: the board is back in sync (as it was, or on the way to a move)
+``touch_move``       ``square mode played``: a move accepted against touch-move (warn)
+``takeback``         ``san uci side fen``: the move undone, the position now
+``promotion_amended`` like ``move``, with ``replaces``
+``adjust``           ``side``: j'adoube announced
+``draw_offer``       ``side``
+``claim_refused``    ``reason``
+``refused``          ``button reason``: a control that does not apply now
+``new_game_pending`` ``missing extra``: squares to fill and empty for the start position
+``new_game``         ``fen``
+``hint_requested``   (for an engine, when one plays)
+==================== ================================================================
 
 >>> from board_driver.events import Lift, Place
 >>> from board_driver.squares import square
