@@ -313,7 +313,9 @@ class Tracker:
         if self._adjusting:
             self._adjusted.add(sq)
         if not exempt and self._committed & b:
-            self._touch.lift(self._position, sq, t)
+            self._touch.lift(
+                self._position, sq, t, together_ms=self.timing.pass_ms, legal=self._legal
+            )
         self._lift_t[sq] = t
 
     def _place(self, t: int, sq: int) -> list[Event]:

@@ -17,7 +17,7 @@ piece touched that *can* be captured:
 
 from __future__ import annotations
 
-from rules import KING, Move, Position
+from rules import KING, ROOK, Move, Position
 
 
 class TouchMove:
@@ -42,33 +42,45 @@ class TouchMove:
         """The touched pieces' squares (own first)."""
         return [sq for sq in (self.own, self.opponent) if sq is not None]
 
-    def lift(self, position: Position, square: int, t_ms: int) -> None:
-        """A piece standing on ``square`` in ``position`` was lifted at ``t_ms``."""
+    def lift(
+        self,
+        position: Position,
+        square: int,
+        t_ms: int,
+        together_ms: int = 0,
+        legal: list[Move] | None = None,
+    ) -> None:
+        """A piece standing on ``square`` in ``position`` was lifted at ``t_ms``.
+
+        Lifts within ``together_ms`` of the first count as one grip (the switches of two
+        pieces taken together open a few milliseconds apart). ``legal``: the position's
+        legal moves, if already known."""
         piece = position.piece_at(square)
         if piece is None:
             return
         self._demand = None
-        legal = position.legal_moves()
+        if legal is None:
+            legal = position.legal_moves()
         if piece.color == position.turn:
             if self.own is not None:
-                # King and rook lifted in the same instant: the king counts first (4.4.1),
+                # King and rook lifted together: the king counts first (4.4.1),
                 # so that a castling read from one scan is not a rook move owed.
-                same_instant = t_ms == self.own_t
-                own_piece = position.piece_at(self.own)
-                if not (same_instant and piece.piece_type == KING and own_piece is not None):
+                together = t_ms - self.own_t <= together_ms
+                first = position.piece_at(self.own)
+                if not (together and piece.piece_type == KING and first.piece_type == ROOK):
                     return
                 if not any(m.from_square == square for m in legal):
                     return
             elif not any(m.from_square == square for m in legal):
                 return
-            if self.opponent is None:
-                self._own_first = True
+            if self.opponent is None or t_ms - self.opponent_t <= together_ms:
+                self._own_first = True  # 4.3.3: when unclear, the own piece was first
             self.own, self.own_t = square, t_ms
         elif self.opponent is None and any(m.captured_square == square for m in legal):
             self.opponent, self.opponent_t = square, t_ms
             if self.own is None:
                 self._own_first = False
-            elif t_ms == self.own_t:
+            elif t_ms - self.own_t <= together_ms:
                 self._own_first = True  # 4.3.3: when unclear, the own piece was first
 
     def forget(self, square: int, lifted_at: int) -> None:
