@@ -184,7 +184,10 @@ class Tracker:
         self._draw_offer: Color | None = None
         self._new_turn()
         self.board = self._committed if board is None else board
-        self._out_of_sync = self.board != self._committed
+        # After a restart a piece may be in the hand (a move on its way): no complaint.
+        self._out_of_sync = self.board != self._committed and not (
+            self._playing() and self._on_the_way()
+        )
 
     # ------------------------------------------------------------------ public
 
