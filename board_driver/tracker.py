@@ -165,6 +165,8 @@ class Tracker:
         board: int | None = None,
         colours: Colours = DEFAULT_COLOURS,
     ) -> None:
+        if board is not None and not (isinstance(board, int) and 0 <= board < 1 << 64):
+            raise ValueError(f"board: expected a 64-bit occupancy bitmap, got {board!r}")
         self.game = game if game is not None else Game()
         self.options = options
         self.timing = timing
@@ -228,7 +230,8 @@ class Tracker:
         return []
 
     def finish(self, t_ms: int) -> list[Event]:
-        """The board is left alone for good: whatever is pending is judged."""
+        """The board is left alone for good: whatever is pending is judged (at the time
+        it falls due: the board has been still since the last event)."""
         if self._deadline is None:
             return []
         due, self._deadline = self._deadline, None

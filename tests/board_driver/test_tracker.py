@@ -38,6 +38,8 @@ def test_bad_options_and_timing_are_named():
         Timing(settle_ms=-5)
     with pytest.raises(ValueError, match="settle_ms: must be more than 0"):
         Timing(settle_ms=0)
+    with pytest.raises(ValueError, match="board: expected a 64-bit occupancy bitmap"):
+        Tracker(board=1 << 64)
 
 
 def test_impossible_board_events_are_refused_and_change_nothing():
