@@ -14,7 +14,12 @@ import sys
 from collections.abc import Sequence
 
 #: Subcommand modules, in the order ``magboard --help`` lists them.
-COMMAND_MODULES = ("board_driver.commands.demo",)
+COMMAND_MODULES = (
+    "board_driver.commands.demo",
+    "board_driver.commands.config",
+    "board_driver.commands.games",
+    "board_driver.commands.pgn",
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
