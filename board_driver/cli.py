@@ -16,6 +16,7 @@ from collections.abc import Sequence
 #: Subcommand modules, in the order ``magboard --help`` lists them.
 COMMAND_MODULES = (
     "board_driver.commands.demo",
+    "board_driver.commands.replay",
     "board_driver.commands.config",
     "board_driver.commands.games",
     "board_driver.commands.pgn",

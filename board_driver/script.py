@@ -1,0 +1,374 @@
+"""Board scripts: the plain-text record of what happens on the board, read and written.
+
+The format is documented for users in ``docs/board-script.md``. The parser is strict:
+a line it does not understand is a :class:`ScriptError` naming the script and line,
+never a silent skip.
+
+>>> script = parse_script('''
+... option touch_move enforce
+... lift e2
+... @700 place e4   # a slow hand
+... ''', "example")
+>>> script.options, script.gap_ms
+({'touch_move': 'enforce'}, 300)
+>>> script.items
+[Lift(t_ms=300, square=12), Place(t_ms=700, square=28)]
+>>> print(format_script(script), end="")
+option touch_move enforce
+lift e2
+@700 place e4
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from board_driver.events import BUTTON_NAMES, PROMOTION_LETTERS, Button, Choose, Lift, Place
+from board_driver.squares import square, square_name
+
+#: The standard start position, the default ``fen``.
+START_FEN = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
+#: The default time between two events that carry no time of their own.
+DEFAULT_GAP_MS = 300
+
+#: Option name -> the values a script may give it, and what each means.
+OPTION_VALUES: dict[str, dict[str, str | bool]] = {
+    "touch_move": {"off": "off", "warn": "warn", "enforce": "enforce"},
+    "takeback": {"on": True, "off": False},
+    "hints": {"on": True, "off": False},
+}
+
+_EVENT_KEYWORDS = ("lift", "place", "choose", "button", "scan", "wait")
+_HEADER_KEYWORDS = ("fen", "option", "gap")
+_MS = re.compile(r"[0-9]+")
+_HEX = re.compile(r"[0-9a-fA-F]{16}")
+
+
+class ScriptError(ValueError):
+    """A board script that cannot be read; the message is ``<name>:<line>: what is wrong``."""
+
+    def __init__(self, name: str, line: int, problem: str) -> None:
+        super().__init__(f"{name}:{line}: {problem}")
+        self.name = name
+        self.line = line
+        self.problem = problem
+
+
+@dataclass(frozen=True, slots=True)
+class Scan:
+    """One raw scan of the switch matrix at ``t_ms``: bit *i* set = a piece on square *i*."""
+
+    t_ms: int
+    bitmap: int
+
+
+@dataclass(frozen=True, slots=True)
+class Wait:
+    """Nothing happens for ``ms`` milliseconds, up to ``t_ms`` (the clock after the wait)."""
+
+    t_ms: int
+    ms: int
+
+
+ScriptItem = Lift | Place | Choose | Button | Scan | Wait
+
+
+@dataclass(slots=True)
+class Script:
+    """A parsed board script.
+
+    ``fen`` is the starting position (and the pieces standing at the start), ``options``
+    the game options the script sets (``touch_move``: ``'off'|'warn'|'enforce'``,
+    ``takeback``/``hints``: bool), ``gap_ms`` the default time between events, and
+    ``items`` the timed events in order, each with its absolute ``t_ms``.
+    ``lines`` gives the line number of each item (0 for items not read from text).
+    """
+
+    fen: str = START_FEN
+    options: dict[str, str | bool] = field(default_factory=dict)
+    gap_ms: int = DEFAULT_GAP_MS
+    items: list[ScriptItem] = field(default_factory=list)
+    name: str = field(default="<script>", compare=False)
+    lines: list[int] = field(default_factory=list, compare=False, repr=False)
+
+    @property
+    def uses_scans(self) -> bool:
+        """True when the board is given as raw scans rather than lift/place events."""
+        return any(isinstance(item, Scan) for item in self.items)
+
+    @property
+    def end_ms(self) -> int:
+        """The script's clock after its last item (0 for an empty script)."""
+        return self.items[-1].t_ms if self.items else 0
+
+    def line_of(self, index: int) -> int:
+        """The line number of ``items[index]``, 0 if unknown."""
+        return self.lines[index] if index < len(self.lines) else 0
+
+    def to_text(self, *, comment: str | None = None) -> str:
+        """The script as text; see :func:`format_script`."""
+        return format_script(self, comment=comment)
+
+
+#: The pieces standing in the start position (ranks 1, 2, 7 and 8).
+START_OCCUPANCY = 0xFFFF00000000FFFF
+
+
+def _occupancy_of(fen: str) -> int:
+    if fen == START_FEN:
+        return START_OCCUPANCY
+    # Imported here so that reading a script without a fen never needs the rules core.
+    from rules import Position
+
+    return Position.from_fen(fen).occupancy()
+
+
+def _check_fen(fen: str) -> str | None:
+    """None if ``fen`` is a legal starting position, else the rules core's complaint."""
+    from rules import FenError, Position
+
+    try:
+        Position.from_fen(fen)
+    except FenError as error:
+        return str(error)
+    return None
+
+
+def _parse_square(text: str) -> int:
+    try:
+        return square(text)
+    except ValueError:
+        raise ValueError(f"bad square {text!r} (expected a1..h8)") from None
+
+
+def _parse_ms(text: str, what: str) -> int:
+    if not _MS.fullmatch(text):
+        raise ValueError(f"bad {what} {text!r} (expected a whole number of milliseconds)")
+    return int(text)
+
+
+class _Parser:
+    """The state of one parse: the clock, the pieces standing, the headers seen."""
+
+    def __init__(self, name: str) -> None:
+        self.script = Script(name=name)
+        self.name = name
+        self.clock = 0
+        self.seen_event_line = 0  # the first event's line, 0 before it
+        self.seen_headers: dict[str, int] = {}  # 'fen' / 'gap' / 'option touch_move' -> line
+        self.board: int | None = None  # pieces standing, read lazily from the fen
+        self.level: tuple[str, int] | None = None  # ('scan' | 'lift/place', first line)
+
+    def fail(self, line: int, problem: str) -> ScriptError:
+        return ScriptError(self.name, line, problem)
+
+    def header(self, line: int, keyword: str, args: list[str], rest: str) -> None:
+        if self.seen_event_line:
+            raise self.fail(
+                line,
+                f"header '{keyword}' after the first event (line {self.seen_event_line}): "
+                "fen, option and gap lines come first",
+            )
+        key = keyword if keyword != "option" else f"option {args[0] if args else ''}"
+        if key in self.seen_headers:
+            raise self.fail(line, f"'{key}' given twice (first on line {self.seen_headers[key]})")
+        if keyword == "fen":
+            if not rest:
+                raise self.fail(line, "fen needs a position: fen <FEN>")
+            problem = _check_fen(rest)
+            if problem is not None:
+                raise self.fail(line, f"bad FEN: {problem}")
+            self.script.fen = rest
+        elif keyword == "gap":
+            if len(args) != 1:
+                raise self.fail(line, "gap takes one value: gap <ms>")
+            try:
+                self.script.gap_ms = _parse_ms(args[0], "gap")
+            except ValueError as error:
+                raise self.fail(line, str(error)) from None
+        else:
+            if len(args) != 2:
+                raise self.fail(line, "option takes a name and a value: option <name> <value>")
+            name, value = args
+            if name not in OPTION_VALUES:
+                raise self.fail(
+                    line,
+                    f"unknown option {name!r} (expected one of: {', '.join(OPTION_VALUES)})",
+                )
+            values = OPTION_VALUES[name]
+            if value not in values:
+                raise self.fail(
+                    line,
+                    f"bad value {value!r} for option {name} (expected {'|'.join(values)})",
+                )
+            self.script.options[name] = values[value]
+        self.seen_headers[key] = line
+
+    def standing(self) -> int:
+        if self.board is None:
+            self.board = _occupancy_of(self.script.fen)
+        return self.board
+
+    def set_level(self, line: int, level: str) -> None:
+        if self.level is None:
+            self.level = (level, line)
+        elif self.level[0] != level:
+            raise self.fail(
+                line,
+                f"{level} line in a script of {self.level[0]} lines (line {self.level[1]}): "
+                "a script gives raw scans or lift/place events, not both",
+            )
+
+    def event(self, line: int, keyword: str, args: list[str], at: int | None) -> None:
+        if not self.seen_event_line:
+            self.seen_event_line = line
+        if at is not None and at < self.clock:
+            raise self.fail(line, f"time goes backwards: @{at} is before {self.clock} ms")
+        if keyword == "wait":
+            if len(args) != 1:
+                raise self.fail(line, "wait takes one value: wait <ms>")
+            try:
+                ms = _parse_ms(args[0], "wait")
+            except ValueError as error:
+                raise self.fail(line, str(error)) from None
+            self.clock = (self.clock if at is None else at) + ms
+            self.add(line, Wait(self.clock, ms))
+            return
+        t = self.clock + self.script.gap_ms if at is None else at
+        if len(args) != 1:
+            what = {
+                "lift": "one square: lift <sq>",
+                "place": "one square: place <sq>",
+                "choose": "one letter: choose q|r|b|n",
+                "button": f"one name: button {'|'.join(sorted(BUTTON_NAMES))}",
+                "scan": "one 16-digit hex number: scan <hex>",
+            }[keyword]
+            raise self.fail(line, f"{keyword} takes {what}")
+        (arg,) = args
+        item: ScriptItem
+        if keyword in ("lift", "place"):
+            self.set_level(line, "lift/place")
+            try:
+                sq = _parse_square(arg)
+            except ValueError as error:
+                raise self.fail(line, str(error)) from None
+            board = self.standing()
+            held = board >> sq & 1
+            if keyword == "lift":
+                if not held:
+                    raise self.fail(line, f"lift {arg}: no piece stands on {arg}")
+                item = Lift(t, sq)
+            else:
+                if held:
+                    raise self.fail(line, f"place {arg}: a piece already stands on {arg}")
+                item = Place(t, sq)
+            self.board = board ^ (1 << sq)
+        elif keyword == "scan":
+            self.set_level(line, "scan")
+            if not _HEX.fullmatch(arg):
+                raise self.fail(
+                    line, f"bad hex {arg!r}: a scan is 16 hex digits, most significant first"
+                )
+            item = Scan(t, int(arg, 16))
+        elif keyword == "choose":
+            if arg not in PROMOTION_LETTERS:
+                raise self.fail(line, f"bad choose letter {arg!r} (expected q, r, b or n)")
+            item = Choose(t, arg)
+        else:
+            if arg not in BUTTON_NAMES:
+                raise self.fail(
+                    line,
+                    f"unknown button {arg!r} (expected one of: {', '.join(sorted(BUTTON_NAMES))})",
+                )
+            item = Button(t, arg)
+        self.clock = t
+        self.add(line, item)
+
+    def add(self, line: int, item: ScriptItem) -> None:
+        self.script.items.append(item)
+        self.script.lines.append(line)
+
+
+def parse_script(text: str, name: str = "<script>") -> Script:
+    """Read a board script; :class:`ScriptError` names the line of the first problem."""
+    parser = _Parser(name)
+    for number, raw_line in enumerate(text.splitlines(), start=1):
+        content = " ".join(raw_line.split("#", 1)[0].split())
+        if not content:
+            continue
+        at: int | None = None
+        if content.startswith("@"):
+            stamp, _, content = content.partition(" ")
+            try:
+                at = _parse_ms(stamp[1:], "time")
+            except ValueError as error:
+                raise parser.fail(number, f"{error}, as in '@1200 lift e2'") from None
+            if not content:
+                raise parser.fail(number, f"{stamp} is not followed by an event")
+        keyword, _, rest = content.partition(" ")
+        args = rest.split()
+        if keyword in _HEADER_KEYWORDS:
+            if at is not None:
+                raise parser.fail(number, f"'{keyword}' is a header: it takes no @time")
+            parser.header(number, keyword, args, rest)
+        elif keyword in _EVENT_KEYWORDS:
+            parser.event(number, keyword, args, at)
+        else:
+            known = ", ".join(_HEADER_KEYWORDS + _EVENT_KEYWORDS)
+            raise parser.fail(number, f"unknown keyword {keyword!r} (expected one of: {known})")
+    return parser.script
+
+
+def _option_text(name: str, value: str | bool) -> str:
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    return value
+
+
+def _item_text(item: ScriptItem) -> str:
+    match item:
+        case Lift(square=sq):
+            return f"lift {square_name(sq)}"
+        case Place(square=sq):
+            return f"place {square_name(sq)}"
+        case Choose(piece=piece):
+            return f"choose {piece}"
+        case Button(name=name):
+            return f"button {name}"
+        case Scan(bitmap=bitmap):
+            return f"scan {bitmap:016x}"
+        case Wait(ms=ms):
+            return f"wait {ms}"
+    raise TypeError(f"not a script item: {item!r}")
+
+
+def format_script(script: Script, *, comment: str | None = None) -> str:
+    """Write ``script`` as board-script text that :func:`parse_script` reads back equal.
+
+    Events that follow the one before by exactly ``gap_ms`` are written without a time,
+    the others with ``@<ms>``. ``comment`` (any number of lines) goes first, as ``#`` lines.
+    """
+    out = []
+    if comment:
+        out += [f"# {line}".rstrip() for line in comment.splitlines()]
+    if script.fen != START_FEN:
+        out.append(f"fen {script.fen}")
+    for name, value in script.options.items():
+        out.append(f"option {name} {_option_text(name, value)}")
+    if script.gap_ms != DEFAULT_GAP_MS:
+        out.append(f"gap {script.gap_ms}")
+    clock = 0
+    for item in script.items:
+        text = _item_text(item)
+        if isinstance(item, Wait):
+            start = item.t_ms - item.ms
+            if start < clock:
+                raise ValueError(f"{item!r} starts before {clock} ms: times go backwards")
+            out.append(text if start == clock else f"@{start} {text}")
+        elif item.t_ms < clock:
+            raise ValueError(f"{item!r} is before {clock} ms: times go backwards")
+        else:
+            out.append(text if item.t_ms == clock + script.gap_ms else f"@{item.t_ms} {text}")
+        clock = item.t_ms
+    return "\n".join(out) + "\n"
