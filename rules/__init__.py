@@ -1,1 +1,93 @@
-"""The laws of chess, pure: position, legal moves, check, outcomes, FEN, SAN, UCI, PGN."""
+"""The laws of chess, pure: position, legal moves, check, outcomes, FEN, SAN, UCI, PGN.
+
+No I/O, no clock, no hardware: everything here is a function of its arguments.
+
+>>> import rules
+>>> pos = rules.Position()
+>>> len(pos.legal_moves()), pos.perft(3)
+(20, 8902)
+>>> move = pos.parse_san('Nf3')
+>>> str(move), pos.san(move)
+('g1f3', 'Nf3')
+>>> pos.push(move)
+>>> pos.fen()
+'rnbqkbnr/pppppppp/8/8/8/5N2/PPPPPPPP/RNBQKB1R b KQkq - 1 1'
+>>> pos.pop()
+Move.from_uci('g1f3')
+
+A game keeps the history and knows how it ends:
+
+>>> game = rules.Game()
+>>> for san in ['e4', 'e5', 'Bc4', 'Nc6', 'Qh5', 'Nf6', 'Qxf7']:
+...     _ = game.push_san(san)
+>>> game.outcome()
+Outcome(termination='checkmate', winner=True)
+>>> game.outcome().result()
+'1-0'
+>>> game.san_moves()[-1]
+'Qxf7#'
+
+Bad input raises a precise :class:`ValueError` that says what and where:
+
+>>> rules.Position.from_fen('8/8/8/8/8/8/8/K7 w - - 0 1')
+Traceback (most recent call last):
+...
+rules.errors.FenError: FEN placement: Black has no king, needs exactly one
+"""
+
+from .core import (
+    BISHOP,
+    BLACK,
+    KING,
+    KNIGHT,
+    PAWN,
+    PIECE_TYPES,
+    QUEEN,
+    ROOK,
+    SQUARE_NAMES,
+    WHITE,
+    Color,
+    Move,
+    Piece,
+    parse_square,
+    square_file,
+    square_name,
+    square_rank,
+)
+from .errors import ClaimRefused, FenError, IllegalMoveError, PgnError, SanError
+from .fen import STARTING_FEN
+from .game import TERMINATIONS, Game, Outcome
+from .pgn import PgnGame, read_pgn
+from .position import Position
+
+__all__ = [
+    "BISHOP",
+    "BLACK",
+    "KING",
+    "KNIGHT",
+    "PAWN",
+    "PIECE_TYPES",
+    "QUEEN",
+    "ROOK",
+    "SQUARE_NAMES",
+    "STARTING_FEN",
+    "TERMINATIONS",
+    "WHITE",
+    "ClaimRefused",
+    "Color",
+    "FenError",
+    "Game",
+    "IllegalMoveError",
+    "Move",
+    "Outcome",
+    "PgnError",
+    "PgnGame",
+    "Piece",
+    "Position",
+    "SanError",
+    "parse_square",
+    "read_pgn",
+    "square_file",
+    "square_name",
+    "square_rank",
+]

@@ -1,8 +1,8 @@
 """Shared test helpers.
 
-``SHARED_DATA`` is the read-only test data (``selfplay.pgn``, ``perft.epd``): in CI it sits
-beside the project root as ``../shared/data``; in a developer's worktree it may only be
-found at ``/work/shared/data``.
+``SHARED_DATA`` is the project's read-only test data (``perft.epd``, ``selfplay.pgn``):
+``<project root>/../shared/data`` in CI (a clone with ``shared/`` beside it), falling
+back to ``/work/shared/data`` in a developer's worktree.
 """
 
 from __future__ import annotations
@@ -12,11 +12,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _shared_data() -> Path:
-    beside = ROOT / ".." / "shared" / "data"
-    if beside.is_dir():
-        return beside.resolve()
-    return Path("/work/shared/data")
+def _find_shared_data() -> Path:
+    for candidate in (ROOT / ".." / "shared" / "data", Path("/work/shared/data")):
+        if candidate.is_dir():
+            return candidate.resolve()
+    return (ROOT / ".." / "shared" / "data").resolve()
 
 
-SHARED_DATA = _shared_data()
+SHARED_DATA = _find_shared_data()

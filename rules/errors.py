@@ -1,0 +1,32 @@
+"""The errors of the rules core: every one is a :class:`ValueError` about bad input."""
+
+from __future__ import annotations
+
+
+class FenError(ValueError):
+    """A FEN that cannot be read, or that describes an impossible position.
+
+    ``field`` names the part at fault: ``'placement'``, ``'side'``, ``'castling'``,
+    ``'en passant'``, ``'halfmove'``, ``'fullmove'`` (or ``'fen'`` for the whole text,
+    e.g. a wrong number of fields).
+    """
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+class IllegalMoveError(ValueError):
+    """A move that is not legal in the position (or UCI text that is no move at all)."""
+
+
+class SanError(ValueError):
+    """SAN text that names no legal move, or more than one."""
+
+
+class PgnError(ValueError):
+    """PGN text that cannot be read; the message gives the game and the move."""
+
+
+class ClaimRefused(ValueError):
+    """A draw claim that the laws do not allow in the current position; the message says why."""

@@ -1,0 +1,235 @@
+"""A game: the start, the moves, and how it ends (FIDE Laws 2023, Articles 5 and 9).
+
+Automatic endings (checkmate, stalemate, a dead position by insufficient material,
+fivefold repetition, seventy-five moves) are found by :meth:`Game.outcome` on its own.
+Threefold repetition and the fifty-move rule are draws only when the side to move
+claims them (:meth:`Game.claim_draw`); resignation and agreement are recorded.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .core import BLACK, WHITE, Color, Move
+from .errors import ClaimRefused, IllegalMoveError
+from .position import Position
+
+TERMINATIONS = (
+    "checkmate",
+    "stalemate",
+    "insufficient_material",
+    "fivefold_repetition",
+    "seventyfive_moves",
+    "threefold_repetition",
+    "fifty_moves",
+    "resignation",
+    "agreement",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """How a game ended: ``termination`` (one of :data:`TERMINATIONS`) and ``winner``
+    (:data:`WHITE`, :data:`BLACK`, or ``None`` for a draw)."""
+
+    termination: str
+    winner: Color | None
+
+    def result(self) -> str:
+        """``'1-0'``, ``'0-1'`` or ``'1/2-1/2'``."""
+        if self.winner is None:
+            return "1/2-1/2"
+        return "1-0" if self.winner else "0-1"
+
+
+class Game:
+    """A game from a start position, with its history and its ending.
+
+    >>> g = Game()
+    >>> for san in ['f3', 'e5', 'g4', 'Qh4']:
+    ...     g.push(g.position.parse_san(san))
+    >>> g.outcome()
+    Outcome(termination='checkmate', winner=False)
+    >>> g.san_moves()
+    ['f3', 'e5', 'g4', 'Qh4#']
+    """
+
+    def __init__(self, start: Position | None = None) -> None:
+        start = Position() if start is None else start
+        self.start = start.copy()
+        self.start._stack = []
+        self.position = self.start.copy()
+        self.moves: list[Move] = []
+        self._keys = [self.position.repetition_key()]
+        self._recorded: list[Outcome | None] = [None]  # per ply: an ending recorded there
+
+    # ------------------------------------------------------------------ moves
+
+    def push(self, move: Move) -> Move:
+        """Play a legal move; :class:`IllegalMoveError` otherwise, or once the game is over.
+
+        Returns the move as the rules see it (with its flags)."""
+        ended = self.outcome()
+        if ended is not None:
+            raise IllegalMoveError(
+                f"illegal move {move.uci()}: the game is over "
+                f"({ended.termination}, {ended.result()})"
+            )
+        move = self.position.legal_move(move)
+        self.position.push(move)
+        self.moves.append(move)
+        self._keys.append(self.position.repetition_key())
+        self._recorded.append(None)
+        return move
+
+    def push_san(self, text: str) -> Move:
+        """Play the move a SAN text names (see :meth:`Position.parse_san`)."""
+        return self.push(self.position.parse_san(text))
+
+    def push_uci(self, text: str) -> Move:
+        """Play the move a UCI text names."""
+        return self.push(self.position.parse_uci(text))
+
+    def pop(self) -> Move:
+        """Take back the last move (and any ending recorded after it)."""
+        if not self.moves:
+            raise IndexError("no move to take back")
+        self._keys.pop()
+        self._recorded.pop()
+        self._recorded[-1] = None
+        self.moves.pop()
+        return self.position.pop()
+
+    def san_moves(self) -> list[str]:
+        """The moves in SAN, from the start."""
+        pos = self.start.copy()
+        out = []
+        for m in self.moves:
+            out.append(pos.san(m))
+            pos.push(m)
+        return out
+
+    # ------------------------------------------------------------------ endings
+
+    def outcome(self) -> Outcome | None:
+        """The ending, if the game is over: recorded (resignation, agreement, a claimed
+        draw) or automatic (checkmate, stalemate, insufficient material, fivefold
+        repetition, seventy-five moves). ``None`` while play goes on."""
+        recorded = self._recorded[-1]
+        if recorded is not None:
+            return recorded
+        pos = self.position
+        has_moves = bool(pos.legal_moves())
+        if not has_moves:
+            if pos.is_check():
+                return Outcome("checkmate", not pos.turn)
+            return Outcome("stalemate", None)
+        if pos.is_insufficient_material():
+            return Outcome("insufficient_material", None)
+        # 9.6.2: seventy-five moves, unless the last of them mated (handled above).
+        if pos.halfmove_clock >= 150:
+            return Outcome("seventyfive_moves", None)
+        if self._repetitions() >= 5:
+            return Outcome("fivefold_repetition", None)
+        return None
+
+    def _repetitions(self) -> int:
+        """How often the current position has stood, looking back only as far as the
+        last capture or pawn move: no position before one can come back."""
+        span = self.position.halfmove_clock
+        keys = self._keys[max(0, len(self._keys) - 1 - span) :]
+        return keys.count(self._keys[-1])
+
+    def can_claim_threefold(self) -> bool:
+        """May the side to move claim a draw by threefold repetition (9.2): has the
+        current position stood three times, or would one of its legal moves make a
+        position stand for the third time?"""
+        return self._threefold_now() or self._threefold_move() is not None
+
+    def _threefold_now(self) -> bool:
+        return self._repetitions() >= 3
+
+    def _threefold_move(self) -> Move | None:
+        pos = self.position
+        for move in pos.legal_moves():
+            if move.is_capture or abs(pos._board[move.from_square]) == 1:
+                continue  # an irreversible move can never repeat a position
+            pos.push(move)
+            try:
+                key = pos.repetition_key()
+                span = pos.halfmove_clock
+                keys = self._keys[max(0, len(self._keys) - span) :]
+                if keys.count(key) + 1 >= 3:
+                    return move
+            finally:
+                pos.pop()
+        return None
+
+    def can_claim_fifty_moves(self) -> bool:
+        """May the side to move claim a draw under the fifty-move rule (9.3): have the
+        last fifty moves of each player had no capture and no pawn move, or would one of
+        its legal moves complete them?"""
+        pos = self.position
+        if pos.halfmove_clock >= 100:
+            return True
+        if pos.halfmove_clock == 99:
+            return any(
+                not m.is_capture and abs(pos._board[m.from_square]) != 1 for m in pos.legal_moves()
+            )
+        return False
+
+    def claim_draw(self) -> Outcome:
+        """Claim a draw for the side to move, by threefold repetition or the fifty-move
+        rule. Records and returns the outcome; :class:`ClaimRefused` says why not."""
+        ended = self.outcome()
+        if ended is not None:
+            raise ClaimRefused(
+                "draw claim refused: the game is already over "
+                f"({ended.termination}, {ended.result()})"
+            )
+        if self._threefold_now() or self._threefold_move() is not None:
+            return self._record(Outcome("threefold_repetition", None))
+        if self.can_claim_fifty_moves():
+            return self._record(Outcome("fifty_moves", None))
+        pos = self.position
+        seen = self._repetitions()
+        plies = pos.halfmove_clock
+        raise ClaimRefused(
+            "draw claim refused: the position has stood "
+            f"{seen} time{'s' if seen != 1 else ''} (a threefold repetition needs 3, "
+            "or a move that makes it so), and "
+            f"{plies} half-move{'s' if plies != 1 else ''} have passed without a capture or "
+            "pawn move (the fifty-move rule needs 100)"
+        )
+
+    def resign(self, color: Color) -> Outcome:
+        """Record that ``color`` resigned; the other side wins."""
+        self._ensure_playing("resign")
+        return self._record(Outcome("resignation", not color))
+
+    def agree_draw(self) -> Outcome:
+        """Record a draw by agreement."""
+        self._ensure_playing("agree a draw")
+        return self._record(Outcome("agreement", None))
+
+    def _ensure_playing(self, what: str) -> None:
+        ended = self.outcome()
+        if ended is not None:
+            raise ValueError(
+                f"cannot {what}: the game is already over ({ended.termination}, {ended.result()})"
+            )
+
+    def _record(self, outcome: Outcome) -> Outcome:
+        self._recorded[-1] = outcome
+        return outcome
+
+    # ------------------------------------------------------------------ PGN
+
+    def pgn(self, headers: dict[str, str] | None = None) -> str:
+        """The game as PGN text (Seven Tag Roster first, SetUp/FEN for another start)."""
+        from .pgn import write_pgn
+
+        return write_pgn(self, headers)
+
+
+__all__ = ["BLACK", "TERMINATIONS", "WHITE", "Game", "Outcome"]

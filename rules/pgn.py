@@ -1,0 +1,205 @@
+"""PGN: writing a game, and reading the main lines of real games.
+
+>>> from rules import Game, read_pgn
+>>> g = Game()
+>>> for san in ['e4', 'e5', 'Qh5', 'Nc6', 'Bc4', 'Nf6', 'Qxf7']:
+...     _ = g.push_san(san)
+>>> text = g.pgn({'White': 'Ann', 'Black': 'Bob'})
+>>> print(text.splitlines()[-1])
+1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# 1-0
+>>> read_pgn(text)[0].game.san_moves() == g.san_moves()
+True
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from .errors import FenError, IllegalMoveError, PgnError, SanError
+from .fen import STARTING_FEN
+from .position import Position
+
+if TYPE_CHECKING:
+    from .game import Game
+
+SEVEN_TAG_ROSTER = ("Event", "Site", "Date", "Round", "White", "Black", "Result")
+_DEFAULTS = {
+    "Event": "?",
+    "Site": "?",
+    "Date": "????.??.??",
+    "Round": "?",
+    "White": "?",
+    "Black": "?",
+}
+RESULTS = ("1-0", "0-1", "1/2-1/2", "*")
+LINE_WIDTH = 80
+
+
+def _quote(value: str) -> str:
+    return value.replace("\\", "\\\\").replace('"', '\\"')
+
+
+def write_pgn(game: Game, headers: dict[str, str] | None = None) -> str:
+    """PGN text for a game: the Seven Tag Roster in order, SetUp "1" and FEN when the
+    game starts elsewhere than the standard position, then the other headers given, the
+    move text wrapped at 80 columns, and the result."""
+    headers = dict(headers or {})
+    outcome = game.outcome()
+    result = outcome.result() if outcome else headers.get("Result", "*")
+    if result not in RESULTS:
+        raise ValueError(f"PGN Result header {result!r} must be one of {', '.join(RESULTS)}")
+    tags: dict[str, str] = {}
+    for name in SEVEN_TAG_ROSTER:
+        tags[name] = result if name == "Result" else headers.get(name, _DEFAULTS[name])
+    start_fen = game.start.fen()
+    headers.pop("SetUp", None)
+    headers.pop("FEN", None)
+    if start_fen != STARTING_FEN:
+        tags["SetUp"] = "1"
+        tags["FEN"] = start_fen
+    for name, value in headers.items():
+        if name not in tags:
+            tags[name] = str(value)
+    lines = [f'[{name} "{_quote(value)}"]' for name, value in tags.items()]
+
+    tokens = []
+    pos = game.start.copy()
+    for i, move in enumerate(game.moves):
+        if pos.turn:
+            tokens.append(f"{pos.fullmove_number}.")
+        elif i == 0:
+            tokens.append(f"{pos.fullmove_number}...")
+        tokens.append(pos.san(move))
+        pos.push(move)
+    tokens.append(result)
+    movetext = []
+    line = ""
+    for token in tokens:
+        if line and len(line) + 1 + len(token) > LINE_WIDTH:
+            movetext.append(line)
+            line = token
+        else:
+            line = f"{line} {token}" if line else token
+    movetext.append(line)
+    return "\n".join(lines) + "\n\n" + "\n".join(movetext) + "\n"
+
+
+@dataclass
+class PgnGame:
+    """One game read from PGN: its ``headers``, the ``game`` (main line only) and the
+    ``result`` token (``'1-0'``, ``'0-1'``, ``'1/2-1/2'`` or ``'*'``)."""
+
+    headers: dict[str, str] = field(default_factory=dict)
+    game: Game | None = None
+    result: str = "*"
+
+
+_TOKEN = re.compile(
+    r"""
+     (?P<space>\s+)
+    |(?P<header>\[\s*(?P<tag>[A-Za-z0-9_+\#=:-]+)\s*"(?P<value>(?:[^"\\]|\\.)*)"\s*\])
+    |(?P<comment>\{[^}]*\})
+    |(?P<line_comment>;[^\n]*)
+    |(?P<nag>\$\d+)
+    |(?P<open>\()
+    |(?P<close>\))
+    |(?P<result>(?:1-0|0-1|1/2-1/2|\*)(?![^\s()\[\]{};]))
+    |(?P<number>\d+\s*\.+)
+    |(?P<san>[^\s\[\]{}();$]+)
+    """,
+    re.VERBOSE,
+)
+
+
+def read_pgn(text: str) -> list[PgnGame]:
+    """Every game in a PGN text, main lines only: comments (``{}`` and ``;``), NAGs,
+    variations, move numbers and ``%`` escape lines are skipped.
+
+    Raises :class:`PgnError` saying which game, line and move is at fault.
+    """
+    if not isinstance(text, str):
+        raise PgnError(f"PGN must be text, not {type(text).__name__}")
+    # '%' at the start of a line escapes the whole line (PGN standard 6).
+    text = "\n".join("" if line.startswith("%") else line for line in text.split("\n"))
+    games: list[PgnGame] = []
+    reader = _GameReader(len(games) + 1)
+    depth = 0
+    pos = 0
+    while pos < len(text):
+        match = _TOKEN.match(text, pos)
+        line_no = text.count("\n", 0, pos) + 1
+        if match is None:
+            snippet = text[pos : pos + 20].split("\n")[0]
+            raise PgnError(f"PGN game {reader.number}, line {line_no}: cannot read {snippet!r}")
+        pos = match.end()
+        kind = match.lastgroup
+        if kind in ("space", "comment", "line_comment", "nag", "number"):
+            continue
+        if kind == "tag":  # the header group's inner name wins lastgroup
+            kind = "header"
+        if kind == "value":
+            kind = "header"
+        if kind == "open":
+            depth += 1
+            continue
+        if kind == "close":
+            if depth == 0:
+                raise PgnError(f"PGN game {reader.number}, line {line_no}: ')' closes no variation")
+            depth -= 1
+            continue
+        if depth:
+            continue  # inside a variation: only the main line is read
+        if kind == "header":
+            if reader.started:
+                games.append(reader.finish(None))
+                reader = _GameReader(len(games) + 1)
+            reader.headers[match["tag"]] = re.sub(r"\\(.)", r"\1", match["value"])
+        elif kind == "result":
+            games.append(reader.finish(match["result"]))
+            reader = _GameReader(len(games) + 1)
+        else:
+            reader.move(match["san"], line_no)
+    if depth:
+        raise PgnError(f"PGN game {reader.number}: a variation '(' is never closed")
+    if reader.started or reader.headers:
+        games.append(reader.finish(None))
+    return games
+
+
+class _GameReader:
+    def __init__(self, number: int) -> None:
+        self.number = number
+        self.headers: dict[str, str] = {}
+        self.game: Game | None = None
+        self.started = False
+
+    def _game(self) -> Game:
+        if self.game is None:
+            from .game import Game
+
+            fen = self.headers.get("FEN")
+            start = None
+            if fen is not None:
+                try:
+                    start = Position.from_fen(fen)
+                except FenError as e:
+                    raise PgnError(f"PGN game {self.number}: bad FEN header: {e}") from e
+            self.game = Game(start)
+        return self.game
+
+    def move(self, san: str, line_no: int) -> None:
+        game = self._game()
+        self.started = True
+        pos = game.position
+        label = f"{pos.fullmove_number}{'.' if pos.turn else '...'} {san}"
+        try:
+            game.push(pos.parse_san(san))
+        except (SanError, IllegalMoveError) as e:
+            raise PgnError(f"PGN game {self.number}, line {line_no}, move {label}: {e}") from e
+
+    def finish(self, result: str | None) -> PgnGame:
+        game = self._game()
+        result = result or self.headers.get("Result", "*")
+        return PgnGame(headers=self.headers, game=game, result=result)

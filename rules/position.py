@@ -1,0 +1,752 @@
+"""A position known to be legal: its pieces, side to move, castling, en passant, clocks.
+
+The board is a plain list of 64 signed piece codes (White positive, Black negative,
+0 empty) and the move generator walks precomputed tables (:mod:`rules.tables`). Legal
+moves come from a pin and check filter: the king's own squares are tested for attack,
+pinned pieces stay on their pin line, in check only captures of the checker and blocks
+are kept, and only en passant is tried on the board (it can expose the king along the
+rank). :meth:`Position.push` and :meth:`Position.pop` change the position in place.
+"""
+
+from __future__ import annotations
+
+from .core import (
+    BISHOP,
+    KING,
+    KNIGHT,
+    PAWN,
+    PIECE_NAMES,
+    QUEEN,
+    ROOK,
+    SQUARE_NAMES,
+    Color,
+    Move,
+    Piece,
+)
+from .errors import FenError, IllegalMoveError
+from .fen import STARTING_FEN, castling_text, parse_fen_fields, placement_text
+from .tables import (
+    BLACK_KINGSIDE,
+    BLACK_QUEENSIDE,
+    CASTLE_BK,
+    CASTLE_BQ,
+    CASTLE_WK,
+    CASTLE_WQ,
+    CASTLING_KEPT,
+    DIAG_RAYS,
+    EN_PASSANT,
+    KING_MOVES,
+    KING_SQUARES,
+    KNIGHT_MOVES,
+    KNIGHT_SQUARES,
+    ORTHO_RAYS,
+    PAWN_ATTACKS,
+    PAWN_CAPTURES,
+    PAWN_DOUBLE,
+    PAWN_PUSH,
+    RAYS_WITH_PREFIX,
+    SLIDER_MOVES,
+    WHITE_KINGSIDE,
+    WHITE_QUEENSIDE,
+)
+
+# ENEMY[white][code] is True for a piece of the side not to move. Negative codes index
+# from the end of the 13-long list, so the table reads naturally for codes -6..6.
+_ENEMY = (
+    [False] * 7 + [False] * 6,  # Black to move: White pieces (1..6) are enemies
+    [False] * 7 + [True] * 6,  # White to move: Black pieces (-6..-1) are enemies
+)
+for _code in range(1, 7):
+    _ENEMY[0][_code] = True
+
+
+# Attacker codes by defending side (indexed by ``white``): knight, pawn, the two codes
+# that attack along a rank or file, the two along a diagonal, king.
+_ATTACKER_CODES = (
+    (2, 1, (4, 5), (3, 5), 6),  # Black defends: White attacks
+    (-2, -1, (-4, -5), (-3, -5), -6),
+)
+
+
+def _attacked(board: list[int], sq: int, white: bool) -> bool:
+    """Is ``sq`` attacked by the side that is not ``white``?"""
+    knight, pawn, straight, diagonal, king = _ATTACKER_CODES[white]
+    for t in KNIGHT_SQUARES[sq]:
+        if board[t] == knight:
+            return True
+    for t in PAWN_ATTACKS[white][sq]:
+        if board[t] == pawn:
+            return True
+    for ray in ORTHO_RAYS[sq]:
+        for t in ray:
+            p = board[t]
+            if p:
+                if p in straight:
+                    return True
+                break
+    for ray in DIAG_RAYS[sq]:
+        for t in ray:
+            p = board[t]
+            if p:
+                if p in diagonal:
+                    return True
+                break
+    for t in KING_SQUARES[sq]:  # noqa: SIM110 (a plain loop is faster here)
+        if board[t] == king:
+            return True
+    return False
+
+
+def _attackers(board: list[int], sq: int, white: bool) -> list[int]:
+    """The squares of the pieces of the side not ``white`` that attack ``sq``, ascending."""
+    s = -1 if white else 1
+    found = [t for t in KNIGHT_SQUARES[sq] if board[t] == 2 * s]
+    found += [t for t in PAWN_ATTACKS[white][sq] if board[t] == s]
+    found += [t for t in KING_SQUARES[sq] if board[t] == 6 * s]
+    for rays, kinds in ((ORTHO_RAYS[sq], (4 * s, 5 * s)), (DIAG_RAYS[sq], (3 * s, 5 * s))):
+        for ray in rays:
+            for t in ray:
+                p = board[t]
+                if p:
+                    if p in kinds:
+                        found.append(t)
+                    break
+    return sorted(found)
+
+
+class Position:
+    """A chess position: the pieces, side to move, castling rights, en passant, clocks.
+
+    >>> p = Position()
+    >>> len(p.legal_moves())
+    20
+    >>> p.push(p.parse_san('e4'))
+    >>> p.fen()
+    'rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1'
+    >>> p.pop()
+    Move.from_uci('e2e4')
+
+    Attributes (read them; change the position only through :meth:`push` / :meth:`pop`):
+    ``turn`` (:data:`WHITE` / :data:`BLACK`), ``ep_square`` (the square a pawn just
+    skipped with a double step, or ``None``), ``halfmove_clock``, ``fullmove_number``.
+    """
+
+    __slots__ = (
+        "_board",
+        "_castling",
+        "_kings",
+        "_pieces",
+        "_stack",
+        "ep_square",
+        "fullmove_number",
+        "halfmove_clock",
+        "turn",
+    )
+
+    def __init__(self) -> None:
+        self._set(*parse_fen_fields(STARTING_FEN))
+
+    def _set(self, board, turn, castling, ep, half, full) -> None:
+        self._board = board
+        self.turn = turn
+        self._castling = castling
+        self.ep_square = ep
+        self.halfmove_clock = half
+        self.fullmove_number = full
+        self._pieces = (
+            {sq for sq in range(64) if board[sq] < 0},
+            {sq for sq in range(64) if board[sq] > 0},
+        )
+        kings = [None, None]
+        for sq in range(64):
+            if board[sq] == 6:
+                kings[1] = sq
+            elif board[sq] == -6:
+                kings[0] = sq
+        self._kings = kings
+        self._stack = []
+
+    # ------------------------------------------------------------------ FEN
+
+    @classmethod
+    def from_fen(cls, fen: str) -> Position:
+        """The position a FEN describes. Strict: raises :class:`FenError` naming the field.
+
+        >>> Position.from_fen('8/8/8/8/8/8/8/K6k w - - 0 1').legal_moves()[0].uci()
+        'a1b1'
+        """
+        board, turn, castling, ep, half, full = parse_fen_fields(fen)
+        _validate(board, turn, castling, ep)
+        pos = cls.__new__(cls)
+        pos._set(board, turn, castling, ep, half, full)
+        return pos
+
+    def fen(self) -> str:
+        """The FEN of the position. The en-passant square is written only when an
+        en-passant capture is legal (as python-chess does, and as repetition counts it)."""
+        ep = SQUARE_NAMES[self.ep_square] if self._legal_ep_exists() else "-"
+        return (
+            f"{placement_text(self._board)} {'w' if self.turn else 'b'} "
+            f"{castling_text(self._castling)} {ep} {self.halfmove_clock} {self.fullmove_number}"
+        )
+
+    def board_fen(self) -> str:
+        """Only the placement field of the FEN."""
+        return placement_text(self._board)
+
+    @property
+    def castling_rights(self) -> str:
+        """``'KQkq'``, a subset of it, or ``'-'``."""
+        return castling_text(self._castling)
+
+    def copy(self) -> Position:
+        """An independent copy, move history included (so it can :meth:`pop` too)."""
+        pos = Position.__new__(Position)
+        pos._board = self._board[:]
+        pos.turn = self.turn
+        pos._castling = self._castling
+        pos.ep_square = self.ep_square
+        pos.halfmove_clock = self.halfmove_clock
+        pos.fullmove_number = self.fullmove_number
+        pos._pieces = (set(self._pieces[0]), set(self._pieces[1]))
+        pos._kings = self._kings[:]
+        pos._stack = self._stack[:]
+        return pos
+
+    def __eq__(self, other: object) -> bool:
+        """Same pieces, side, castling rights, e.p. square and clocks (history aside)."""
+        if not isinstance(other, Position):
+            return NotImplemented
+        return (
+            self._board == other._board
+            and self.turn == other.turn
+            and self._castling == other._castling
+            and self.ep_square == other.ep_square
+            and self.halfmove_clock == other.halfmove_clock
+            and self.fullmove_number == other.fullmove_number
+        )
+
+    __hash__ = None  # mutable
+
+    def __repr__(self) -> str:
+        return f"Position.from_fen({self.fen()!r})"
+
+    def __str__(self) -> str:
+        """A text board, rank 8 at the top, '.' for an empty square."""
+        rows = []
+        for rank in range(7, -1, -1):
+            cells = []
+            for sq in range(rank * 8, rank * 8 + 8):
+                p = self.piece_at(sq)
+                cells.append(p.symbol() if p else ".")
+            rows.append(" ".join(cells))
+        return "\n".join(rows)
+
+    # ------------------------------------------------------------------ reading
+
+    def piece_at(self, square: int) -> Piece | None:
+        """The piece on a square, or ``None``."""
+        p = self._board[square]
+        if not p:
+            return None
+        return Piece(p, True) if p > 0 else Piece(-p, False)
+
+    def occupancy(self) -> int:
+        """A 64-bit bitmap of the occupied squares (bit i = square i), as a board scan."""
+        bits = 0
+        for sq in self._pieces[0]:
+            bits |= 1 << sq
+        for sq in self._pieces[1]:
+            bits |= 1 << sq
+        return bits
+
+    def pieces(self, piece_type: int, color: Color) -> list[int]:
+        """The squares holding pieces of that type and colour, ascending."""
+        code = piece_type if color else -piece_type
+        return sorted(sq for sq in self._pieces[color] if self._board[sq] == code)
+
+    def king_square(self, color: Color) -> int:
+        """The square of that side's king."""
+        return self._kings[color]
+
+    def checkers(self) -> list[int]:
+        """The squares of the pieces giving check to the side to move (empty if none)."""
+        return _attackers(self._board, self._kings[self.turn], self.turn)
+
+    def attackers(self, color: Color, square: int) -> list[int]:
+        """The squares of ``color``'s pieces that attack ``square``."""
+        return _attackers(self._board, square, not color)
+
+    def is_attacked_by(self, color: Color, square: int) -> bool:
+        """Does ``color`` attack ``square``?"""
+        return _attacked(self._board, square, not color)
+
+    def is_check(self) -> bool:
+        """Is the side to move in check?"""
+        return _attacked(self._board, self._kings[self.turn], self.turn)
+
+    def is_checkmate(self) -> bool:
+        return self.is_check() and not self._gen()
+
+    def is_stalemate(self) -> bool:
+        return not self.is_check() and not self._gen()
+
+    def is_insufficient_material(self) -> bool:
+        """No sequence of legal moves can mate: K v K, K + one minor v K, or only
+        bishops besides the kings, all on squares of one colour."""
+        board = self._board
+        knights = 0
+        bishop_colours = set()
+        for side in self._pieces:
+            for sq in side:
+                t = abs(board[sq])
+                if t == KING:
+                    continue
+                if t == KNIGHT:
+                    knights += 1
+                elif t == BISHOP:
+                    bishop_colours.add(((sq >> 3) + sq) & 1)
+                else:
+                    return False
+        if knights:
+            return knights == 1 and not bishop_colours
+        return len(bishop_colours) <= 1
+
+    def repetition_key(self) -> tuple:
+        """What makes positions "the same" for repetition (FIDE 9.2.3): placement, side
+        to move, castling rights, and the e.p. square only if an e.p. capture is legal."""
+        return (
+            tuple(self._board),
+            self.turn,
+            self._castling,
+            self.ep_square if self._legal_ep_exists() else None,
+        )
+
+    @property
+    def move_stack(self) -> list[Move]:
+        """The moves pushed on this position, oldest first."""
+        return [entry[0] for entry in self._stack]
+
+    # ------------------------------------------------------------------ moves
+
+    def legal_moves(self) -> list[Move]:
+        """All legal moves, each carrying its flags (capture, castling, e.p., promotion)."""
+        return self._gen()
+
+    def is_legal(self, move: Move) -> bool:
+        """Is this move (compared by from, to, promotion) legal here?"""
+        return move in self._gen()
+
+    def legal_move(self, move: Move) -> Move:
+        """The legal move equal to ``move``, with its flags; :class:`IllegalMoveError` if none."""
+        for m in self._gen():
+            if m == move:
+                return m
+        raise IllegalMoveError(self._why_illegal(move))
+
+    def parse_uci(self, text: str) -> Move:
+        """The legal move a UCI text names (``'e2e4'``, ``'e7e8q'``, ``'e1g1'``).
+
+        Raises :class:`IllegalMoveError` saying why when it is not legal here.
+        """
+        return self.legal_move(Move.from_uci(text))
+
+    def _why_illegal(self, move: Move) -> str:
+        text = move.uci()
+        side = "White" if self.turn else "Black"
+        p = self._board[move.from_square]
+        where = f"in {self.fen()}"
+        if not p:
+            return f"illegal move {text}: no piece on {SQUARE_NAMES[move.from_square]} {where}"
+        if (p > 0) != self.turn:
+            return f"illegal move {text}: it is {side}'s turn {where}"
+        name = PIECE_NAMES[abs(p)]
+        if abs(p) == PAWN and move.to_square >> 3 in (0, 7) and move.promotion is None:
+            return f"illegal move {text}: a pawn reaching the last rank must promote {where}"
+        if move.promotion is not None and abs(p) != PAWN:
+            return f"illegal move {text}: only a pawn promotes, this is a {name} {where}"
+        if self.is_check():
+            return (
+                f"illegal move {text}: {side} is in check and this {name} move "
+                f"does not end it {where}"
+            )
+        origin = SQUARE_NAMES[move.from_square]
+        return f"illegal move {text}: the {name} on {origin} cannot go there {where}"
+
+    def perft(self, depth: int) -> int:
+        """The number of leaf positions ``depth`` plies ahead (the last ply counted in bulk)."""
+        if depth < 1:
+            return 1
+        moves = self._gen()
+        if depth == 1:
+            return len(moves)
+        push, pop, perft = self.push, self.pop, self.perft
+        nodes = 0
+        d = depth - 1
+        for m in moves:
+            push(m)
+            nodes += perft(d)
+            pop()
+        return nodes
+
+    def _legal_ep_exists(self) -> bool:
+        ep = self.ep_square
+        if ep is None:
+            return False
+        board = self._board
+        white = self.turn
+        pawn = 1 if white else -1
+        victim = ep - 8 if white else ep + 8
+        ksq = self._kings[white]
+        for frm in PAWN_ATTACKS[not white][ep]:
+            if board[frm] == pawn:
+                board[frm] = 0
+                board[victim] = 0
+                board[ep] = pawn
+                ok = not _attacked(board, ksq, white)
+                board[frm] = pawn
+                board[victim] = -pawn
+                board[ep] = 0
+                if ok:
+                    return True
+        return False
+
+    def _gen(self) -> list[Move]:
+        board = self._board
+        white = self.turn
+        sign = 1 if white else -1
+        enemy = _ENEMY[white]
+        ksq = self._kings[white]
+        moves: list[Move] = []
+        append = moves.append
+
+        # Checkers and pins, from the king outward.
+        n_checks = 0
+        mask = None
+        pins = {}
+        rays = RAYS_WITH_PREFIX[ksq]
+        er, eb, eq = -4 * sign, -3 * sign, -5 * sign
+        for d in range(8):
+            slider = er if d < 4 else eb
+            blocker = -1
+            for t, line in rays[d]:
+                q = board[t]
+                if q:
+                    if enemy[q]:
+                        if q == slider or q == eq:  # noqa: SIM109 (faster than a tuple)
+                            if blocker < 0:
+                                n_checks += 1
+                                mask = line
+                            else:
+                                pins[blocker] = line
+                        break
+                    if blocker >= 0:
+                        break
+                    blocker = t
+        en = -2 * sign
+        for t in KNIGHT_SQUARES[ksq]:
+            if board[t] == en:
+                n_checks += 1
+                mask = frozenset((t,))
+        ep_ = -sign
+        for t in PAWN_ATTACKS[white][ksq]:
+            if board[t] == ep_:
+                n_checks += 1
+                mask = frozenset((t,))
+
+        if n_checks < 2:
+            for sq in self._pieces[white]:
+                p = board[sq] * sign
+                if p == 6:
+                    continue
+                pin = pins.get(sq) if pins else None
+                # A pinned piece or one that must answer check fills a scratch list first.
+                out = moves if pin is None and mask is None else []
+                ap = out.append
+                if p == 1:
+                    to, ms = PAWN_PUSH[white][sq]
+                    if not board[to]:
+                        out.extend(ms)
+                        dbl = PAWN_DOUBLE[white][sq]
+                        if dbl is not None and not board[dbl[1].to_square]:
+                            ap(dbl[1])
+                    for to, ms in PAWN_CAPTURES[white][sq]:
+                        if enemy[board[to]]:
+                            out.extend(ms)
+                elif p == 2:
+                    if pin is not None:
+                        continue
+                    for to, qm, cm in KNIGHT_MOVES[sq]:
+                        q = board[to]
+                        if not q:
+                            ap(qm)
+                        elif enemy[q]:
+                            ap(cm)
+                else:
+                    for ray in SLIDER_MOVES[p][sq]:
+                        for to, qm, cm in ray:
+                            q = board[to]
+                            if not q:
+                                ap(qm)
+                            else:
+                                if enemy[q]:
+                                    ap(cm)
+                                break
+                if out is not moves:
+                    allowed = mask if pin is None else (pin if mask is None else pin & mask)
+                    for m in out:
+                        if m.to_square in allowed:
+                            append(m)
+
+            ep = self.ep_square
+            if ep is not None:
+                pawn = sign
+                victim = ep - 8 * sign
+                for frm in PAWN_ATTACKS[not white][ep]:
+                    if board[frm] == pawn:
+                        board[frm] = 0
+                        board[victim] = 0
+                        board[ep] = pawn
+                        ok = not _attacked(board, ksq, white)
+                        board[frm] = pawn
+                        board[victim] = -pawn
+                        board[ep] = 0
+                        if ok:
+                            append(EN_PASSANT[frm, ep])
+
+        # King steps: the king is lifted so it cannot hide behind itself from a slider.
+        king = 6 * sign
+        board[ksq] = 0
+        for to, qm, cm in KING_MOVES[ksq]:
+            q = board[to]
+            if q and not enemy[q]:
+                continue
+            if not _attacked(board, to, white):
+                append(cm if q else qm)
+        board[ksq] = king
+
+        castling = self._castling
+        if castling and not n_checks:
+            if white:
+                if (
+                    castling & WHITE_KINGSIDE
+                    and not board[5]
+                    and not board[6]
+                    and not _attacked(board, 5, True)
+                    and not _attacked(board, 6, True)
+                ):
+                    append(CASTLE_WK)
+                if (
+                    castling & WHITE_QUEENSIDE
+                    and not board[3]
+                    and not board[2]
+                    and not board[1]
+                    and not _attacked(board, 3, True)
+                    and not _attacked(board, 2, True)
+                ):
+                    append(CASTLE_WQ)
+            else:
+                if (
+                    castling & BLACK_KINGSIDE
+                    and not board[61]
+                    and not board[62]
+                    and not _attacked(board, 61, False)
+                    and not _attacked(board, 62, False)
+                ):
+                    append(CASTLE_BK)
+                if (
+                    castling & BLACK_QUEENSIDE
+                    and not board[59]
+                    and not board[58]
+                    and not board[57]
+                    and not _attacked(board, 59, False)
+                    and not _attacked(board, 58, False)
+                ):
+                    append(CASTLE_BQ)
+        return moves
+
+    # ------------------------------------------------------------------ make / unmake
+
+    def push(self, move: Move) -> None:
+        """Play a move, in place. The move must be legal here (see :meth:`is_legal`;
+        :class:`rules.Game` checks): what it does is read from the board, so a bare
+        ``Move.from_uci('e1g1')`` castles."""
+        board = self._board
+        frm = move.from_square
+        to = move.to_square
+        p = board[frm]
+        cap = board[to]
+        white = self.turn
+        ep = self.ep_square
+        self._stack.append((move, p, cap, self._castling, ep, self.halfmove_clock))
+        pieces = self._pieces
+        us = pieces[white]
+        us.remove(frm)
+        us.add(to)
+        board[frm] = 0
+        self.ep_square = None
+        if cap:
+            pieces[not white].remove(to)
+            self.halfmove_clock = 0
+        else:
+            self.halfmove_clock += 1
+        if p == 1 or p == -1:
+            self.halfmove_clock = 0
+            d = to - frm
+            if d == 16 or d == -16:
+                self.ep_square = (frm + to) >> 1
+            elif to == ep:
+                victim = to - 8 if white else to + 8
+                board[victim] = 0
+                pieces[not white].remove(victim)
+            elif move.promotion:
+                p = move.promotion * p
+        elif p == 6 or p == -6:
+            self._kings[white] = to
+            d = to - frm
+            if d == 2 or d == -2:
+                rf, rt = (frm + 3, frm + 1) if d == 2 else (frm - 4, frm - 1)
+                board[rt] = board[rf]
+                board[rf] = 0
+                us.remove(rf)
+                us.add(rt)
+        board[to] = p
+        if self._castling:
+            self._castling &= CASTLING_KEPT[frm] & CASTLING_KEPT[to]
+        if not white:
+            self.fullmove_number += 1
+        self.turn = not white
+
+    def pop(self) -> Move:
+        """Take back the last move pushed, restoring everything; returns it.
+
+        Raises :class:`IndexError` when no move was pushed.
+        """
+        if not self._stack:
+            raise IndexError("pop from a position with no moves pushed")
+        move, p, cap, castling, ep, half = self._stack.pop()
+        board = self._board
+        white = not self.turn
+        self.turn = white
+        frm = move.from_square
+        to = move.to_square
+        pieces = self._pieces
+        us = pieces[white]
+        us.remove(to)
+        us.add(frm)
+        board[frm] = p
+        board[to] = cap
+        if cap:
+            pieces[not white].add(to)
+        if p == 1 or p == -1:
+            if to == ep:
+                victim = to - 8 if white else to + 8
+                board[victim] = -p
+                pieces[not white].add(victim)
+        elif p == 6 or p == -6:
+            self._kings[white] = frm
+            d = to - frm
+            if d == 2 or d == -2:
+                rf, rt = (frm + 3, frm + 1) if d == 2 else (frm - 4, frm - 1)
+                board[rf] = board[rt]
+                board[rt] = 0
+                us.remove(rt)
+                us.add(rf)
+        self._castling = castling
+        self.ep_square = ep
+        self.halfmove_clock = half
+        if not white:
+            self.fullmove_number -= 1
+        return move
+
+    def peek(self) -> Move | None:
+        """The last move pushed, or ``None``."""
+        return self._stack[-1][0] if self._stack else None
+
+    # ------------------------------------------------------------------ notation
+
+    def san(self, move: Move) -> str:
+        """The SAN of a legal move: ``'Nf3'``, ``'exd6'``, ``'O-O'``, ``'e8=Q+'``, ``'Qh4#'``."""
+        from .san import move_to_san
+
+        return move_to_san(self, move)
+
+    def parse_san(self, text: str) -> Move:
+        """The legal move a SAN text names, read leniently (``0-0``, ``e8Q``, ``exd6e.p.``,
+        trailing ``+#!?``); :class:`rules.SanError` when it names none or several."""
+        from .san import parse_san
+
+        return parse_san(self, text)
+
+
+def _validate(board: list[int], turn: bool, castling: int, ep: int | None) -> None:
+    """Raise FenError for a position that cannot arise: the problem found, by field."""
+    for color, name in ((True, "White"), (False, "Black")):
+        king = 6 if color else -6
+        n = board.count(king)
+        if n != 1:
+            raise FenError(
+                "placement",
+                f"FEN placement: {name} has {'no king' if n == 0 else f'{n} kings'}, "
+                "needs exactly one",
+            )
+        pawn = 1 if color else -1
+        if board.count(pawn) > 8:
+            raise FenError("placement", f"FEN placement: {name} has more than 8 pawns")
+        if sum(1 for p in board if (p > 0 if color else p < 0)) > 16:
+            raise FenError("placement", f"FEN placement: {name} has more than 16 pieces")
+    for sq in list(range(8)) + list(range(56, 64)):
+        if board[sq] in (1, -1):
+            raise FenError(
+                "placement",
+                f"FEN placement: a pawn on {SQUARE_NAMES[sq]} (pawns never stand on rank 1 or 8)",
+            )
+    other_king = board.index(-6 if turn else 6)
+    if _attacked(board, other_king, not turn):
+        side = "Black" if turn else "White"
+        raise FenError(
+            "side",
+            f"FEN side: {side} is in check with {'White' if turn else 'Black'} to move "
+            "(the side not to move cannot be in check)",
+        )
+    needs = (
+        (WHITE_KINGSIDE, "K", 4, 6, 7, 4),
+        (WHITE_QUEENSIDE, "Q", 4, 6, 0, 4),
+        (BLACK_KINGSIDE, "k", 60, -6, 63, -4),
+        (BLACK_QUEENSIDE, "q", 60, -6, 56, -4),
+    )
+    for bit, letter, ksq, king, rsq, rook in needs:
+        if castling & bit:
+            if board[ksq] != king:
+                raise FenError(
+                    "castling",
+                    f"FEN castling {letter!r}: no {'white' if king > 0 else 'black'} king on "
+                    f"{SQUARE_NAMES[ksq]}",
+                )
+            if board[rsq] != rook:
+                raise FenError(
+                    "castling",
+                    f"FEN castling {letter!r}: no {'white' if rook > 0 else 'black'} rook on "
+                    f"{SQUARE_NAMES[rsq]}",
+                )
+    if ep is not None:
+        name = SQUARE_NAMES[ep]
+        step = -8 if turn else 8  # from the e.p. square toward the pawn that moved
+        pawn = -1 if turn else 1
+        if board[ep]:
+            raise FenError("en passant", f"FEN en passant {name}: the square is not empty")
+        if board[ep + step] != pawn:
+            raise FenError(
+                "en passant",
+                f"FEN en passant {name}: no {'black' if turn else 'white'} pawn on "
+                f"{SQUARE_NAMES[ep + step]} that could just have moved two squares",
+            )
+        if board[ep - step]:
+            raise FenError(
+                "en passant",
+                f"FEN en passant {name}: {SQUARE_NAMES[ep - step]} is occupied, so no pawn "
+                "can just have moved two squares from it",
+            )
+
+
+__all__ = ["BISHOP", "KING", "KNIGHT", "PAWN", "QUEEN", "ROOK", "Position"]

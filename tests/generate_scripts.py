@@ -1,0 +1,439 @@
+"""Board scripts from real games, played the way people move pieces by hand.
+
+Each game of a PGN file (python-chess reads it: the oracle, independent of our rules core)
+becomes a lift/place board script with seeded random habits:
+
+- captures with the victim lifted first, or the mover lifted first;
+- castling king first then rook, king and rook lifted together, or rook first (only where
+  touch-move allows it: not under ``enforce``);
+- slides: a rook, bishop, queen, king or double-stepping pawn dragged over the squares it
+  crosses, resting there under 100 ms;
+- en passant with the victim lifted before or after the capturing pawn lands;
+- promotion: ``choose`` before the placement or after it, or no ``choose`` at all for a
+  queen, and sometimes the pawn swapped for the new piece on the promotion square;
+- hesitations (over the settle time) only where the board is on the way to a move, and
+  quick replies (before the settle time) where the reply cannot be mistaken for more of
+  the move before.
+
+:func:`to_scans` turns such a script into raw ``scan`` lines: every change with contact
+bounce (a few 1-3 ms flickers after it), and now and then one square flickering for a
+single scan, which the debouncer must swallow.
+
+Run ``python -m tests.generate_scripts OUTDIR [--scans]`` to write the corpus as files.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import random
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import chess
+import chess.pgn
+
+from board_driver.events import Choose, Lift, Place
+from board_driver.script import START_FEN, Scan, Script, ScriptItem
+
+#: Intervals (ms) people leave between events; see the module docstring.
+WITHIN_MOVE = (40, 200)  # comfortably under the 250 ms settle time, even with bounce
+HESITATION = (300, 800)  # over the settle time: only where the board is on the way to a move
+BETWEEN_MOVES = (300, 1200)
+QUICK_REPLY = (120, 220)  # the other side starts before the settle time has passed
+SLIDE_REST = (25, 70)  # under the 100 ms pass time, even with bounce
+SCAN_PERIOD_MS = 5
+
+PROMOTION_LETTER = {chess.QUEEN: "q", chess.ROOK: "r", chess.BISHOP: "b", chess.KNIGHT: "n"}
+SLIDERS = {chess.BISHOP, chess.ROOK, chess.QUEEN}
+
+
+@dataclass
+class GeneratedGame:
+    """A board script and what replaying it must give, according to python-chess."""
+
+    name: str
+    script: Script
+    sans: list[str]
+    fens: set[str]  # the final position, in each convention for the e.p. square
+    result: str
+    termination: str | None
+    habits: Counter = field(default_factory=Counter)  # which ways of moving were used
+
+
+class _Hands:
+    """Writes one game's events, keeping a clock."""
+
+    def __init__(self, rng: random.Random, touch_move: str) -> None:
+        self.rng = rng
+        self.touch_move = touch_move
+        self.items: list[ScriptItem] = []
+        self.t = 0
+        self.habits: Counter = Counter()
+
+    def wait(self, span: tuple[int, int]) -> None:
+        self.t += self.rng.randint(*span)
+
+    def step(self, *, may_hesitate: bool = True) -> None:
+        """The pause before the next event of the same move."""
+        if may_hesitate and self.rng.random() < 0.08:
+            self.habits["hesitation"] += 1
+            self.wait(HESITATION)
+        else:
+            self.wait(WITHIN_MOVE)
+
+    def lift(self, sq: int) -> None:
+        self.items.append(Lift(self.t, sq))
+
+    def place(self, sq: int) -> None:
+        self.items.append(Place(self.t, sq))
+
+    def choose(self, letter: str) -> None:
+        self.items.append(Choose(self.t, letter))
+
+    def slide(self, crossed: list[int]) -> None:
+        """The piece in hand is dragged over ``crossed``, resting briefly on each."""
+        for sq in crossed:
+            self.wait((20, 50))
+            self.place(sq)
+            self.wait(SLIDE_REST)
+            self.lift(sq)
+        self.wait((20, 50))
+
+
+def _crossed(board: chess.Board, move: chess.Move) -> list[int]:
+    """The squares a piece making ``move`` passes over, from its square on; [] for jumps."""
+    piece = board.piece_type_at(move.from_square)
+    distance = chess.square_distance(move.from_square, move.to_square)
+    if piece in SLIDERS or (piece in (chess.PAWN, chess.KING) and distance == 2):
+        between = list(chess.SquareSet.between(move.from_square, move.to_square))
+        return sorted(between, key=lambda sq: chess.square_distance(move.from_square, sq))
+    return []
+
+
+def _play_move(
+    hands: _Hands, board: chess.Board, move: chess.Move, amendment_open: bool
+) -> set[int]:
+    """Write the events of ``move``; returns the squares it touched."""
+    rng = hands.rng
+    fr, to = move.from_square, move.to_square
+    touched = {fr, to}
+    promotion = PROMOTION_LETTER.get(move.promotion) if move.promotion else None
+    choose_when = None
+    if promotion is not None:
+        if promotion == "q":
+            choose_when = rng.choice([None, None, None, "before", "after"])
+        else:
+            choose_when = rng.choice(["before", "after"])
+        hands.habits[f"promotion {promotion} choose {choose_when or 'none'}"] += 1
+
+    def choose_before_first_lift() -> bool:
+        # Not while the opponent may still amend a promotion: a choose then is theirs.
+        if choose_when == "before" and not amendment_open and rng.random() < 0.5:
+            hands.choose(promotion)
+            hands.step(may_hesitate=False)
+            return True
+        return False
+
+    chose = choose_before_first_lift()
+
+    def choose_in_hand() -> None:
+        nonlocal chose
+        if choose_when == "before" and not chose:
+            hands.step(may_hesitate=False)
+            hands.choose(promotion)
+            chose = True
+
+    if board.is_castling(move):
+        rook_from, rook_to = _rook_squares(board, move)
+        touched |= {rook_from, rook_to}
+        ways = ["king first", "together"]
+        if hands.touch_move != "enforce":
+            ways.append("rook first")
+        way = rng.choice(ways)
+        hands.habits[f"castling {way}"] += 1
+        if way == "king first":
+            hands.lift(fr)
+            if rng.random() < 0.4:
+                hands.habits["slide"] += 1
+                hands.slide(_crossed(board, move))
+            else:
+                hands.step()
+            hands.place(to)
+            hands.step()
+            hands.lift(rook_from)
+            hands.step()
+            hands.place(rook_to)
+        elif way == "together":
+            hands.lift(fr)
+            hands.wait((20, 40))
+            hands.lift(rook_from)
+            hands.step()
+            first, second = (to, rook_to) if rng.random() < 0.5 else (rook_to, to)
+            hands.place(first)
+            hands.wait((20, 150))
+            hands.place(second)
+        else:
+            hands.lift(rook_from)
+            hands.step(may_hesitate=False)
+            hands.place(rook_to)
+            if rng.random() < 0.5:
+                # Long enough for the rook move to be committed before the king follows.
+                hands.habits["castling rook first, committed"] += 1
+                hands.wait(HESITATION)
+            else:
+                hands.step(may_hesitate=False)
+            hands.lift(fr)
+            hands.step()
+            hands.place(to)
+        return touched
+
+    victim = None
+    if board.is_en_passant(move):
+        victim = to + (-8 if board.turn == chess.WHITE else 8)
+    elif board.is_capture(move):
+        victim = to
+    crossed = _crossed(board, move) if rng.random() < 0.3 else []
+    if crossed:
+        hands.habits["slide"] += 1
+    if victim is not None:
+        touched.add(victim)
+        kind = "en passant" if victim != to else "capture"
+        ways = ["victim first", "mover first"]
+        if kind == "en passant":
+            ways.append("victim after")
+        way = rng.choice(ways)
+        hands.habits[f"{kind} {way}"] += 1
+        if way == "victim first":
+            hands.lift(victim)
+            hands.step()
+            hands.lift(fr)
+            choose_in_hand()
+            if crossed:
+                hands.slide(crossed)
+            else:
+                hands.step()
+            hands.place(to)
+        elif way == "mover first":
+            hands.lift(fr)
+            hands.step()
+            hands.lift(victim)
+            choose_in_hand()
+            if crossed:
+                hands.slide(crossed)
+            else:
+                hands.step()
+            hands.place(to)
+        else:
+            hands.lift(fr)
+            choose_in_hand()
+            hands.step()
+            hands.place(to)
+            hands.step()
+            hands.lift(victim)
+    else:
+        hands.lift(fr)
+        choose_in_hand()
+        if crossed:
+            hands.slide(crossed)
+        else:
+            hands.step()
+        hands.place(to)
+
+    if promotion is not None:
+        if choose_when == "after":
+            hands.wait((60, 500))
+            hands.choose(promotion)
+        if rng.random() < 0.3:
+            # The pawn taken off the last rank and the new piece put in its place.
+            hands.habits["promotion swap"] += 1
+            hands.wait((60, 400))
+            hands.lift(to)
+            hands.wait((100, 600))
+            hands.place(to)
+    return touched
+
+
+def _rook_squares(board: chess.Board, move: chess.Move) -> tuple[int, int]:
+    rank = chess.square_rank(move.from_square)
+    if chess.square_file(move.to_square) == 6:
+        return chess.square(7, rank), chess.square(5, rank)
+    return chess.square(0, rank), chess.square(3, rank)
+
+
+def _first_lift(items: list[ScriptItem], start: int) -> int | None:
+    for item in items[start:]:
+        if isinstance(item, Lift):
+            return item.square
+    return None
+
+
+def generate_game(game: chess.pgn.Game, seed: int, name: str) -> GeneratedGame:
+    """One game as a lift/place script with habits drawn from ``seed``."""
+    rng = random.Random(seed)
+    touch_move = rng.choice(["off", "warn", "warn", "enforce"])
+    options: dict[str, str | bool] = {}
+    if touch_move != "warn" or rng.random() < 0.5:
+        options["touch_move"] = touch_move
+    if rng.random() < 0.3:
+        options["takeback"] = rng.random() < 0.5
+    if rng.random() < 0.3:
+        options["hints"] = rng.random() < 0.5
+    hands = _Hands(rng, touch_move)
+    hands.habits[f"touch_move {touch_move}"] += 1
+
+    board = game.board()
+    fen = board.fen()
+    sans: list[str] = []
+    last_touched: set[int] = set()
+    amendment_open = False
+    for move in game.mainline_moves():
+        start = len(hands.items)
+        mark = hands.t
+        hands.wait(BETWEEN_MOVES)
+        touched = _play_move(hands, board, move, amendment_open)
+        first = _first_lift(hands.items, start)
+        first_at = next(i.t_ms for i in hands.items[start:] if isinstance(i, Lift | Choose))
+        if (
+            sans
+            and first not in last_touched
+            and not amendment_open
+            and rng.random() < 0.15
+            and first_at - mark > QUICK_REPLY[1]
+        ):
+            # Start this move before the settle time: shift its events earlier.
+            shift = first_at - mark - rng.randint(*QUICK_REPLY)
+            hands.habits["quick reply"] += 1
+            for index in range(start, len(hands.items)):
+                item = hands.items[index]
+                hands.items[index] = dataclasses.replace(item, t_ms=item.t_ms - shift)
+            hands.t -= shift
+        sans.append(board.san(move))
+        amendment_open = move.promotion is not None
+        board.push(move)
+        last_touched = touched
+
+    outcome = board.outcome(claim_draw=False)
+    fens = {board.fen(en_passant=mode) for mode in ("legal", "fen", "xfen")}
+    script = Script(
+        fen=START_FEN if fen == chess.STARTING_FEN else fen,
+        options=options,
+        gap_ms=300,
+        items=hands.items,
+        name=name,
+    )
+    return GeneratedGame(
+        name=name,
+        script=script,
+        sans=sans,
+        fens=fens,
+        result=outcome.result() if outcome else "*",
+        termination=outcome.termination.name.lower() if outcome else None,
+        habits=hands.habits,
+    )
+
+
+def to_scans(script: Script, seed: int, *, flicker_rate: float = 0.2) -> Script:
+    """The same board as raw scans: bounce after every change, some one-scan flickers."""
+    rng = random.Random(seed)
+    board = int(chess.Board(script.fen).occupied)  # python-chess: bit i = square i, as ours
+    toggles: list[tuple[int, int, int, int]] = []  # (t, order, square, new state)
+    others: list[ScriptItem] = []
+    changes_at: dict[int, list[int]] = {}
+    order = 0
+    for item in script.items:
+        if isinstance(item, Lift | Place):
+            new = 1 if isinstance(item, Place) else 0
+            t = item.t_ms
+            toggles.append((t, order, item.square, new))
+            order += 1
+            for _ in range(rng.choice([0, 1, 1, 2, 2, 3])):  # contact bounce
+                t += rng.randint(1, 3)
+                toggles.append((t, order, item.square, 1 - new))
+                t += rng.randint(1, 3)
+                toggles.append((t, order + 1, item.square, new))
+                order += 2
+            changes_at.setdefault(item.square, []).append(item.t_ms)
+        else:
+            others.append(item)
+    # One-scan flickers of squares that do not change anywhere near that moment.
+    end = script.end_ms
+    for _ in range(int(len(script.items) * flicker_rate)):
+        t = rng.randrange(0, max(end, 1))
+        sq = rng.randrange(64)
+        if any(abs(t - c) < 200 for c in changes_at.get(sq, ())):
+            continue
+        toggles.append((t, order, sq, -1))  # -1: flip for one scan
+        order += 1
+    toggles.sort()
+    items: list[ScriptItem] = []
+    scans: list[Scan] = []
+    flicker_back: list[tuple[int, int]] = []
+    for t, _, sq, new in toggles:
+        while flicker_back and flicker_back[0][0] <= t:
+            back_t, back_sq = flicker_back.pop(0)
+            board ^= 1 << back_sq
+            scans.append(Scan(back_t, board))
+        if new == -1:
+            board ^= 1 << sq
+            flicker_back.append((t + SCAN_PERIOD_MS, sq))
+            flicker_back.sort()
+        elif new:
+            board |= 1 << sq
+        else:
+            board &= ~(1 << sq)
+        scans.append(Scan(t, board))
+    for back_t, back_sq in flicker_back:
+        board ^= 1 << back_sq
+        scans.append(Scan(back_t, board))
+    # Merge: one scan per instant (the last), and the non-board items at their times.
+    merged: dict[int, Scan] = {}
+    for scan in scans:
+        merged[scan.t_ms] = scan
+    items = sorted(
+        [*merged.values(), *others],
+        key=lambda i: (i.t_ms, 0 if isinstance(i, Scan) else 1),
+    )
+    return Script(
+        fen=script.fen,
+        options=dict(script.options),
+        gap_ms=script.gap_ms,
+        items=items,
+        name=f"{script.name} (scans)",
+    )
+
+
+def read_games(pgn_path: Path) -> list[chess.pgn.Game]:
+    games = []
+    with open(pgn_path, encoding="utf-8") as handle:
+        while (game := chess.pgn.read_game(handle)) is not None:
+            games.append(game)
+    return games
+
+
+def generate_corpus(pgn_path: Path, seed: int = 2026) -> list[GeneratedGame]:
+    """Every game of ``pgn_path`` as a lift/place script; game *i* uses seed ``seed + i``."""
+    return [
+        generate_game(game, seed + index, f"{pgn_path.stem}-{index + 1:03d}")
+        for index, game in enumerate(read_games(pgn_path))
+    ]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("outdir", type=Path)
+    parser.add_argument("--pgn", type=Path, default=Path("/work/shared/data/selfplay.pgn"))
+    parser.add_argument("--scans", action="store_true", help="write raw scans instead")
+    parser.add_argument("--seed", type=int, default=2026)
+    args = parser.parse_args()
+    args.outdir.mkdir(parents=True, exist_ok=True)
+    for index, generated in enumerate(generate_corpus(args.pgn, args.seed)):
+        script = to_scans(generated.script, args.seed + index) if args.scans else generated.script
+        comment = f"{generated.name}: {' '.join(generated.sans)} {generated.result}"
+        path = args.outdir / f"{generated.name}.script"
+        path.write_text(script.to_text(comment=comment), encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
