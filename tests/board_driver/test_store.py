@@ -153,3 +153,63 @@ def test_games_command_on_a_corrupt_store_exits_non_zero_without_traceback(tmp_p
     result = magboard("games", "--store", str(path))
     assert result.returncode == 1
     assert "damaged" in result.stderr and "Traceback" not in result.stderr
+
+
+def _store_game(store: Store, sans: list[str], fen: str = START_FEN) -> int:
+    import rules
+
+    game = rules.Game(rules.Position.from_fen(fen))
+    for san in sans:
+        game.push_san(san)
+    gid = store.new_game(fen)
+    store.sync_moves(gid, [(str(m), s) for m, s in zip(game.moves, game.san_moves(), strict=True)])
+    outcome = game.outcome()
+    if outcome:
+        store.finish(gid, outcome.result(), outcome.termination)
+    return gid
+
+
+def test_pgn_command_prints_a_game_python_chess_reads_back(db_path):
+    import io
+
+    import chess.pgn
+
+    with Store.open(db_path) as store:
+        mate = _store_game(store, ["e4", "e5", "Qh5", "Nc6", "Bc4", "Nf6", "Qxf7#"])
+        resigned = _store_game(store, ["d4", "d5", "c4"])
+        store.finish(resigned, "1-0", "resignation")
+        endgame = _store_game(store, ["a8=R+", "Kd7"], fen="4k3/P7/8/8/8/8/8/4K3 w - - 0 1")
+
+    result = magboard("pgn", str(mate), "--store", str(db_path))
+    assert result.returncode == 0, result.stderr
+    read = chess.pgn.read_game(io.StringIO(result.stdout))
+    assert [str(m) for m in read.mainline_moves()] == [
+        "e2e4",
+        "e7e5",
+        "d1h5",
+        "b8c6",
+        "f1c4",
+        "g8f6",
+        "h5f7",
+    ]
+    assert read.headers["Result"] == "1-0"
+    assert read.headers["Event"] == f"magboard game {mate}"
+
+    every = magboard("pgn", "all", "--store", str(db_path)).stdout
+    stream = io.StringIO(every)
+    games = [chess.pgn.read_game(stream) for _ in range(3)]
+    assert [g.headers["Result"] for g in games] == ["1-0", "1-0", "*"]
+    assert games[2].headers["FEN"] == "4k3/P7/8/8/8/8/8/4K3 w - - 0 1"
+    assert [str(m) for m in games[2].mainline_moves()] == ["a7a8r", "e8d7"]
+
+    latest = magboard("pgn", "--store", str(db_path)).stdout
+    assert f'[Event "magboard game {endgame}"]' in latest
+
+
+def test_pgn_of_an_unknown_game_is_a_clear_error(db_path):
+    with Store.open(db_path) as store:
+        store.new_game()
+    result = magboard("pgn", "7", "--store", str(db_path))
+    assert result.returncode == 1 and "no game 7" in result.stderr
+    result = magboard("pgn", "seven", "--store", str(db_path))
+    assert result.returncode == 2 and "not a game number" in result.stderr
