@@ -1,0 +1,779 @@
+"""The move tracker: lifts and places in, moves out, judged like a careful arbiter.
+
+A reed switch says only "a piece is here", so the tracker reads moves from which squares
+empty and fill, and when. It keeps the occupancy of the last committed position, the
+board standing now, and what happened since (which squares were lifted, which refilled,
+which pieces were touched first). When the board has been still for ``settle_ms`` it
+judges:
+
+- the board matches the last position: nothing to do (or ``restored`` after an error);
+- it shows exactly one legal move done (a capture's square seen emptied and filled
+  again): the move is committed (``move``, then ``check`` and ``game_over`` if so);
+- it shows the position before the last move (take-backs on): ``takeback``;
+- it is on the way to a legal move (a piece in hand, a victim lifted, a castling king
+  waiting for its rook, an en-passant victim still standing): it waits, no complaint;
+- anything else: ``illegal``, out of sync, the lights show what to empty and fill.
+
+It judges earlier when an event can only belong to the next move: the board shows a
+complete move and the other side lifts one of its pieces.
+
+>>> from board_driver.events import Lift, Place
+>>> from board_driver.squares import square
+>>> tracker = Tracker()
+>>> events = tracker.handle(Lift(0, square("e2"))) + tracker.handle(Place(300, square("e4")))
+>>> [e["san"] for e in events + tracker.tick(600) if e["type"] == "move"]
+['e4']
+>>> tracker.game.position.fen()
+'rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1'
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from board_driver.events import PROMOTION_LETTERS, BoardEvent, Button, Choose, Lift, Place
+from board_driver.feedback import DEFAULT_COLOURS, BoardView, Colours, render
+from board_driver.frame import Frame
+from board_driver.squares import square_name, squares_of
+from board_driver.tracking.footprint import Footprint, bit
+from board_driver.tracking.touch import TouchMove
+from rules import (
+    BISHOP,
+    KNIGHT,
+    QUEEN,
+    ROOK,
+    WHITE,
+    ClaimRefused,
+    Color,
+    Game,
+    Move,
+    Outcome,
+    Position,
+)
+
+TOUCH_MOVE_MODES = ("off", "warn", "enforce")
+#: The occupancy of the start position: ranks 1, 2, 7 and 8.
+START_OCCUPANCY = Position().occupancy()
+PROMOTION_PIECES = {"q": QUEEN, "r": ROOK, "b": BISHOP, "n": KNIGHT}
+PROMOTION_LETTER = {piece: letter for letter, piece in PROMOTION_PIECES.items()}
+
+Event = dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class GameOptions:
+    """How strictly the board plays (config ``[game]``, board-script ``option`` lines).
+
+    ``touch_move``: ``"off"``, ``"warn"`` (announce and light the touched piece, accept
+    the other move) or ``"enforce"`` (the other move is illegal); ``takeback``: the board
+    set back to the position before the last move undoes it; ``hints``: a lifted
+    piece's legal destinations light up.
+    """
+
+    touch_move: str = "warn"
+    takeback: bool = True
+    hints: bool = False
+
+    def __post_init__(self) -> None:
+        if self.touch_move not in TOUCH_MOVE_MODES:
+            raise ValueError(
+                f"touch_move: {self.touch_move!r} is not one of {', '.join(TOUCH_MOVE_MODES)}"
+            )
+        for name in ("takeback", "hints"):
+            if not isinstance(getattr(self, name), bool):
+                raise ValueError(f"{name}: expected true or false, got {getattr(self, name)!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class Timing:
+    """``settle_ms``: how long the board must be still before a move is judged;
+    ``pass_ms``: a piece resting less than this on a square only passed over it (and a
+    square that empties and fills again within it only flickered)."""
+
+    settle_ms: int = 250
+    pass_ms: int = 100
+
+    def __post_init__(self) -> None:
+        for name in ("settle_ms", "pass_ms"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+                raise ValueError(f"{name}: expected a whole number of milliseconds, got {value!r}")
+        if self.settle_ms == 0:
+            raise ValueError("settle_ms: must be more than 0")
+
+
+def _side(color: Color) -> str:
+    return "white" if color == WHITE else "black"
+
+
+def _names(mask: int) -> list[str]:
+    return [square_name(sq) for sq in squares_of(mask)]
+
+
+@dataclass(frozen=True, slots=True)
+class _CastlingAmendment:
+    """A rook move that becomes castling if its king follows (rook first)."""
+
+    castling: Move
+    footprint: Footprint  # the castling's, from the position before the rook move
+    before: int  # the occupancy before the rook move
+
+
+class Tracker:
+    """Turns board events into game events, holding a :class:`rules.Game`.
+
+    ``board`` is the occupancy actually standing when the tracker starts (``None``: it
+    matches the game); a mismatch starts out of sync, and the lights guide the board back.
+    """
+
+    def __init__(
+        self,
+        game: Game | None = None,
+        *,
+        options: GameOptions = GameOptions(),
+        timing: Timing = Timing(),
+        board: int | None = None,
+        colours: Colours = DEFAULT_COLOURS,
+    ) -> None:
+        self.game = game if game is not None else Game()
+        self.options = options
+        self.timing = timing
+        self.colours = colours
+        position = self.game.start.copy()
+        self._occupancies = [position.occupancy()]
+        for move in self.game.moves:
+            position.push(move)
+            self._occupancies.append(position.occupancy())
+        self._outcome: Outcome | None = self.game.outcome()
+        self._deadline: int | None = None
+        self._castle_amend: _CastlingAmendment | None = None
+        self._promotion_square: int | None = None  # a promotion whose piece may be amended
+        self._choice: int | None = None  # the piece chosen for the next promotion
+        self._warned: int | None = None  # a touched square lit after a move it did not make
+        self._new_game_pending = False
+        self._draw_offer: Color | None = None
+        self._new_turn()
+        self.board = self._committed if board is None else board
+        self._out_of_sync = self.board != self._committed
+
+    # ------------------------------------------------------------------ public
+
+    @property
+    def in_sync(self) -> bool:
+        """Does the board show the committed position (or a move on its way to one)?"""
+        if self._new_game_pending:
+            return False
+        if self._outcome is not None:
+            return self.board == self._committed
+        return not self._out_of_sync
+
+    def handle(self, event: BoardEvent) -> list[Event]:
+        """Take one board event; returns the game events it (and the time before it) led to.
+
+        A judgement that fell due before the event is made first, at its own time.
+        A ``lift`` of an empty square or a ``place`` on a full one cannot come from a
+        board: ValueError, and the tracker keeps its state.
+        """
+        out = self.tick(event.t_ms)
+        if isinstance(event, Lift):
+            out += self._lift(event.t_ms, event.square)
+        elif isinstance(event, Place):
+            out += self._place(event.t_ms, event.square)
+        elif isinstance(event, Choose):
+            out += self._choose(event.t_ms, event.piece)
+        elif isinstance(event, Button):
+            out += self._button(event.t_ms, event.name)
+        else:
+            raise TypeError(f"not a board event: {event!r}")
+        return out
+
+    def tick(self, t_ms: int) -> list[Event]:
+        """Time passes with no event: judges the board if it has been still long enough."""
+        if self._deadline is not None and self._deadline <= t_ms:
+            due, self._deadline = self._deadline, None
+            return self._judge(due)
+        return []
+
+    def finish(self, t_ms: int) -> list[Event]:
+        """The board is left alone for good: whatever is pending is judged."""
+        if self._deadline is None:
+            return []
+        due, self._deadline = self._deadline, None
+        return self._judge(due)
+
+    def frame(self) -> Frame:
+        """The steady LED frame for the current state."""
+        return render(self._view(), self.colours)
+
+    # ------------------------------------------------------------------ state per turn
+
+    def _new_turn(self) -> None:
+        """A position was committed (or taken back): start reading the next move."""
+        self._position = self.game.position
+        self._committed = self._occupancies[-1]
+        self._legal = self._position.legal_moves()
+        self._footprints = [Footprint.of(m, self._committed) for m in self._legal]
+        turn = self._position.turn
+        own = 0
+        for sq in squares_of(self._committed):
+            piece = self._position.piece_at(sq)
+            if piece is not None and piece.color == turn:
+                own |= bit(sq)
+        self._own = own
+        self._lift_t: dict[int, int] = {}
+        self._place_t: dict[int, int] = {}
+        self._refill_t: dict[int, int] = {}  # a square lifted and filled again (no flicker)
+        self._touch = TouchMove()
+        self._adjusting = False
+        self._adjusted: set[int] = set()
+        self._out_of_sync = False
+        self._announced: tuple[int, int] | None = None
+
+    def _playing(self) -> bool:
+        return self._outcome is None and not self._new_game_pending
+
+    # ------------------------------------------------------------------ board events
+
+    def _lift(self, t: int, sq: int) -> list[Event]:
+        b = bit(sq)
+        if not self.board & b:
+            raise ValueError(f"lift {square_name(sq)} at {t} ms: no piece stands there")
+        out: list[Event] = []
+        if self._playing():
+            self._warned = None
+            passing = t - self._place_t.get(sq, -(1 << 62)) < self.timing.pass_ms
+            if passing:
+                del self._place_t[sq]  # a sliding piece crossed this square
+            elif self.board != self._committed:
+                early = self._early_commit(sq)
+                if early is not None:
+                    out += self._commit(early, t)
+            self._close_windows(sq)
+            exempt = (
+                passing
+                or sq in self._lift_t
+                or self._adjusting
+                or self._in_window(sq)
+                or self.options.touch_move == "off"
+            )
+            if self._adjusting:
+                self._adjusted.add(sq)
+            if not exempt and self._committed & b:
+                self._touch.lift(self._position, sq, t)
+            self._lift_t[sq] = t
+        self.board &= ~b
+        self._deadline = t + self.timing.settle_ms
+        return out
+
+    def _place(self, t: int, sq: int) -> list[Event]:
+        b = bit(sq)
+        if self.board & b:
+            raise ValueError(f"place {square_name(sq)} at {t} ms: a piece already stands there")
+        if self._playing():
+            self._warned = None
+            lifted = self._lift_t.get(sq)
+            if lifted is not None:
+                if t - lifted < self.timing.pass_ms:
+                    self._touch.forget(sq, lifted)  # the square flickered: no hand touched it
+                else:
+                    self._refill_t[sq] = t
+            self._place_t[sq] = t
+            if self._adjusting:
+                if sq in self._adjusted:
+                    self._adjusted.discard(sq)
+                else:
+                    self._adjusting = False  # a piece left for another square: j'adoube ends
+                    self._adjusted.clear()
+        self.board |= b
+        self._deadline = t + self.timing.settle_ms
+        return []
+
+    def _close_windows(self, sq: int) -> None:
+        """A lift that is not part of the last move's completion ends its amendments."""
+        amend = self._castle_amend
+        if amend is not None and sq != amend.castling.from_square:
+            self._castle_amend = None
+        if self._promotion_square is not None and sq != self._promotion_square:
+            self._promotion_square = None
+
+    def _in_window(self, sq: int) -> bool:
+        amend = self._castle_amend
+        return (amend is not None and sq == amend.castling.from_square) or (
+            sq == self._promotion_square
+        )
+
+    def _early_commit(self, sq: int) -> Footprint | None:
+        """The other side lifts one of its pieces while the board shows a complete move:
+        that move is done (the lift belongs to the next one)."""
+        piece = self._position.piece_at(sq)
+        if piece is None or piece.color == self._position.turn or not self._committed & bit(sq):
+            return None
+        found = self._complete()
+        if found is None or found.touched & bit(sq) or not self._allowed(found.move):
+            return None
+        return found
+
+    # ------------------------------------------------------------------ judging
+
+    def _allowed(self, move: Move) -> bool:
+        if self.options.touch_move == "off":
+            return True
+        return self._touch.allows(move, self._legal)
+
+    def _target_refilled(self, fp: Footprint) -> bool:
+        """A capture's square was emptied and filled again after the mover left its square."""
+        if fp.target is None:
+            return True
+        refilled = self._refill_t.get(fp.target)
+        return refilled is not None and refilled > self._lift_t.get(fp.move.from_square, 0)
+
+    def _complete(self) -> Footprint | None:
+        """The one legal move the board shows done, if any."""
+        board = self.board
+        done = [fp for fp in self._footprints if fp.after == board and self._target_refilled(fp)]
+        if not done:
+            return None
+        if len(done) > 1:
+            # Same occupancy: captures by one piece on different squares (the last square
+            # filled is where it landed), or the four promotions (the player's choice).
+            latest = max(self._place_t.get(fp.move.to_square, -1) for fp in done)
+            done = [fp for fp in done if self._place_t.get(fp.move.to_square, -1) == latest]
+            if len(done) > 1:
+                wanted = self._choice or QUEEN
+                chosen = [fp for fp in done if fp.move.promotion == wanted]
+                done = chosen or done[:1]
+        return done[0]
+
+    def _history_allows(self, fp: Footprint) -> bool:
+        """A castling rook (an en-passant victim) set back on its square after the king
+        (the pawn) landed is not a move on its way: the player let go of it there."""
+        move = fp.move
+        if move.is_castling:
+            back, landed = move.rook_from, move.to_square
+        elif move.is_en_passant:
+            back, landed = move.captured_square, move.to_square
+        else:
+            return True
+        if not self.board & bit(landed) or not self.board & bit(back):
+            return True
+        refilled = self._refill_t.get(back)
+        return refilled is None or refilled < self._place_t.get(landed, 0)
+
+    def _on_the_way(self) -> bool:
+        """Is the board in a state on the way to a legal move (allowed by touch-move)?"""
+        board, before = self.board, self._committed
+        strict = self.options.touch_move == "enforce"
+        for fp in self._footprints:
+            if strict and not self._allowed(fp.move):
+                continue
+            if fp.on_the_way(before, board) and self._history_allows(fp):
+                return True
+        amend = self._castle_amend
+        if amend is not None and amend.footprint.on_the_way(amend.before, board):
+            return True
+        promotion = self._promotion_square
+        return promotion is not None and board == before & ~bit(promotion)
+
+    def _judge(self, t: int) -> list[Event]:
+        """The board has been still since ``t - settle_ms``: what does it show?"""
+        if not self._playing():
+            return self._judge_setup(t)
+        if self.board == self._committed:
+            return self._restored(t)
+        found = self._complete()
+        violating = None
+        if found is not None:
+            if self._allowed(found.move) or self.options.touch_move != "enforce":
+                return self._commit(found, t)
+            violating = found
+        amend = self._castle_amend
+        if amend is not None and self.board == amend.footprint.after:
+            return self._amend_castling(t)
+        if self.options.takeback:
+            depth = self._takeback_depth()
+            if depth:
+                return self._take_back(depth, t)
+        if self._on_the_way():
+            return self._restored(t)
+        return self._illegal(t, violating)
+
+    def _restored(self, t: int) -> list[Event]:
+        if not self._out_of_sync:
+            return []
+        self._out_of_sync = False
+        self._announced = None
+        return [{"t": t, "type": "restored", "fen": self._position.fen()}]
+
+    def _illegal(self, t: int, violating: Footprint | None) -> list[Event]:
+        empty = self.board & ~self._committed
+        fill = self._committed & ~self.board
+        self._out_of_sync = True
+        if self._announced == (empty, fill):
+            return []
+        self._announced = (empty, fill)
+        event: Event = {"t": t, "type": "illegal", "empty": _names(empty), "fill": _names(fill)}
+        if violating is not None:
+            event["reason"] = "touch_move"
+            event["san"] = self._position.san(violating.move)
+            event["touched"] = _names(sum(bit(sq) for sq in self._touch.squares()))
+        else:
+            event["reason"] = "no_legal_move"
+        return [event]
+
+    def _takeback_depth(self) -> int:
+        """1 or 2 when the board shows the position that many moves back."""
+        for depth in (1, 2):
+            if depth > len(self.game.moves):
+                return 0
+            if self.board != self._occupancies[-1 - depth]:
+                continue
+            moves = self.game.moves[-depth:]
+            # A captured piece must be seen set back on its square, not only sensed.
+            if all(
+                not m.is_capture or m.is_en_passant or m.to_square in self._refill_t for m in moves
+            ):
+                return depth
+        return 0
+
+    # ------------------------------------------------------------------ changing the game
+
+    def _move_event(self, t: int, kind: str, move: Move, san: str, mover: Color) -> Event:
+        position = self.game.position
+        event: Event = {
+            "t": t,
+            "type": kind,
+            "san": san,
+            "uci": str(move),
+            "fen": position.fen(),
+            "from": square_name(move.from_square),
+            "to": square_name(move.to_square),
+            "side": _side(mover),
+            "ply": len(self.game.moves),
+        }
+        if move.is_capture:
+            event["captured"] = square_name(move.captured_square)
+        if move.is_castling:
+            event["rook_from"] = square_name(move.rook_from)
+            event["rook_to"] = square_name(move.rook_to)
+        if move.is_en_passant:
+            event["en_passant"] = True
+        if move.promotion is not None:
+            event["promotion"] = PROMOTION_LETTER[move.promotion]
+        return event
+
+    def _after_move(self, t: int, was_over: Outcome | None) -> list[Event]:
+        """``check`` and ``game_over`` (or ``game_resumed``) after the position changed."""
+        out: list[Event] = []
+        position = self.game.position
+        if position.is_check():
+            out.append(
+                {
+                    "t": t,
+                    "type": "check",
+                    "side": _side(position.turn),
+                    "king": square_name(position.king_square(position.turn)),
+                    "checkers": [square_name(sq) for sq in position.checkers()],
+                }
+            )
+        self._outcome = self.game.outcome()
+        if self._outcome is not None and self._outcome != was_over:
+            out.append(self._game_over_event(t, self._outcome))
+        elif self._outcome is None and was_over is not None:
+            out.append({"t": t, "type": "game_resumed", "fen": position.fen()})
+        return out
+
+    def _game_over_event(self, t: int, outcome: Outcome) -> Event:
+        winner = None if outcome.winner is None else _side(outcome.winner)
+        return {
+            "t": t,
+            "type": "game_over",
+            "result": outcome.result(),
+            "termination": outcome.termination,
+            "winner": winner,
+        }
+
+    def _push(self, move: Move) -> tuple[str, Color]:
+        position = self.game.position
+        san, mover = position.san(move), position.turn
+        self.game.push(move)
+        self._occupancies.append(self.game.position.occupancy())
+        return san, mover
+
+    def _pop(self) -> tuple[Move, str]:
+        move = self.game.pop()
+        self._occupancies.pop()
+        return move, self.game.position.san(move)
+
+    def _commit(self, fp: Footprint, t: int) -> list[Event]:
+        move = fp.move
+        out: list[Event] = []
+        before = self._position
+        if not self._allowed(move):  # only under warn: enforce never commits it
+            touched = self._touch.own if self._touch.own is not None else self._touch.opponent
+            out.append(
+                {
+                    "t": t,
+                    "type": "touch_move",
+                    "mode": self.options.touch_move,
+                    "square": square_name(touched),
+                    "played": before.san(move),
+                }
+            )
+            self._warned = touched
+        castling = None
+        if self.options.touch_move != "enforce" and not move.is_castling:
+            castling = next(
+                (
+                    m
+                    for m in self._legal
+                    if m.is_castling
+                    and m.rook_from == move.from_square
+                    and m.rook_to == move.to_square
+                ),
+                None,
+            )
+        was_over = self._outcome
+        occupancy = self._committed
+        san, mover = self._push(move)
+        if move.promotion is not None:
+            self._choice = None
+        if self._draw_offer is not None and self._draw_offer != mover:
+            self._draw_offer = None  # the other side played instead of accepting
+        out.append(self._move_event(t, "move", move, san, mover))
+        self._new_turn()
+        out += self._after_move(t, was_over)
+        playing = self._outcome is None
+        self._castle_amend = (
+            _CastlingAmendment(castling, Footprint.of(castling, occupancy), occupancy)
+            if castling is not None and playing
+            else None
+        )
+        self._promotion_square = move.to_square if move.promotion is not None else None
+        return out
+
+    def _amend_castling(self, t: int) -> list[Event]:
+        """The king followed its rook: the rook move becomes castling (rook first)."""
+        amend = self._castle_amend
+        assert amend is not None
+        self._castle_amend = None
+        was_over = self._outcome
+        rook_move, rook_san = self._pop()
+        out: list[Event] = []
+        if self.options.touch_move == "warn":
+            # FIDE 4.4.2: a rook touched before its king may not castle.
+            out.append(
+                {
+                    "t": t,
+                    "type": "touch_move",
+                    "mode": "warn",
+                    "square": square_name(rook_move.from_square),
+                    "played": self.game.position.san(amend.castling),
+                }
+            )
+            self._warned = rook_move.from_square
+        san, mover = self._push(amend.castling)
+        event = self._move_event(t, "move", amend.castling, san, mover)
+        event["replaces"] = rook_san
+        out.append(event)
+        self._new_turn()
+        out += self._after_move(t, was_over)
+        return out
+
+    def _amend_promotion(self, piece: int, t: int) -> list[Event]:
+        """Late news of the promotion piece: the last move is replayed with it."""
+        was_over = self._outcome
+        old, old_san = self._pop()
+        new = next(
+            m
+            for m in self.game.position.legal_moves()
+            if m.from_square == old.from_square
+            and m.to_square == old.to_square
+            and m.promotion == piece
+        )
+        san, mover = self._push(new)
+        event = self._move_event(t, "promotion_amended", new, san, mover)
+        event["replaces"] = old_san
+        self._new_turn()
+        return [event, *self._after_move(t, was_over)]
+
+    def _take_back(self, depth: int, t: int) -> list[Event]:
+        out: list[Event] = []
+        for _ in range(depth):
+            move, san = self._pop()
+            out.append(
+                {
+                    "t": t,
+                    "type": "takeback",
+                    "san": san,
+                    "uci": str(move),
+                    "side": _side(self.game.position.turn),
+                    "fen": self.game.position.fen(),
+                }
+            )
+        self._castle_amend = None
+        self._promotion_square = None
+        self._draw_offer = None
+        self._outcome = self.game.outcome()
+        self._new_turn()
+        return out
+
+    # ------------------------------------------------------------------ choices and buttons
+
+    def _choose(self, t: int, letter: str) -> list[Event]:
+        if letter not in PROMOTION_LETTERS:
+            raise ValueError(f"choose {letter!r} at {t} ms: expected one of q, r, b, n")
+        piece = PROMOTION_PIECES[letter]
+        if self._promotion_square is not None and not self._new_game_pending:
+            last = self.game.moves[-1]
+            if last.promotion == piece:
+                return []
+            return self._amend_promotion(piece, t)
+        self._choice = piece  # for the next promotion only
+        return []
+
+    def _button(self, t: int, name: str) -> list[Event]:
+        handler = getattr(self, f"_button_{name}", None)
+        if handler is None:
+            raise ValueError(f"button {name!r} at {t} ms: not a control this board knows")
+        if name not in ("new_game", "hint") and not self._playing():
+            reason = "a new game is being set up" if self._new_game_pending else "the game is over"
+            return [{"t": t, "type": "refused", "button": name, "reason": reason}]
+        return handler(t)
+
+    def _button_adjust(self, t: int) -> list[Event]:
+        self._adjusting = True
+        self._adjusted = set()
+        return [{"t": t, "type": "adjust", "side": _side(self._position.turn)}]
+
+    def _end(self, t: int, outcome: Outcome) -> list[Event]:
+        self._outcome = outcome
+        self._castle_amend = None
+        self._promotion_square = None
+        return [self._game_over_event(t, outcome)]
+
+    def _button_resign(self, t: int) -> list[Event]:
+        return self._end(t, self.game.resign(self._position.turn))
+
+    def _button_draw_offer(self, t: int) -> list[Event]:
+        self._draw_offer = self._position.turn
+        return [{"t": t, "type": "draw_offer", "side": _side(self._draw_offer)}]
+
+    def _button_draw_accept(self, t: int) -> list[Event]:
+        if self._draw_offer is None:
+            reason = "no draw offer stands"
+            return [{"t": t, "type": "refused", "button": "draw_accept", "reason": reason}]
+        self._draw_offer = None
+        return self._end(t, self.game.agree_draw())
+
+    def _button_claim_draw(self, t: int) -> list[Event]:
+        try:
+            outcome = self.game.claim_draw()
+        except ClaimRefused as refused:
+            return [{"t": t, "type": "claim_refused", "reason": str(refused)}]
+        return self._end(t, outcome)
+
+    def _button_hint(self, t: int) -> list[Event]:
+        return [{"t": t, "type": "hint_requested"}]
+
+    def _button_new_game(self, t: int) -> list[Event]:
+        self._new_game_pending = True
+        if self.board == START_OCCUPANCY:
+            return self._start_new_game(t)
+        return [
+            {
+                "t": t,
+                "type": "new_game_pending",
+                "missing": _names(START_OCCUPANCY & ~self.board),
+                "extra": _names(self.board & ~START_OCCUPANCY),
+            }
+        ]
+
+    def _judge_setup(self, t: int) -> list[Event]:
+        """After the game (or ``new_game``): all 32 pieces home start a new game."""
+        if self.board == START_OCCUPANCY and (
+            self._new_game_pending or self.board != self._committed
+        ):
+            return self._start_new_game(t)
+        return []
+
+    def _start_new_game(self, t: int) -> list[Event]:
+        self.game = Game()
+        self._occupancies = [START_OCCUPANCY]
+        self._outcome = None
+        self._castle_amend = None
+        self._promotion_square = None
+        self._choice = None
+        self._warned = None
+        self._draw_offer = None
+        self._new_game_pending = False
+        self._new_turn()
+        return [{"t": t, "type": "new_game", "fen": self.game.position.fen()}]
+
+    # ------------------------------------------------------------------ lights
+
+    def _view(self) -> BoardView:
+        board, committed, position = self.board, self._committed, self._position
+        outcome = self._outcome
+        if self._new_game_pending or (outcome is not None and board != committed):
+            return BoardView(
+                setup_missing=START_OCCUPANCY & ~board, setup_extra=board & ~START_OCCUPANCY
+            )
+        if outcome is not None:
+            white_king = position.king_square(WHITE)
+            black_king = position.king_square(not WHITE)
+            if outcome.winner is None:
+                return BoardView(draw_kings=bit(white_king) | bit(black_king))
+            winner, loser = (
+                (white_king, black_king) if outcome.winner == WHITE else (black_king, white_king)
+            )
+            return BoardView(winner_king=winner, loser_king=loser)
+        empty = fill = 0
+        if self._out_of_sync:
+            empty, fill = board & ~committed, committed & ~board
+        check_king, checkers = None, 0
+        if position.is_check():
+            check_king = position.king_square(position.turn)
+            checkers = sum(bit(sq) for sq in position.checkers())
+        touched = 0
+        if self.options.touch_move != "off":
+            for sq in self._touch.squares():
+                if board & bit(sq):
+                    touched |= bit(sq)
+            if self._warned is not None:
+                touched |= bit(self._warned)
+        return BoardView(
+            empty=empty,
+            fill=fill,
+            check_king=check_king,
+            checkers=checkers,
+            half_done=0 if self._out_of_sync else self._half_done(),
+            touched=touched,
+            hints=self._hints() if self.options.hints else 0,
+        )
+
+    def _half_done(self) -> int:
+        """A castling king landed without its rook; an en-passant pawn beside its victim."""
+        board, before = self.board, self._committed
+        mask = 0
+        for fp in self._footprints:
+            move = fp.move
+            if not (move.is_castling or move.is_en_passant):
+                continue
+            if not board & bit(move.to_square) or board & bit(move.from_square):
+                continue
+            if not fp.on_the_way(before, board) or not self._history_allows(fp):
+                continue
+            if move.is_castling and board != fp.after:
+                mask |= bit(move.rook_from) | bit(move.rook_to)
+            elif move.is_en_passant and board & bit(move.captured_square):
+                mask |= bit(move.captured_square)
+        return mask
+
+    def _hints(self) -> int:
+        """The legal destinations of the side to move's piece last lifted and still in hand."""
+        in_hand = self._own & ~self.board
+        if not in_hand:
+            return 0
+        lifted = max(squares_of(in_hand), key=lambda sq: self._lift_t.get(sq, -1))
+        return sum(bit(m.to_square) for m in self._legal if m.from_square == lifted)

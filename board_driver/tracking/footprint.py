@@ -1,0 +1,81 @@
+"""What a legal move does to the squares: which empty, which fill, what stands after.
+
+A reed switch sees presence only, so the tracker reads a move from its *footprint*:
+
+- ``lifts``: the squares a piece leaves (the mover's square, a victim's square, the
+  rook's corner when castling);
+- ``places``: the squares a piece arrives on (the destination, the rook's square);
+- ``after``: the occupancy once the move is done.
+
+>>> from rules import Position
+>>> from board_driver.squares import square
+>>> pos = Position()
+>>> fp = Footprint.of(pos.parse_uci("e2e4"), pos.occupancy())
+>>> fp.after == pos.occupancy() & ~(1 << square("e2")) | 1 << square("e4")
+True
+>>> fp.on_the_way(pos.occupancy(), pos.occupancy() & ~(1 << square("e2")))  # pawn in hand
+True
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rules import Move
+
+
+def bit(square: int) -> int:
+    return 1 << square
+
+
+@dataclass(frozen=True, slots=True)
+class Footprint:
+    """A legal move's squares, against the occupancy it was played from."""
+
+    move: Move
+    lifts: int
+    places: int
+    after: int
+    #: A normal capture's square: it must be seen emptied and filled again, which is
+    #: what tells ``Qxd5`` from ``Qxh5`` (both leave the same occupancy).
+    target: int | None
+
+    @classmethod
+    def of(cls, move: Move, occupancy: int) -> Footprint:
+        lifts = bit(move.from_square)
+        places = bit(move.to_square)
+        target = None
+        if move.is_castling:
+            lifts |= bit(move.rook_from)
+            places |= bit(move.rook_to)
+        elif move.is_capture:
+            lifts |= bit(move.captured_square)
+            if not move.is_en_passant:
+                target = move.to_square
+        after = (occupancy & ~lifts) | places
+        return cls(move, lifts, places, after, target)
+
+    @property
+    def touched(self) -> int:
+        """Every square the move changes or passes through a hand."""
+        return self.lifts | self.places
+
+    def on_the_way(self, before: int, board: int) -> bool:
+        """Could ``board`` be a state on the way from ``before`` to this move's result?
+
+        Only the move's squares may differ, and a piece standing on a square that was
+        empty must have come from the square this move brings it from (the mover from
+        its square, the rook from its corner): pieces do not appear from nowhere.
+        """
+        if (board ^ before) & ~(self.lifts | self.places):
+            return False
+        move = self.move
+        fills = board & ~before
+        if fills & bit(move.to_square) and board & bit(move.from_square):
+            return False
+        return not (move.is_castling and fills & bit(move.rook_to) and board & bit(move.rook_from))
+
+
+def footprints(moves: list[Move], occupancy: int) -> list[Footprint]:
+    """The footprints of ``moves``, all played from ``occupancy``."""
+    return [Footprint.of(move, occupancy) for move in moves]

@@ -1,0 +1,97 @@
+"""Touch-move (FIDE 4.3): which moves the pieces touched so far still allow.
+
+Lifts are taken as the side to move's (4.2.1: only that player may touch the pieces).
+Only the first own piece touched that *can* be moved counts, and the first opponent's
+piece touched that *can* be captured:
+
+>>> from rules import Position
+>>> pos = Position()
+>>> touch = TouchMove()
+>>> touch.lift(pos, 12, t_ms=100)          # e2
+>>> touch.own
+12
+>>> legal = pos.legal_moves()
+>>> touch.allows(pos.parse_uci("e2e4"), legal), touch.allows(pos.parse_uci("d2d4"), legal)
+(True, False)
+"""
+
+from __future__ import annotations
+
+from rules import KING, Move, Position
+
+
+class TouchMove:
+    """The pieces touched by the side to move since the last move, and what they demand."""
+
+    __slots__ = ("_own_first", "opponent", "opponent_t", "own", "own_t")
+
+    def __init__(self) -> None:
+        self.own: int | None = None
+        self.own_t = 0
+        self.opponent: int | None = None
+        self.opponent_t = 0
+        self._own_first = True
+
+    @property
+    def owed(self) -> bool:
+        """Is any touched piece owed a move?"""
+        return self.own is not None or self.opponent is not None
+
+    def squares(self) -> list[int]:
+        """The touched pieces' squares (own first)."""
+        return [sq for sq in (self.own, self.opponent) if sq is not None]
+
+    def lift(self, position: Position, square: int, t_ms: int) -> None:
+        """A piece standing on ``square`` in ``position`` was lifted at ``t_ms``."""
+        piece = position.piece_at(square)
+        if piece is None:
+            return
+        legal = position.legal_moves()
+        if piece.color == position.turn:
+            if self.own is not None:
+                # King and rook lifted in the same instant: the king counts first (4.4.1),
+                # so that a castling read from one scan is not a rook move owed.
+                same_instant = t_ms == self.own_t
+                own_piece = position.piece_at(self.own)
+                if not (same_instant and piece.piece_type == KING and own_piece is not None):
+                    return
+                if not any(m.from_square == square for m in legal):
+                    return
+            elif not any(m.from_square == square for m in legal):
+                return
+            if self.opponent is None:
+                self._own_first = True
+            self.own, self.own_t = square, t_ms
+        elif self.opponent is None and any(m.captured_square == square for m in legal):
+            self.opponent, self.opponent_t = square, t_ms
+            if self.own is None:
+                self._own_first = False
+            elif t_ms == self.own_t:
+                self._own_first = True  # 4.3.3: when unclear, the own piece was first
+
+    def forget(self, square: int, lifted_at: int) -> None:
+        """The lift of ``square`` at ``lifted_at`` was a flicker, not a hand: undo it."""
+        if self.own == square and self.own_t == lifted_at:
+            self.own = None
+            self._own_first = False
+        if self.opponent == square and self.opponent_t == lifted_at:
+            self.opponent = None
+            self._own_first = True
+
+    def allows(self, move: Move, legal: list[Move]) -> bool:
+        """May ``move`` be played, given the pieces touched? (4.3.1 to 4.3.3)"""
+        own, opp = self.own, self.opponent
+        if own is None and opp is None:
+            return True
+        if own is not None and opp is not None:
+            both = [m for m in legal if m.from_square == own and m.captured_square == opp]
+            if both:
+                return move in both
+        groups = []
+        own_moves = [m for m in legal if own is not None and m.from_square == own]
+        opp_moves = [m for m in legal if opp is not None and m.captured_square == opp]
+        groups = [own_moves, opp_moves] if self._own_first else [opp_moves, own_moves]
+        for group in groups:
+            if group:
+                return move in group
+        return True
