@@ -1,0 +1,1 @@
+"""Fake ``RPi`` package: only ``RPi.GPIO``."""
