@@ -17,6 +17,7 @@ from collections.abc import Sequence
 COMMAND_MODULES = (
     "board_driver.commands.demo",
     "board_driver.commands.replay",
+    "board_driver.commands.run",
     "board_driver.commands.config",
     "board_driver.commands.games",
     "board_driver.commands.pgn",

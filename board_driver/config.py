@@ -40,6 +40,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from board_driver.pinmap import DEFAULT_BUTTON_PINS, DEFAULT_COLUMNS, DEFAULT_ROWS
+
 DEFAULT_PATH = Path("/etc/magboard/config.toml")
 #: The service's state directory (systemd ``StateDirectory=magboard``).
 SERVICE_STATE_DIR = Path("/var/lib/magboard")
@@ -63,9 +65,8 @@ DEFAULT_COLOURS: dict[str, tuple[int, int, int]] = {
     "white": (255, 255, 255),
 }
 
-# BCM pins of the reference wiring (hardware/): rows drive ranks 1..8, columns read files a..h.
-DEFAULT_ROW_PINS = (4, 17, 27, 22, 5, 6, 13, 19)
-DEFAULT_COLUMN_PINS = (26, 16, 20, 21, 12, 25, 24, 23)
+LED_ALONG = ("rank", "file")
+PIXEL_ORDERS = ("RGB", "GRB", "RGBW", "GRBW")
 
 
 class ConfigError(ValueError):
@@ -86,8 +87,8 @@ class SensingConfig:
     rate_hz: float = 200.0
     debounce_ms: int = 30
     chip: str = ""
-    rows: tuple[int, ...] = DEFAULT_ROW_PINS
-    columns: tuple[int, ...] = DEFAULT_COLUMN_PINS
+    rows: tuple[int | str, ...] = DEFAULT_ROWS
+    columns: tuple[int | str, ...] = DEFAULT_COLUMNS
     active_low: bool = True
     settle_us: int = 10
     rotation: int = 0
@@ -102,6 +103,8 @@ class LedsConfig:
     count: int = 64
     order: str = "serpentine"
     first: str = "a1"
+    along: str = "rank"
+    pixel_order: str = "GRB"
     brightness: float = 0.3
     gamma: float = 2.2
     pin: int = 18
@@ -120,15 +123,15 @@ class BridgeConfig:
 
 @dataclass(frozen=True)
 class ButtonsConfig:
-    """``[buttons]``: push-buttons, by BCM pin (``gpio``) or on the bridge."""
+    """``[buttons]``: push-buttons, by BCM pin (``gpio``) or on the bridge; off by default."""
 
     backend: str = "none"
-    adjust: int | None = None
-    promote: int | None = None
-    claim_draw: int | None = None
-    resign: int | None = None
-    new_game: int | None = None
-    hint: int | None = None
+    adjust: int | None = DEFAULT_BUTTON_PINS.get("adjust")
+    promote: int | None = DEFAULT_BUTTON_PINS.get("promote")
+    claim_draw: int | None = DEFAULT_BUTTON_PINS.get("claim_draw")
+    resign: int | None = DEFAULT_BUTTON_PINS.get("resign")
+    new_game: int | None = DEFAULT_BUTTON_PINS.get("new_game")
+    hint: int | None = DEFAULT_BUTTON_PINS.get("hint")
 
     def pins(self) -> dict[str, int]:
         """The buttons that have a pin: name -> BCM number."""
@@ -164,9 +167,15 @@ class StoreConfig:
 
 @dataclass(frozen=True)
 class SimConfig:
-    """``[sim]``: the simulated board; ``""`` = ``sim-board.json`` in the state directory."""
+    """``[sim]``: the simulated board and lights.
+
+    ``state_file``: the simulated board's pieces (``""`` = ``sim-board.json`` in the state
+    directory). ``leds_file``: where the simulated lights write what they show, as JSON,
+    on every change (``""`` = nowhere), for tests and tools.
+    """
 
     state_file: str = ""
+    leds_file: str = ""
 
 
 @dataclass(frozen=True)
@@ -350,17 +359,31 @@ def _text(_key: str, value: Any) -> str:
 
 
 def _pin(_key: str, value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 27:
-        raise _Bad(f"{_show(value)} is not a BCM GPIO number (0..27)")
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 53:
+        raise _Bad(f"{_show(value)} is not a BCM GPIO number (0..53)")
     return value
 
 
-def _pins(_key: str, value: Any) -> tuple[int, ...]:
+def _button_pin(key: str, value: Any) -> int | None:
+    if value is False:
+        return None  # no such button
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 53:
+        raise _Bad(f"{_show(value)} is not a BCM GPIO number (0..53), or false for none")
+    return value
+
+
+def _line(key: str, value: Any) -> int | str:
+    if isinstance(value, str) and value.strip():
+        return value  # a GPIO line name, as the chip labels it
+    return _pin(key, value)
+
+
+def _pins(key: str, value: Any) -> tuple[int | str, ...]:
     if not isinstance(value, list) or len(value) != 8:
-        raise _Bad(f"{_show(value)} is not a list of 8 BCM GPIO numbers")
-    pins = tuple(_pin(_key, v) for v in value)
+        raise _Bad(f"{_show(value)} is not a list of 8 BCM GPIO numbers (or line names)")
+    pins = tuple(_line(key, v) for v in value)
     if len(set(pins)) != 8:
-        raise _Bad(f"{list(pins)} names a pin twice")
+        raise _Bad(f"{list(pins)} names a line twice")
     return pins
 
 
@@ -394,9 +417,11 @@ _SCHEMA: dict[str, tuple[type, dict[str, Check]]] = {
         LedsConfig,
         {
             "backend": _one_of(*LED_BACKENDS),
-            "count": _integer(64, 1024),
+            "count": _integer(choices=(64, 81)),
             "order": _one_of(*LED_ORDERS),
             "first": _one_of(*LED_FIRSTS),
+            "along": _one_of(*LED_ALONG),
+            "pixel_order": _one_of(*PIXEL_ORDERS),
             "brightness": _number(0, 1),
             "gamma": _number(0.1, 5),
             "pin": _pin,
@@ -412,7 +437,7 @@ _SCHEMA: dict[str, tuple[type, dict[str, Check]]] = {
     ),
     "buttons": (
         ButtonsConfig,
-        {"backend": _one_of(*BUTTON_BACKENDS), **{k: _pin for k in BUTTON_KEYS}},
+        {"backend": _one_of(*BUTTON_BACKENDS), **{k: _button_pin for k in BUTTON_KEYS}},
     ),
     "game": (
         GameConfig,
@@ -433,7 +458,7 @@ _SCHEMA: dict[str, tuple[type, dict[str, Check]]] = {
         },
     ),
     "store": (StoreConfig, {"path": _text}),
-    "sim": (SimConfig, {"state_file": _text}),
+    "sim": (SimConfig, {"state_file": _text, "leds_file": _text}),
 }
 _SECTIONS = tuple(_SCHEMA)
 
@@ -480,8 +505,11 @@ def _check_across(config: Config, problems: list[str]) -> None:
     s = config.sensing
     if set(s.rows) & set(s.columns):
         problems.append(f"[sensing] columns: {sorted(set(s.rows) & set(s.columns))} also rows")
+    pins = config.buttons.pins()
+    repeated = sorted({p for p in pins.values() if list(pins.values()).count(p) > 1})
+    if repeated:
+        problems.append(f"[buttons]: pins {repeated} are given to more than one button")
     if config.buttons.backend == "gpio":
-        pins = config.buttons.pins()
         if not pins:
             problems.append('[buttons] backend: "gpio" but no button has a pin')
         if s.backend in ("gpiod", "rpigpio"):
@@ -517,6 +545,8 @@ def to_toml(config: Config) -> str:
                 nested.append((f.name, value))
             elif value is not None:
                 lines.append(f"{f.name} = {_toml_value(value)}")
+            else:  # an optional pin left out: written so that it reads back as none
+                lines.append(f"{f.name} = false")
         for sub, mapping in nested:
             lines.append("")
             lines.append(f"[{name}.{sub}]")

@@ -61,7 +61,8 @@ def test_values_are_read_into_typed_sections():
         hints = true
         [buttons]
         backend = "gpio"
-        resign = 3
+        resign = 7
+        hint = false
         """
     )
     assert config.sensing.backend == "sim" and config.sensing.rate_hz == 100.0
@@ -69,7 +70,9 @@ def test_values_are_read_into_typed_sections():
     assert config.leds.colours["green"] == (0, 128, 0)
     assert config.leds.colours["red"] == (255, 0, 0)  # the rest of the palette stays
     assert config.game.touch_move == "enforce" and config.game.hints is True
-    assert config.buttons.pins() == {"resign": 3}
+    assert config.buttons.pins()["resign"] == 7
+    assert "hint" not in config.buttons.pins()
+    assert parse_config(to_toml(config)) == config
 
 
 @pytest.mark.parametrize(
@@ -81,6 +84,9 @@ def test_values_are_read_into_typed_sections():
         ('[sensing]\nrate_hz = "fast"', '[sensing] rate_hz: "fast" is not a number'),
         ("[sensing]\nrotation = 45", "[sensing] rotation: 45 is not one of 0, 90, 180, 270"),
         ("[sensing]\nrows = [1, 2, 3]", "[sensing] rows: [1, 2, 3] is not a list of 8"),
+        ("[buttons]\nresign = 2", "[buttons]: pins [2] are given to more than one button"),
+        ("[buttons]\nresign = 99", "[buttons] resign: 99 is not a BCM GPIO number"),
+        ("[leds]\ncount = 60", "[leds] count: 60 is not one of 64, 81"),
         ('[game]\ntakeback = "yes"', '[game] takeback: "yes" is not true or false'),
         ('[game]\ntouch_move = "strict"', '[game] touch_move: "strict" is not one of'),
         ("[web]\nport = 70000", "[web] port: 70000 is not between 1 and 65535"),
