@@ -272,7 +272,10 @@ class Daemon:
         config = self.config
         path = config.store_path()
         self.store = Store.open(path)
-        first = self.hw.sensing.scan()
+        try:
+            first = self.hw.sensing.scan()
+        except Exception as exc:  # any backend, any failure: name it, no traceback
+            raise DaemonError(f"cannot read the board: {exc}") from exc
         self._last_scan_at = self._loop.time()
         self._resume_game()
         self.debouncer = Debouncer(config.sensing.debounce_ms, initial=first)

@@ -1,0 +1,200 @@
+"""``magboard run --sim`` as a process: a game stored and lit, clean stops, clear errors."""
+
+from __future__ import annotations
+
+import io
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+
+import chess.pgn
+
+from board_driver.squares import square
+from tests.board_driver.daemon_process import (
+    ROOT,
+    DaemonProcess,
+    run_magboard,
+    write_config,
+)
+
+RED, GREEN, OFF = (76, 0, 0), (0, 76, 0), (0, 0, 0)  # at the default brightness and gamma
+
+# Hands move quickly within a move; the board is still for the settle time between moves.
+SCHOLARS_MATE = [
+    "gap 80",
+    "lift e2", "place e4", "wait 300", "lift e7", "place e5", "wait 300",
+    "lift d1", "place h5", "wait 300", "lift b8", "place c6", "wait 300",
+    "lift f1", "place c4", "wait 300", "lift g8", "place f6", "wait 300",
+    "lift f7", "lift h5", "place f7",
+]  # fmt: skip
+
+
+def test_a_game_is_stored_lit_and_sigterm_stops_with_the_lights_off(tmp_path):
+    write_config(tmp_path)
+    daemon = DaemonProcess(tmp_path, watchdog_usec=300_000)
+    daemon.wait_ready()
+    daemon.send(*SCHOLARS_MATE)
+    assert daemon.wait_for(lambda: len(daemon.moves_logged()) == 7), daemon.output()
+    assert daemon.wait_for(lambda: "game over" in daemon.output()), daemon.output()
+    assert [san for _, san, _ in daemon.moves_logged()] == [
+        "e4", "e5", "Qh5", "Nc6", "Bc4", "Nf6", "Qxf7#"
+    ]  # fmt: skip
+
+    # Mate: the winner's king green, the loser's red (once the white flash is over).
+    assert daemon.wait_for(
+        lambda: daemon.leds()[square("e1")] == GREEN and daemon.leds()[square("e8")] == RED
+    ), daemon.leds()
+    assert "WATCHDOG=1" in daemon.notices  # pinged from the loop
+
+    took = daemon.terminate()
+    assert daemon.proc.returncode == 0, daemon.output()
+    assert took < 5, f"SIGTERM took {took:.1f} s"
+    assert "STOPPING=1" in daemon.notices
+    assert daemon.leds() == [OFF] * 64
+    assert "Traceback" not in daemon.output()
+
+    pgn = run_magboard("pgn", "--config", str(daemon.config))
+    assert pgn.returncode == 0, pgn.stderr
+    game = chess.pgn.read_game(io.StringIO(pgn.stdout))
+    assert game.headers["Result"] == "1-0"
+    assert game.end().board().is_checkmate()
+    assert [str(m) for m in game.mainline_moves()][-1] == "h5f7"
+
+
+def test_an_illegal_position_is_lit_until_put_right(tmp_path):
+    write_config(tmp_path)
+    daemon = DaemonProcess(tmp_path)
+    daemon.wait_ready()
+    daemon.send("gap 60", "lift e2", "place e5")  # a pawn cannot go there
+    assert daemon.wait_for(lambda: "illegal" in daemon.output()), daemon.output()
+    # e5 must be emptied (red) and e2 filled (blue); both blink, so wait for a lit phase.
+    assert daemon.wait_for(lambda: daemon.leds()[square("e5")] == RED, timeout=3), daemon.leds()
+    daemon.send("lift e5", "place e2")
+    assert daemon.wait_for(lambda: "restored" in daemon.output()), daemon.output()
+    assert daemon.wait_for(lambda: daemon.leds() == [OFF] * 64, timeout=3)
+    daemon.terminate()
+    assert daemon.moves_logged() == []
+
+
+def test_a_script_file_with_a_fen_starts_that_game_and_keeps_amendments(tmp_path):
+    write_config(tmp_path)
+    script = tmp_path / "promote.script"
+    script.write_text(
+        "fen 4k3/P7/8/8/8/8/8/4K3 w - - 0 1\ngap 60\nlift a7\nplace a8\nwait 400\nchoose r\n"
+    )
+    daemon = DaemonProcess(tmp_path, script=str(script))
+    daemon.wait_ready()
+    assert daemon.wait_for(lambda: "promotion amended" in daemon.output()), daemon.output()
+    daemon.terminate()
+    with sqlite3.connect(tmp_path / "games.sqlite") as db:
+        fen, uci = db.execute(
+            "SELECT g.start_fen, m.uci FROM games g JOIN moves m ON m.game_id = g.id "
+            "ORDER BY g.id DESC LIMIT 1"
+        ).fetchone()
+        kinds = db.execute("SELECT kind, old_uci, new_uci FROM corrections").fetchall()
+    assert fen == "4k3/P7/8/8/8/8/8/4K3 w - - 0 1"
+    assert uci == "a7a8r"
+    assert kinds == [("amend", "a7a8q", "a7a8r")]
+
+
+def test_a_bad_script_line_is_named_and_the_rest_goes_on(tmp_path):
+    write_config(tmp_path)
+    daemon = DaemonProcess(tmp_path)
+    daemon.wait_ready()
+    daemon.send("gap 60", "lift e9", "lift e2", "place e4")
+    assert daemon.wait_for(lambda: len(daemon.moves_logged()) == 1), daemon.output()
+    daemon.terminate()
+    assert "script line 2: bad square 'e9'" in daemon.output()
+
+
+def test_a_corrupt_database_is_a_clear_error(tmp_path):
+    config = write_config(tmp_path)
+    (tmp_path / "games.sqlite").write_bytes(b"not a database at all " * 300)
+    result = run_magboard("run", "--sim", "--config", str(config))
+    assert result.returncode == 1
+    assert "games database is damaged" in result.stderr
+    assert "Traceback" not in result.stderr + result.stdout
+
+
+def test_a_store_that_cannot_be_created_is_a_clear_error(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    config = tmp_path / "config.toml"
+    config.write_text(
+        f'[store]\npath = "{blocker / "sub" / "g.sqlite"}"\n'
+        f'[sim]\nstate_file = "{tmp_path / "sim.json"}"\n'
+    )
+    result = run_magboard("run", "--sim", "--config", str(config))
+    assert result.returncode == 1
+    assert "cannot create" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_a_bad_or_unreadable_config_is_a_clear_error(tmp_path):
+    config = write_config(tmp_path, "[leds]\nbrightness = 1.7")
+    result = run_magboard("run", "--sim", "--config", str(config))
+    assert result.returncode == 2
+    assert "[leds] brightness: 1.7 is not between 0 and 1" in result.stderr
+    result = run_magboard("run", "--config", str(tmp_path / "nowhere.toml"))
+    assert result.returncode == 2 and "no such file" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_missing_hardware_is_a_clear_error(tmp_path):
+    config = write_config(tmp_path, '[sensing]\nbackend = "gpiod"\nchip = "nonesuch"')
+    result = run_magboard("run", "--config", str(config))
+    assert result.returncode == 1, result.stderr
+    assert "[sensing] backend 'gpiod': cannot open" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_a_missing_bridge_device_is_a_clear_error(tmp_path):
+    config = write_config(
+        tmp_path,
+        '[sensing]\nbackend = "bridge"\n[leds]\nbackend = "bridge"\n'
+        f'[bridge]\ndevice = "{tmp_path / "ttyNothing"}"',
+    )
+    result = run_magboard("run", "--config", str(config))
+    assert result.returncode == 1, result.stderr
+    assert "ttyNothing" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_a_bad_script_file_is_refused_before_starting(tmp_path):
+    config = write_config(tmp_path)
+    script = tmp_path / "bad.script"
+    script.write_text("lift e2\nplace e4\nlift e2\n")
+    result = run_magboard("run", "--sim", "--config", str(config), "--script", str(script))
+    assert result.returncode == 2
+    assert "bad.script:3: lift e2: no piece stands on e2" in result.stderr
+
+
+def test_without_config_or_gpio_it_runs_the_simulator_and_says_how_to_reach_it(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k != "MAGBOARD_CONFIG"}
+    env["STATE_DIRECTORY"] = str(tmp_path)  # keep the simulator's files here
+    if any(p.startswith("gpiochip") for p in os.listdir("/dev")):
+        import pytest
+
+        pytest.skip("this machine has GPIO chips")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "board_driver", "run"],
+        cwd=ROOT,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        lines = []
+        for line in proc.stdout:
+            lines.append(line)
+            if "ready" in line:
+                break
+        text = "".join(lines)
+        assert "running against the simulated board" in text, text
+        assert "--script -" in text and str(tmp_path / "sim-board.json") in text
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(10)
+    assert proc.returncode == 0
