@@ -33,18 +33,20 @@ from .tables import (
     CASTLE_WK,
     CASTLE_WQ,
     CASTLING_KEPT,
+    DIAG_LINES,
     DIAG_RAYS,
     EN_PASSANT,
     KING_MOVES,
     KING_SQUARES,
     KNIGHT_MOVES,
     KNIGHT_SQUARES,
+    ORTHO_LINES,
     ORTHO_RAYS,
     PAWN_ATTACKS,
     PAWN_CAPTURES,
     PAWN_DOUBLE,
     PAWN_PUSH,
-    RAYS_WITH_PREFIX,
+    SINGLE,
     SLIDER_MOVES,
     WHITE_KINGSIDE,
     WHITE_QUEENSIDE,
@@ -135,6 +137,7 @@ class Position:
         "_board",
         "_castling",
         "_kings",
+        "_legal_cache",
         "_pieces",
         "_stack",
         "ep_square",
@@ -165,6 +168,7 @@ class Position:
                 kings[0] = sq
         self._kings = kings
         self._stack = []
+        self._legal_cache = None
 
     # ------------------------------------------------------------------ FEN
 
@@ -172,8 +176,8 @@ class Position:
     def from_fen(cls, fen: str) -> Position:
         """The position a FEN describes. Strict: raises :class:`FenError` naming the field.
 
-        >>> Position.from_fen('8/8/8/8/8/8/8/K6k w - - 0 1').legal_moves()[0].uci()
-        'a1b1'
+        >>> sorted(m.uci() for m in Position.from_fen('8/8/8/8/8/8/8/K6k w - - 0 1').legal_moves())
+        ['a1a2', 'a1b1', 'a1b2']
         """
         board, turn, castling, ep, half, full = parse_fen_fields(fen)
         _validate(board, turn, castling, ep)
@@ -211,6 +215,7 @@ class Position:
         pos._pieces = (set(self._pieces[0]), set(self._pieces[1]))
         pos._kings = self._kings[:]
         pos._stack = self._stack[:]
+        pos._legal_cache = self._legal_cache
         return pos
 
     def __eq__(self, other: object) -> bool:
@@ -286,10 +291,10 @@ class Position:
         return _attacked(self._board, self._kings[self.turn], self.turn)
 
     def is_checkmate(self) -> bool:
-        return self.is_check() and not self._gen()
+        return self.is_check() and not self._legal()
 
     def is_stalemate(self) -> bool:
-        return not self.is_check() and not self._gen()
+        return not self.is_check() and not self._legal()
 
     def is_insufficient_material(self) -> bool:
         """No sequence of legal moves can mate: K v K, K + one minor v K, or only
@@ -331,16 +336,25 @@ class Position:
 
     def legal_moves(self) -> list[Move]:
         """All legal moves, each carrying its flags (capture, castling, e.p., promotion)."""
-        return self._gen()
+        return list(self._legal())
+
+    def _legal(self) -> list[Move]:
+        """The legal moves, computed once per position (push and pop forget them).
+        Callers must not change the list."""
+        moves = self._legal_cache
+        if moves is None:
+            moves = self._legal_cache = self._gen()
+        return moves
 
     def is_legal(self, move: Move) -> bool:
         """Is this move (compared by from, to, promotion) legal here?"""
-        return move in self._gen()
+        return move in self._legal()
 
     def legal_move(self, move: Move) -> Move:
         """The legal move equal to ``move``, with its flags; :class:`IllegalMoveError` if none."""
-        for m in self._gen():
-            if m == move:
+        key = move._key
+        for m in self._legal():
+            if m._key == key:
                 return m
         raise IllegalMoveError(self._why_illegal(move))
 
@@ -365,6 +379,20 @@ class Position:
             return f"illegal move {text}: a pawn reaching the last rank must promote {where}"
         if move.promotion is not None and abs(p) != PAWN:
             return f"illegal move {text}: only a pawn promotes, this is a {name} {where}"
+        if abs(p) == KING:
+            d = move.to_square - move.from_square
+            if d in (2, -2):
+                return (
+                    f"illegal move {text}: castling is not allowed here (it needs the right, "
+                    f"empty squares between king and rook, and no check on the king's path) {where}"
+                )
+            board = self._board
+            board[move.from_square] = 0
+            attacked = _attacked(board, move.to_square, self.turn)
+            board[move.from_square] = p
+            if attacked and (board[move.to_square] > 0) != self.turn:
+                target = SQUARE_NAMES[move.to_square]
+                return f"illegal move {text}: the king would be in check on {target} {where}"
         if self.is_check():
             return (
                 f"illegal move {text}: {side} is in check and this {name} move "
@@ -424,35 +452,34 @@ class Position:
         n_checks = 0
         mask = None
         pins = {}
-        rays = RAYS_WITH_PREFIX[ksq]
-        er, eb, eq = -4 * sign, -3 * sign, -5 * sign
-        for d in range(8):
-            slider = er if d < 4 else eb
-            blocker = -1
-            for t, line in rays[d]:
-                q = board[t]
-                if q:
-                    if enemy[q]:
-                        if q == slider or q == eq:  # noqa: SIM109 (faster than a tuple)
-                            if blocker < 0:
-                                n_checks += 1
-                                mask = line
-                            else:
-                                pins[blocker] = line
-                        break
-                    if blocker >= 0:
-                        break
-                    blocker = t
+        _, _, straight, diagonal, _ = _ATTACKER_CODES[white]
+        for rays, sliders in ((ORTHO_LINES[ksq], straight), (DIAG_LINES[ksq], diagonal)):
+            for ray in rays:
+                blocker = -1
+                for t, line in ray:
+                    q = board[t]
+                    if q:
+                        if enemy[q]:
+                            if q in sliders:
+                                if blocker < 0:
+                                    n_checks += 1
+                                    mask = line
+                                else:
+                                    pins[blocker] = line
+                            break
+                        if blocker >= 0:
+                            break
+                        blocker = t
         en = -2 * sign
         for t in KNIGHT_SQUARES[ksq]:
             if board[t] == en:
                 n_checks += 1
-                mask = frozenset((t,))
+                mask = SINGLE[t]
         ep_ = -sign
         for t in PAWN_ATTACKS[white][ksq]:
             if board[t] == ep_:
                 n_checks += 1
-                mask = frozenset((t,))
+                mask = SINGLE[t]
 
         if n_checks < 2:
             for sq in self._pieces[white]:
@@ -579,6 +606,7 @@ class Position:
         white = self.turn
         ep = self.ep_square
         self._stack.append((move, p, cap, self._castling, ep, self.halfmove_clock))
+        self._legal_cache = None
         pieces = self._pieces
         us = pieces[white]
         us.remove(frm)
@@ -625,6 +653,7 @@ class Position:
         if not self._stack:
             raise IndexError("pop from a position with no moves pushed")
         move, p, cap, castling, ep, half = self._stack.pop()
+        self._legal_cache = None
         board = self._board
         white = not self.turn
         self.turn = white
