@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .core import BLACK, WHITE, Color, Move
+from .core import Color, Move
 from .errors import ClaimRefused, IllegalMoveError
 from .position import Position
 
@@ -245,4 +245,4 @@ class Game:
         return write_pgn(self, headers)
 
 
-__all__ = ["BLACK", "TERMINATIONS", "WHITE", "Game", "Outcome"]
+__all__ = ["TERMINATIONS", "Game", "Outcome"]

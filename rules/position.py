@@ -16,7 +16,6 @@ from .core import (
     KNIGHT,
     PAWN,
     PIECE_NAMES,
-    QUEEN,
     ROOK,
     SQUARE_NAMES,
     Color,
@@ -219,14 +218,12 @@ class Position:
         return pos
 
     def __eq__(self, other: object) -> bool:
-        """Same pieces, side, castling rights, e.p. square and clocks (history aside)."""
+        """Equal when their FENs are: same pieces, side, castling rights, clocks, and
+        e.p. square where an e.p. capture is legal (history aside)."""
         if not isinstance(other, Position):
             return NotImplemented
         return (
-            self._board == other._board
-            and self.turn == other.turn
-            and self._castling == other._castling
-            and self.ep_square == other.ep_square
+            self.repetition_key() == other.repetition_key()
             and self.halfmove_clock == other.halfmove_clock
             and self.fullmove_number == other.fullmove_number
         )
@@ -366,40 +363,80 @@ class Position:
         return self.legal_move(Move.from_uci(text))
 
     def _why_illegal(self, move: Move) -> str:
+        """Why a move is not legal here, in words a player understands."""
         text = move.uci()
+        frm, to = move.from_square, move.to_square
+        board = self._board
         side = "White" if self.turn else "Black"
-        p = self._board[move.from_square]
+        p = board[frm]
         where = f"in {self.fen()}"
+        origin, target = SQUARE_NAMES[frm], SQUARE_NAMES[to]
         if not p:
-            return f"illegal move {text}: no piece on {SQUARE_NAMES[move.from_square]} {where}"
+            return f"illegal move {text}: no piece on {origin} {where}"
         if (p > 0) != self.turn:
             return f"illegal move {text}: it is {side}'s turn {where}"
-        name = PIECE_NAMES[abs(p)]
-        if abs(p) == PAWN and move.to_square >> 3 in (0, 7) and move.promotion is None:
+        kind = abs(p)
+        name = PIECE_NAMES[kind]
+        last_rank = to >> 3 in (0, 7)
+        if kind == PAWN and last_rank and move.promotion is None:
             return f"illegal move {text}: a pawn reaching the last rank must promote {where}"
-        if move.promotion is not None and abs(p) != PAWN:
-            return f"illegal move {text}: only a pawn promotes, this is a {name} {where}"
-        if abs(p) == KING:
-            d = move.to_square - move.from_square
-            if d in (2, -2):
-                return (
-                    f"illegal move {text}: castling is not allowed here (it needs the right, "
-                    f"empty squares between king and rook, and no check on the king's path) {where}"
-                )
-            board = self._board
-            board[move.from_square] = 0
-            attacked = _attacked(board, move.to_square, self.turn)
-            board[move.from_square] = p
-            if attacked and (board[move.to_square] > 0) != self.turn:
-                target = SQUARE_NAMES[move.to_square]
-                return f"illegal move {text}: the king would be in check on {target} {where}"
+        if move.promotion is not None and (kind != PAWN or not last_rank):
+            if kind != PAWN:
+                return f"illegal move {text}: only a pawn promotes, this is a {name} {where}"
+            return f"illegal move {text}: a pawn promotes only on the last rank {where}"
+        if kind == KING and to - frm in (2, -2) and frm >> 3 == to >> 3:
+            return (
+                f"illegal move {text}: castling is not allowed here (it needs the right, "
+                f"empty squares between king and rook, and no check on the king's path) {where}"
+            )
+        q = board[to]
+        if q and (q > 0) == self.turn:
+            return f"illegal move {text}: {target} holds {side}'s own {PIECE_NAMES[abs(q)]} {where}"
+        if to not in self._reach(frm):
+            return f"illegal move {text}: the {name} on {origin} cannot go to {target} {where}"
+        if kind == KING:
+            return f"illegal move {text}: the king would be in check on {target} {where}"
         if self.is_check():
             return (
                 f"illegal move {text}: {side} is in check and this {name} move "
                 f"does not end it {where}"
             )
-        origin = SQUARE_NAMES[move.from_square]
-        return f"illegal move {text}: the {name} on {origin} cannot go there {where}"
+        return (
+            f"illegal move {text}: the {name} on {origin} is pinned, the move would leave "
+            f"{side}'s king in check {where}"
+        )
+
+    def _reach(self, frm: int) -> set[int]:
+        """The squares the piece on ``frm`` could move to, were its king not in danger."""
+        board = self._board
+        p = board[frm]
+        kind = abs(p)
+        white = p > 0
+        if kind == PAWN:
+            step = 8 if white else -8
+            reach = set()
+            if not board[frm + step]:
+                reach.add(frm + step)
+                dbl = PAWN_DOUBLE[white][frm]
+                if dbl is not None and not board[dbl[1].to_square]:
+                    reach.add(dbl[1].to_square)
+            for t in PAWN_ATTACKS[white][frm]:
+                if (board[t] and (board[t] > 0) != white) or t == self.ep_square:
+                    reach.add(t)
+            return reach
+        if kind == KNIGHT:
+            return set(KNIGHT_SQUARES[frm])
+        if kind == KING:
+            return set(KING_SQUARES[frm])
+        rays = {BISHOP: DIAG_RAYS, ROOK: ORTHO_RAYS}.get(kind)
+        rays = rays[frm] if rays else ORTHO_RAYS[frm] + DIAG_RAYS[frm]
+        reach = set()
+        for ray in rays:
+            for t in ray:
+                reach.add(t)
+                if board[t]:
+                    break
+        return reach
 
     def perft(self, depth: int) -> int:
         """The number of leaf positions ``depth`` plies ahead (the last ply counted in bulk)."""
@@ -482,14 +519,19 @@ class Position:
                 mask = SINGLE[t]
 
         if n_checks < 2:
+            free = not pins and mask is None
+            out = moves
+            ap = append
+            pin = None
             for sq in self._pieces[white]:
                 p = board[sq] * sign
                 if p == 6:
                     continue
-                pin = pins.get(sq) if pins else None
-                # A pinned piece or one that must answer check fills a scratch list first.
-                out = moves if pin is None and mask is None else []
-                ap = out.append
+                if not free:
+                    # A pinned piece or one that must answer check fills a scratch list.
+                    pin = pins.get(sq)
+                    out = moves if pin is None and mask is None else []
+                    ap = out.append
                 if p == 1:
                     to, ms = PAWN_PUSH[white][sq]
                     if not board[to]:
@@ -709,34 +751,42 @@ class Position:
 
 
 def _validate(board: list[int], turn: bool, castling: int, ep: int | None) -> None:
-    """Raise FenError for a position that cannot arise: the problem found, by field."""
+    """Raise FenError naming every reason the position cannot arise (field of the first)."""
+    problems = _problems(board, turn, castling, ep)
+    if problems:
+        raise FenError(problems[0][0], "; ".join(text for _, text in problems), problems)
+
+
+def _problems(board: list[int], turn: bool, castling: int, ep: int | None) -> list[tuple[str, str]]:
+    found = []
+    kings_ok = True
     for color, name in ((True, "White"), (False, "Black")):
-        king = 6 if color else -6
-        n = board.count(king)
+        n = board.count(6 if color else -6)
         if n != 1:
-            raise FenError(
-                "placement",
-                f"FEN placement: {name} has {'no king' if n == 0 else f'{n} kings'}, "
-                "needs exactly one",
-            )
-        pawn = 1 if color else -1
-        if board.count(pawn) > 8:
-            raise FenError("placement", f"FEN placement: {name} has more than 8 pawns")
+            kings_ok = False
+            count = "no king" if n == 0 else f"{n} kings"
+            found.append(("placement", f"FEN placement: {name} has {count}, needs exactly one"))
+        if board.count(1 if color else -1) > 8:
+            found.append(("placement", f"FEN placement: {name} has more than 8 pawns"))
         if sum(1 for p in board if (p > 0 if color else p < 0)) > 16:
-            raise FenError("placement", f"FEN placement: {name} has more than 16 pieces")
-    for sq in list(range(8)) + list(range(56, 64)):
+            found.append(("placement", f"FEN placement: {name} has more than 16 pieces"))
+    for sq in (*range(8), *range(56, 64)):
         if board[sq] in (1, -1):
-            raise FenError(
-                "placement",
-                f"FEN placement: a pawn on {SQUARE_NAMES[sq]} (pawns never stand on rank 1 or 8)",
+            found.append(
+                (
+                    "placement",
+                    f"FEN placement: a pawn on {SQUARE_NAMES[sq]} "
+                    "(pawns never stand on rank 1 or 8)",
+                )
             )
-    other_king = board.index(-6 if turn else 6)
-    if _attacked(board, other_king, not turn):
-        side = "Black" if turn else "White"
-        raise FenError(
-            "side",
-            f"FEN side: {side} is in check with {'White' if turn else 'Black'} to move "
-            "(the side not to move cannot be in check)",
+    if kings_ok and _attacked(board, board.index(-6 if turn else 6), not turn):
+        side, mover = ("Black", "White") if turn else ("White", "Black")
+        found.append(
+            (
+                "side",
+                f"FEN side: {side} is in check with {mover} to move "
+                "(the side not to move cannot be in check)",
+            )
         )
     needs = (
         (WHITE_KINGSIDE, "K", 4, 6, 7, 4),
@@ -745,37 +795,39 @@ def _validate(board: list[int], turn: bool, castling: int, ep: int | None) -> No
         (BLACK_QUEENSIDE, "q", 60, -6, 56, -4),
     )
     for bit, letter, ksq, king, rsq, rook in needs:
-        if castling & bit:
-            if board[ksq] != king:
-                raise FenError(
-                    "castling",
-                    f"FEN castling {letter!r}: no {'white' if king > 0 else 'black'} king on "
-                    f"{SQUARE_NAMES[ksq]}",
-                )
-            if board[rsq] != rook:
-                raise FenError(
-                    "castling",
-                    f"FEN castling {letter!r}: no {'white' if rook > 0 else 'black'} rook on "
-                    f"{SQUARE_NAMES[rsq]}",
-                )
+        if not castling & bit:
+            continue
+        colour = "white" if king > 0 else "black"
+        if board[ksq] != king:
+            found.append(
+                ("castling", f"FEN castling {letter!r}: no {colour} king on {SQUARE_NAMES[ksq]}")
+            )
+        if board[rsq] != rook:
+            found.append(
+                ("castling", f"FEN castling {letter!r}: no {colour} rook on {SQUARE_NAMES[rsq]}")
+            )
     if ep is not None:
         name = SQUARE_NAMES[ep]
         step = -8 if turn else 8  # from the e.p. square toward the pawn that moved
-        pawn = -1 if turn else 1
         if board[ep]:
-            raise FenError("en passant", f"FEN en passant {name}: the square is not empty")
-        if board[ep + step] != pawn:
-            raise FenError(
-                "en passant",
-                f"FEN en passant {name}: no {'black' if turn else 'white'} pawn on "
-                f"{SQUARE_NAMES[ep + step]} that could just have moved two squares",
+            found.append(("en passant", f"FEN en passant {name}: the square is not empty"))
+        if board[ep + step] != (-1 if turn else 1):
+            found.append(
+                (
+                    "en passant",
+                    f"FEN en passant {name}: no {'black' if turn else 'white'} pawn on "
+                    f"{SQUARE_NAMES[ep + step]} that could just have moved two squares",
+                )
             )
         if board[ep - step]:
-            raise FenError(
-                "en passant",
-                f"FEN en passant {name}: {SQUARE_NAMES[ep - step]} is occupied, so no pawn "
-                "can just have moved two squares from it",
+            found.append(
+                (
+                    "en passant",
+                    f"FEN en passant {name}: {SQUARE_NAMES[ep - step]} is occupied, so no pawn "
+                    "can just have moved two squares from it",
+                )
             )
+    return found
 
 
-__all__ = ["BISHOP", "KING", "KNIGHT", "PAWN", "QUEEN", "ROOK", "Position"]
+__all__ = ["Position"]

@@ -144,3 +144,20 @@ def test_clocks_are_read_and_written():
     pos = Position.from_fen("4k3/8/8/8/8/8/8/4K2R w K - 37 112")
     assert (pos.halfmove_clock, pos.fullmove_number) == (37, 112)
     assert pos.fen().endswith(" 37 112")
+
+
+def test_an_impossible_position_names_every_problem():
+    with pytest.raises(FenError) as info:
+        Position.from_fen("4k3/8/8/8/8/8/8/P3K3 w Kq e6 0 1")
+    error = info.value
+    assert error.field == "placement"
+    assert [field for field, _ in error.problems] == [
+        "placement",
+        "castling",
+        "castling",
+        "en passant",
+    ]
+    assert "a pawn on a1" in str(error)
+    assert "'K': no white rook on h1" in str(error)
+    assert "'q': no black rook on a8" in str(error)
+    assert "e6: no black pawn on e5" in str(error)

@@ -259,16 +259,20 @@ def test_copy_is_independent():
 @pytest.mark.parametrize(
     ("fen", "uci", "message"),
     [
-        (rules.STARTING_FEN, "e2e5", "illegal move e2e5: the pawn on e2 cannot go there in rnbq"),
+        (rules.STARTING_FEN, "e2e5", "illegal move e2e5: the pawn on e2 cannot go to e5 in rnbq"),
+        (rules.STARTING_FEN, "d1d3", "the queen on d1 cannot go to d3"),
         (rules.STARTING_FEN, "e7e5", "illegal move e7e5: it is White's turn"),
         (rules.STARTING_FEN, "a3a4", "illegal move a3a4: no piece on a3"),
         (rules.STARTING_FEN, "e1g1", "castling is not allowed here"),
-        (rules.STARTING_FEN, "e1e2", "the king on e1 cannot go there"),
+        (rules.STARTING_FEN, "e1e2", "e2 holds White's own pawn"),
         ("4k3/8/8/8/8/8/3r4/4K3 w - - 0 1", "e1e2", "the king would be in check on e2"),
         ("4k3/8/8/8/8/8/8/4K2r w - - 0 1", "e1f1", "the king would be in check on f1"),
         ("4k3/1P6/8/8/8/8/8/4K3 w - - 0 1", "b7b8", "a pawn reaching the last rank must promote"),
+        ("4k3/8/8/8/8/8/4P3/4K3 w - - 0 1", "e2e3q", "a pawn promotes only on the last rank"),
         ("4k3/8/8/8/8/8/8/4KN2 w - - 0 1", "f1h2q", "only a pawn promotes, this is a knight"),
         ("4k3/8/8/8/8/8/8/r3KN2 w - - 0 1", "f1d2", "White is in check and this knight move"),
+        ("4k3/4r3/8/8/8/8/4N3/4K3 w - - 0 1", "e2c3", "the knight on e2 is pinned"),
+        ("8/8/8/K2pP2r/8/8/8/7k w - d6 0 1", "e5d6", "would leave White's king in check"),
     ],
 )
 def test_illegal_moves_say_why(fen, uci, message):
