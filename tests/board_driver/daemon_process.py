@@ -18,7 +18,11 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
+#: Every daemon started and not yet ended, so that a failed test leaves none running.
+RUNNING: list[DaemonProcess] = []
 MOVE_LINE = re.compile(r"move (\d+): (\S+) \((\w+)\) stored in game (\d+)")
 
 
@@ -84,6 +88,7 @@ class DaemonProcess:
             text=True,
             bufsize=1,
         )
+        RUNNING.append(self)
         threading.Thread(target=self._read_output, daemon=True).start()
         threading.Thread(target=self._read_notices, daemon=True).start()
 
@@ -154,6 +159,8 @@ class DaemonProcess:
         return took
 
     def _close(self) -> None:
+        if self in RUNNING:
+            RUNNING.remove(self)
         if self.proc.stdin:
             try:
                 self.proc.stdin.close()
@@ -174,6 +181,14 @@ class DaemonProcess:
     def leds(self) -> list[tuple[int, int, int]]:
         data = json.loads((self.directory / "leds.json").read_text())
         return [tuple(c) for c in data["colours"]]
+
+
+@pytest.fixture(autouse=True)
+def no_daemon_left_running():
+    """Kill whatever daemon a test started and did not stop (a failed assertion)."""
+    yield
+    for daemon in list(RUNNING):
+        daemon.kill()
 
 
 def run_magboard(*args: str, env: dict | None = None, timeout: float = 60):

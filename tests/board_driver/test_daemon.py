@@ -15,6 +15,7 @@ from board_driver.squares import square
 from tests.board_driver.daemon_process import (
     ROOT,
     DaemonProcess,
+    no_daemon_left_running,  # noqa: F401 - an autouse fixture
     run_magboard,
     write_config,
 )
