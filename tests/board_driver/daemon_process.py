@@ -44,14 +44,17 @@ leds_file = "{directory / "leds.json"}"
 
 
 class DaemonProcess:
-    """``python -m board_driver run --sim --script - --config ...``, with its stdin open."""
+    """``python -m board_driver run --sim --script - --config ...``, with its stdin open.
+
+    ``script=None``: ``run --config ...`` only, with the hardware the config names.
+    """
 
     def __init__(
         self,
         directory: Path,
         *args: str,
         watchdog_usec: int | None = None,
-        script: str = "-",
+        script: str | None = "-",
     ) -> None:
         self.directory = directory
         self.config = directory / "config.toml"
@@ -73,9 +76,7 @@ class DaemonProcess:
                 "-m",
                 "board_driver",
                 "run",
-                "--sim",
-                "--script",
-                script,
+                *(["--sim", "--script", script] if script else []),
                 "--config",
                 str(self.config),
                 *args,
