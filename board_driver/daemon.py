@@ -182,6 +182,27 @@ def open_hardware(config: Config) -> Hardware:
     return Hardware(sensing, leds, renderer.render, sim_board, bridge, buttons)
 
 
+def _lock_store(path: Path) -> Any:
+    """One daemon per store: a second one would interleave two games' moves."""
+    import fcntl
+
+    lock_path = Path(f"{path}.lock")
+    try:
+        lock_path.parent.mkdir(parents=True, exist_ok=True)
+        handle = open(lock_path, "w")  # noqa: SIM115 - held open while the daemon runs
+    except OSError as exc:
+        raise StoreError(f"{lock_path}: cannot create ({exc.strerror})") from None
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        handle.close()
+        raise DaemonError(
+            f"another magboard daemon is running with the store {path} "
+            "(stop it first: `systemctl stop magboard`, or use another config)"
+        ) from None
+    return handle
+
+
 def gpio_present() -> bool:
     """Whether this machine has GPIO chips (a Raspberry Pi, or another board with some)."""
     return any(Path("/dev").glob("gpiochip*"))
@@ -279,6 +300,7 @@ class Daemon:
     async def _start(self) -> None:
         config = self.config
         path = config.store_path()
+        self._lock = _lock_store(path)
         self.store = Store.open(path)
         try:
             first = self.hw.sensing.scan()
@@ -334,6 +356,8 @@ class Daemon:
         self.hw.close(lights_off=self.exit_code == 0)
         if self.store is not None:
             self.store.close()
+        if getattr(self, "_lock", None) is not None:
+            self._lock.close()
         log.info("stopped%s", f" (exit {self.exit_code})" if self.exit_code else "")
 
     # ------------------------------------------------------------------ the game

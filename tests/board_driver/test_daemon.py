@@ -276,3 +276,14 @@ def test_on_the_serial_bridge_moves_are_stored_and_a_pulled_cable_is_lit(tmp_pat
             rig.stdin.write("quit\n")
             rig.stdin.flush()
             rig.wait(10)
+
+
+def test_a_second_daemon_on_the_same_store_is_refused(tmp_path):
+    config = write_config(tmp_path)
+    daemon = DaemonProcess(tmp_path)
+    daemon.wait_ready()
+    second = run_magboard("run", "--sim", "--config", str(config))
+    daemon.terminate()
+    assert second.returncode == 1
+    assert "another magboard daemon is running" in second.stderr
+    assert "Traceback" not in second.stderr
