@@ -111,7 +111,7 @@ def test_a_bad_script_line_is_named_and_the_rest_goes_on(tmp_path):
     daemon.send("gap 60", "lift e9", "lift e2", "place e4")
     assert daemon.wait_for(lambda: len(daemon.moves_logged()) == 1), daemon.output()
     daemon.terminate()
-    assert "script line 2: bad square 'e9'" in daemon.output()
+    assert "script <stdin>:2: bad square 'e9'" in daemon.output()
 
 
 def test_a_corrupt_database_is_a_clear_error(tmp_path):
