@@ -247,6 +247,7 @@ class Daemon:
         self._link_up: bool | None = None
         self._scan_loop: Any = None
         self._tasks: list[asyncio.Task] = []
+        self._lock: Any = None
 
     # ------------------------------------------------------------------ clock
 
@@ -355,7 +356,7 @@ class Daemon:
         self.hw.close(lights_off=self.exit_code == 0)
         if self.store is not None:
             self.store.close()
-        if getattr(self, "_lock", None) is not None:
+        if self._lock is not None:
             self._lock.close()
         log.info("stopped%s", f" (exit {self.exit_code})" if self.exit_code else "")
 
@@ -435,10 +436,13 @@ class Daemon:
     def handle(self, events: Iterable[BoardEvent]) -> None:
         """Hand board events to the tracker, in order; then store, log and light."""
         for event in events:
-            tick = self.tracker.tick(event.t_ms)
-            found = self.tracker.handle(event)
             log.debug("event %s", describe(event))
-            self._after(tick + found)
+            try:
+                found = self.tracker.handle(event)  # judges first what fell due before it
+            except ValueError as exc:  # an event no board can make: the tracker keeps its state
+                log.error("ignored %s: %s", describe(event), exc)
+                continue
+            self._after(found)
             self._schedule_ticks(event.t_ms)
 
     def _tick(self, t_ms: int) -> None:
