@@ -469,6 +469,7 @@ class Daemon:
             _log_announcement(event, self._game_id)
             if event.get("type") == "move" and event.get("uci"):
                 self._start_flash(event["uci"])
+                self.notifier.status(f"game {self._game_id}: {event.get('san')} stored")
         in_sync = bool(self.tracker.in_sync)
         if in_sync != self._in_sync:
             if self._in_sync is not None or not in_sync:
