@@ -15,9 +15,13 @@ from collections.abc import Sequence
 
 #: Subcommand modules, in the order ``magboard --help`` lists them.
 COMMAND_MODULES = (
-    "board_driver.commands.demo",
+    "board_driver.commands.run",
     "board_driver.commands.replay",
     "board_driver.commands.diagnose",
+    "board_driver.commands.config",
+    "board_driver.commands.games",
+    "board_driver.commands.pgn",
+    "board_driver.commands.demo",
 )
 
 

@@ -1,0 +1,59 @@
+"""``magboard config check|show``: validate the config file, print the effective config."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from board_driver.config import ConfigError, config_path, load_config, to_toml
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "config",
+        help="check the config file or show the effective config",
+        description=(
+            "The config file is --config PATH, else $MAGBOARD_CONFIG, else "
+            "/etc/magboard/config.toml (optional: every key has a default)."
+        ),
+    )
+    actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
+    check = actions.add_parser("check", help="validate the config; exit 0 if usable, 2 if not")
+    show = actions.add_parser("show", help="print the effective config as TOML")
+    for sub in (check, show):
+        sub.add_argument("--config", metavar="PATH", help="config file to read")
+        sub.add_argument("--sim", action="store_true", help="as with `magboard run --sim`")
+    check.set_defaults(func=run_check)
+    show.set_defaults(func=run_show)
+
+
+def _load(args: argparse.Namespace):
+    config = load_config(args.config)
+    return config.with_sim() if args.sim else config
+
+
+def run_check(args: argparse.Namespace) -> int:
+    path, _named = config_path(args.config)
+    try:
+        config = _load(args)
+    except ConfigError as exc:
+        print(f"magboard: config is not usable:\n{exc}", file=sys.stderr)
+        return 2
+    where = str(config.source) if config.source else f"{path} (absent: every key at its default)"
+    print(f"{where}: ok")
+    return 0
+
+
+def run_show(args: argparse.Namespace) -> int:
+    try:
+        config = _load(args)
+    except ConfigError as exc:
+        print(f"magboard: config is not usable:\n{exc}", file=sys.stderr)
+        return 2
+    source = config.source or f"{config_path(args.config)[0]} (absent)"
+    print(f"# effective config, read from {source}")
+    print(f"# store: {config.store_path()}")
+    if config.is_sim:
+        print(f"# simulated board: {config.sim_state_file()}")
+    print(to_toml(config), end="")
+    return 0

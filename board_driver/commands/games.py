@@ -1,0 +1,48 @@
+"""``magboard games``: the stored games, one line each."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from board_driver.config import ConfigError, load_config
+from board_driver.store import Store, StoreError
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("games", help="list the stored games")
+    add_store_arguments(parser)
+    parser.set_defaults(func=run)
+
+
+def add_store_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--config", metavar="PATH", help="config file naming the store")
+    parser.add_argument(
+        "--store", metavar="PATH", help="games database (default: [store] path of the config)"
+    )
+
+
+def open_store(args: argparse.Namespace) -> Store:
+    """The store named by --store, else by the config; read-only. Raises StoreError/ConfigError."""
+    path = args.store or load_config(args.config).store_path()
+    return Store.open(path, create=False, readonly=True)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        with open_store(args) as store:
+            games = store.games()
+    except (StoreError, ConfigError) as exc:
+        print(f"magboard: {exc}", file=sys.stderr)
+        return 1
+    if not games:
+        print("no games stored yet")
+        return 0
+    print(f"{'game':>5}  {'started (UTC)':<19}  {'moves':>5}  result")
+    for g in games:
+        ending = f"{g.result} ({g.termination.replace('_', ' ')})" if g.termination else g.result
+        if g.result == "*":
+            ending = "* (in progress)" if g.id == games[-1].id else "* (unfinished)"
+        started = g.started[:19].replace("T", " ")
+        print(f"{g.id:>5}  {started:<19}  {(g.plies + 1) // 2:>5}  {ending}")
+    return 0

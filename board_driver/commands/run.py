@@ -1,0 +1,167 @@
+"""``magboard run``: the daemon, on the Pi's hardware or against the simulated board."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import os
+import sys
+import tempfile
+from pathlib import Path
+from typing import ClassVar
+
+from board_driver.config import Config, ConfigError, load_config
+from board_driver.daemon import Daemon, DaemonError, Hardware, gpio_present, open_hardware
+from board_driver.script import ScriptError
+from board_driver.scriptfeed import parse_on_board
+from board_driver.store import StoreError
+
+log = logging.getLogger("magboard")
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "run",
+        help="run the board: sensing, move tracking, LEDs, the games store",
+        description=(
+            "Run the daemon. With --sim (or no config file and no GPIO here) it runs against "
+            "the simulated board, whose pieces live in a state file of their own; drive it "
+            "with --script FILE, or --script - to type or pipe board-script lines "
+            "(lift e2, place e4, choose n, button resign, wait 500, @1200 lift g8)."
+        ),
+    )
+    parser.add_argument("--sim", action="store_true", help="every hardware port on the simulator")
+    parser.add_argument(
+        "--script",
+        metavar="FILE",
+        help="play a board script into the simulated board in real time ('-': standard input)",
+    )
+    parser.add_argument("--config", metavar="PATH", help="config file (default: see `config`)")
+    parser.add_argument("--verbose", "-v", action="store_true", help="log every event and frame")
+    parser.set_defaults(func=run)
+
+
+def setup_logging(verbose: bool) -> None:
+    handler = logging.StreamHandler(sys.stderr)
+    if os.environ.get("JOURNAL_STREAM"):
+        # journald adds the time; a <N> prefix gives each line its priority.
+        handler.setFormatter(_JournalFormatter())
+    else:
+        handler.setFormatter(
+            logging.Formatter("%(asctime)s.%(msecs)03d magboard: %(message)s", "%H:%M:%S")
+        )
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(logging.DEBUG if verbose else logging.INFO)
+
+
+class _JournalFormatter(logging.Formatter):
+    PRIORITY: ClassVar[dict[str, int]] = {
+        "DEBUG": 7,
+        "INFO": 6,
+        "WARNING": 4,
+        "ERROR": 3,
+        "CRITICAL": 2,
+    }
+
+    def format(self, record: logging.LogRecord) -> str:
+        return f"<{self.PRIORITY.get(record.levelname, 6)}>{record.getMessage()}"
+
+
+def _fail(message: str, code: int) -> int:
+    print(f"magboard: {message}", file=sys.stderr)
+    return code
+
+
+def choose_config(args: argparse.Namespace) -> Config:
+    """The config to run with: the file, --sim, or the simulator when nothing else fits."""
+    config = load_config(args.config)
+    if args.sim or args.script:
+        return config.with_sim()
+    if config.source is None and not config.is_sim and not gpio_present():
+        config = config.with_sim()
+        log.warning(
+            "no config file (%s) and no GPIO on this machine: running against the simulated "
+            "board. Its pieces are in %s; move them with `magboard run --sim --script -` "
+            "(type lift e2, place e4, ...). For a real board write the config file.",
+            args.config or os.environ.get("MAGBOARD_CONFIG") or "/etc/magboard/config.toml",
+            config.sim_state_file(),
+        )
+    return config
+
+
+def run(args: argparse.Namespace) -> int:
+    setup_logging(args.verbose)
+    try:
+        config = choose_config(args)
+    except ConfigError as exc:
+        return _fail(f"config is not usable:\n{exc}", 2)
+    try:
+        hardware = open_hardware(config)
+    except DaemonError as exc:
+        return _fail(
+            f"{exc}\n(check the config with `magboard config check`; "
+            "`magboard run --sim` runs without hardware)",
+            1,
+        )
+    if args.script and args.script != "-":
+        # Checked whole before anything moves, against the pieces standing on the board.
+        try:
+            text = Path(args.script).read_text(encoding="utf-8")
+            parse_on_board(text, args.script, hardware.sim_board.pieces)
+        except OSError as exc:
+            hardware.close()
+            return _fail(f"{args.script}: cannot read the script ({exc.strerror})", 2)
+        except (ScriptError, UnicodeDecodeError) as exc:
+            hardware.close()
+            return _fail(str(exc), 2)
+    _attach_leds_file(config, hardware)
+    script = args.script
+    on_frame = None
+    if script is None and config.is_sim and sys.stdin is not None and sys.stdin.isatty():
+        # A person at a terminal: read what they type, and draw the board for them.
+        script = "-"
+        on_frame = _terminal_view(hardware)
+        log.info("type board-script lines: lift e2, place e4, choose n, button new_game ...")
+    daemon = Daemon(config, hardware, script=script, on_frame=on_frame)
+    try:
+        return asyncio.run(daemon.run())
+    except StoreError as exc:
+        return _fail(str(exc), 1)
+    except DaemonError as exc:
+        return _fail(str(exc), 1)
+    except KeyboardInterrupt:
+        return 130
+
+
+def _attach_leds_file(config: Config, hardware: Hardware) -> None:
+    """With ``[sim] leds_file``, the simulated lights write what they show on every change."""
+    path_text = config.sim.leds_file
+    listeners = getattr(hardware.leds, "listeners", None)
+    if not path_text or listeners is None:
+        return
+    path = Path(path_text).expanduser()
+
+    def write(colours: list) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".leds-", dir=path.parent)
+        with os.fdopen(fd, "w") as out:
+            json.dump({"colours": [list(c) for c in colours]}, out)
+        os.replace(tmp, path)
+
+    listeners.append(write)
+    write(list(hardware.leds.colours))
+
+
+def _terminal_view(hardware: Hardware):
+    from board_driver.leds.sim import render_terminal
+
+    def show(_frame) -> None:
+        pieces = hardware.sim_board.pieces if hardware.sim_board is not None else 0
+        colours = getattr(hardware.leds, "colours", None)
+        if colours is not None:
+            print(render_terminal(colours, pieces=pieces), flush=True)
+
+    return show

@@ -1,0 +1,234 @@
+#!/usr/bin/env bash
+# Install (or remove) magboard as a system service on Raspberry Pi OS Bookworm or Trixie.
+#
+#   sudo systemd/install.sh                 install or update: packages, /opt/magboard venv with
+#                                           the `pi` extra, user `magboard`, udev rules, unit,
+#                                           a default /etc/magboard/config.toml, enable + start
+#   sudo systemd/install.sh --uninstall     stop and remove the service, unit, rules and venv;
+#                                           keeps /etc/magboard and the games in /var/lib/magboard
+#   sudo systemd/install.sh --uninstall --purge   also removes those and the user
+#
+#   systemd/install.sh --prefix DIR [--with-venv]
+#        stage everything under DIR instead of / (for tests and packaging). Under a prefix the
+#        steps that change the running system are NOT run, only listed as "skipped (prefix)":
+#        apt-get, groupadd/useradd/userdel, systemctl, udevadm, raspi-config. The virtual
+#        environment is skipped too unless --with-venv is given.
+#
+# Running it again is safe: every step checks before it acts.
+set -euo pipefail
+
+SOURCE_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+PREFIX=""
+UNINSTALL=0
+PURGE=0
+WITH_VENV=0
+APT_PACKAGES=(python3 python3-venv python3-dev gcc sqlite3)
+
+usage() { sed -n '2,17s/^# \{0,1\}//p' "$0"; }
+
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --prefix) PREFIX="${2:?--prefix needs a directory}"; shift 2 ;;
+        --prefix=*) PREFIX="${1#--prefix=}"; shift ;;
+        --uninstall) UNINSTALL=1; shift ;;
+        --purge) PURGE=1; shift ;;
+        --with-venv) WITH_VENV=1; shift ;;
+        -h|--help) usage; exit 0 ;;
+        *) echo "install.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
+    esac
+done
+
+if [ -n "$PREFIX" ]; then
+    mkdir -p "$PREFIX"
+    PREFIX="$(cd "$PREFIX" && pwd)"
+    [ "$PREFIX" = "/" ] && PREFIX=""
+fi
+
+VENV="$PREFIX/opt/magboard"
+UNIT="$PREFIX/etc/systemd/system/magboard.service"
+COMMAND_LINK="$PREFIX/usr/local/bin/magboard"
+RULES="$PREFIX/etc/udev/rules.d/99-magboard.rules"
+CONFIG_DIR="$PREFIX/etc/magboard"
+STATE_DIR="$PREFIX/var/lib/magboard"
+
+say() { echo "magboard install: $*"; }
+
+# A step that changes the running system: run it for real, or only list it under a prefix.
+system() {
+    if [ -n "$PREFIX" ]; then
+        say "skipped (prefix): $*"
+    else
+        "$@"
+    fi
+}
+
+# Write a file only if its content differs; 0 = changed.
+put() {
+    local src="$1" dest="$2" mode="$3"
+    mkdir -p "$(dirname "$dest")"
+    if [ -f "$dest" ] && cmp -s "$src" "$dest"; then
+        say "unchanged: ${dest#"$PREFIX"}"
+        return 1
+    fi
+    install -m "$mode" "$src" "$dest"
+    say "installed: ${dest#"$PREFIX"}"
+}
+
+check_os() {
+    local release="$PREFIX/etc/os-release" codename=""
+    [ -r "$release" ] && codename="$(. "$release" && echo "${VERSION_CODENAME:-}")"
+    case "$codename" in
+        bookworm|trixie) say "system: $codename" ;;
+        *) say "warning: made for Raspberry Pi OS Bookworm or Trixie, this is '${codename:-unknown}'; going on" ;;
+    esac
+}
+
+need_root() {
+    if [ -z "$PREFIX" ] && [ "$(id -u)" -ne 0 ]; then
+        echo "install.sh: run as root (sudo), or stage with --prefix DIR" >&2
+        exit 1
+    fi
+}
+
+ensure_group() {
+    if [ -n "$PREFIX" ] || ! getent group "$1" >/dev/null; then
+        system groupadd --system "$1"
+    fi
+}
+
+install_all() {
+    need_root
+    check_os
+    local missing=()
+    for package in "${APT_PACKAGES[@]}"; do
+        if [ -n "$PREFIX" ] || ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "ok installed"; then
+            missing+=("$package")
+        fi
+    done
+    if [ "${#missing[@]}" -gt 0 ]; then
+        system apt-get update
+        system apt-get install -y --no-install-recommends "${missing[@]}"
+    fi
+
+    for group in gpio spi dialout; do ensure_group "$group"; done
+    if [ -n "$PREFIX" ] || ! getent passwd magboard >/dev/null; then
+        system useradd --system --user-group --home-dir /var/lib/magboard --no-create-home \
+            --shell /usr/sbin/nologin --groups gpio,spi,dialout magboard
+    else
+        system usermod --append --groups gpio,spi,dialout magboard
+    fi
+
+    if [ -z "$PREFIX" ] || [ "$WITH_VENV" = 1 ]; then
+        if [ ! -x "$VENV/bin/python" ]; then
+            python3 -m venv "$VENV"
+            say "created venv: ${VENV#"$PREFIX"}"
+        fi
+        "$VENV/bin/python" -m pip install --quiet --upgrade pip
+        "$VENV/bin/python" -m pip install --quiet --upgrade "$SOURCE_DIR[pi]"
+        say "installed magboard[pi] into ${VENV#"$PREFIX"}"
+    else
+        say "skipped (prefix): python3 -m venv /opt/magboard && pip install '$SOURCE_DIR[pi]'"
+    fi
+
+    # The command on everyone's PATH: `magboard games`, `magboard config check`, ...
+    mkdir -p "$(dirname "$COMMAND_LINK")"
+    if [ "$(readlink "$COMMAND_LINK" 2>/dev/null)" != /opt/magboard/bin/magboard ]; then
+        ln -sfn /opt/magboard/bin/magboard "$COMMAND_LINK"
+        say "linked: /usr/local/bin/magboard -> /opt/magboard/bin/magboard"
+    fi
+
+    local unit_changed=0 rules_changed=0
+    put "$SOURCE_DIR/systemd/magboard.service" "$UNIT" 0644 && unit_changed=1
+    put "$SOURCE_DIR/systemd/99-magboard.rules" "$RULES" 0644 && rules_changed=1
+
+    mkdir -p "$CONFIG_DIR" "$STATE_DIR"
+    if [ ! -e "$CONFIG_DIR/config.toml" ]; then
+        write_default_config > "$CONFIG_DIR/config.toml"
+        chmod 0644 "$CONFIG_DIR/config.toml"
+        say "wrote default config: ${CONFIG_DIR#"$PREFIX"}/config.toml"
+    else
+        say "kept existing config: ${CONFIG_DIR#"$PREFIX"}/config.toml"
+    fi
+    system chown magboard:magboard /var/lib/magboard
+    chmod 0750 "$STATE_DIR"
+
+    if command -v raspi-config >/dev/null 2>&1 || [ -n "$PREFIX" ]; then
+        system raspi-config nonint do_spi 0   # NeoPixels over SPI need /dev/spidev0.0
+    fi
+    if [ "$rules_changed" = 1 ]; then
+        system udevadm control --reload-rules
+        system udevadm trigger --subsystem-match=tty --subsystem-match=gpio --subsystem-match=spidev
+    fi
+    if [ "$unit_changed" = 1 ]; then
+        system systemctl daemon-reload
+    fi
+    system systemctl enable magboard.service
+    system systemctl restart magboard.service
+    say "done. Logs: journalctl -u magboard -f   Config: /etc/magboard/config.toml"
+}
+
+write_default_config() {
+    cat <<'TOML'
+# magboard config (every key optional; `magboard config show` prints them all with defaults,
+# `magboard config check` validates this file). Restart after a change:
+#   sudo systemctl restart magboard
+[sensing]
+backend = "gpiod"
+
+[leds]
+backend = "neopixel_spi"
+brightness = 0.3
+
+[store]
+path = "/var/lib/magboard/magboard.sqlite"
+
+[sim]
+state_file = "/var/lib/magboard/sim-board.json"
+
+[web]
+# The page serves the local network (the unit allows private addresses only).
+host = "0.0.0.0"
+port = 8080
+TOML
+}
+
+remove() {
+    local path="$1"
+    if [ -e "$path" ] || [ -L "$path" ]; then
+        rm -rf "$path"
+        say "removed: ${path#"$PREFIX"}"
+    fi
+}
+
+uninstall_all() {
+    need_root
+    if [ -n "$PREFIX" ] || [ -e "$UNIT" ]; then
+        system systemctl disable --now magboard.service
+    fi
+    remove "$UNIT"
+    system systemctl daemon-reload
+    if [ -e "$RULES" ]; then
+        remove "$RULES"
+        system udevadm control --reload-rules
+    fi
+    remove "$VENV"
+    if [ "$(readlink "$COMMAND_LINK" 2>/dev/null)" = /opt/magboard/bin/magboard ]; then
+        remove "$COMMAND_LINK"
+    fi
+    if [ "$PURGE" = 1 ]; then
+        remove "$CONFIG_DIR"
+        remove "$STATE_DIR"
+        if [ -n "$PREFIX" ] || getent passwd magboard >/dev/null; then
+            system userdel magboard
+        fi
+    else
+        say "kept: /etc/magboard (config) and /var/lib/magboard (games); --purge removes them"
+    fi
+    say "uninstalled"
+}
+
+if [ "$UNINSTALL" = 1 ]; then
+    uninstall_all
+else
+    install_all
+fi

@@ -1,0 +1,189 @@
+"""The config file: defaults, every bad value named by its key, the `magboard config` command."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from board_driver.config import (
+    Config,
+    ConfigError,
+    load_config,
+    parse_config,
+    state_directory,
+    to_toml,
+)
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def magboard(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "board_driver", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
+
+
+def test_an_empty_file_is_every_default():
+    config = parse_config("")
+    assert config == Config()
+    assert config.sensing.backend == "gpiod"
+    assert config.sensing.rate_hz == 200
+    assert config.leds.brightness == 0.3
+    assert config.leds.colours["red"] == (255, 0, 0)
+    assert config.game.touch_move == "warn"
+    assert config.game.takeback is True
+    assert config.web.host == "127.0.0.1"
+    assert config.bridge.device == "/dev/magboard-bridge"
+
+
+def test_values_are_read_into_typed_sections():
+    config = parse_config(
+        """
+        [sensing]
+        backend = "sim"
+        rate_hz = 100
+        rotation = 180
+        [leds]
+        brightness = 0.5
+        [leds.colours]
+        green = [0, 128, 0]
+        [game]
+        touch_move = "enforce"
+        hints = true
+        [buttons]
+        backend = "gpio"
+        resign = 7
+        hint = false
+        """
+    )
+    assert config.sensing.backend == "sim" and config.sensing.rate_hz == 100.0
+    assert config.sensing.rotation == 180
+    assert config.leds.colours["green"] == (0, 128, 0)
+    assert config.leds.colours["red"] == (255, 0, 0)  # the rest of the palette stays
+    assert config.game.touch_move == "enforce" and config.game.hints is True
+    assert config.buttons.pins()["resign"] == 7
+    assert "hint" not in config.buttons.pins()
+    assert parse_config(to_toml(config)) == config
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("[leds]\nbrightness = 1.7", "[leds] brightness: 1.7 is not between 0 and 1"),
+        ("[leds]\nbrigthness = 0.5", "[leds] brigthness: unknown key"),
+        ('[sensing]\nbackend = "spi"', '[sensing] backend: "spi" is not one of "gpiod"'),
+        ('[sensing]\nrate_hz = "fast"', '[sensing] rate_hz: "fast" is not a number'),
+        ("[sensing]\nrotation = 45", "[sensing] rotation: 45 is not one of 0, 90, 180, 270"),
+        ("[sensing]\nrows = [1, 2, 3]", "[sensing] rows: [1, 2, 3] is not a list of 8"),
+        ("[buttons]\nresign = 2", "[buttons]: pins [2] are given to more than one button"),
+        ("[buttons]\nresign = 99", "[buttons] resign: 99 is not a BCM GPIO number"),
+        ("[leds]\ncount = 60", "[leds] count: 60 is not one of 64, 81"),
+        ('[game]\ntakeback = "yes"', '[game] takeback: "yes" is not true or false'),
+        ('[game]\ntouch_move = "strict"', '[game] touch_move: "strict" is not one of'),
+        ("[web]\nport = 70000", "[web] port: 70000 is not between 1 and 65535"),
+        ("[leds.colours]\npink = [1, 2, 3]", "[leds.colours] pink: unknown colour"),
+        ("[leds.colours]\nred = [256, 0, 0]", "[leds.colours] red: [256, 0, 0] is not [red, g"),
+        ("[display]\nx = 1", "[display]: unknown section"),
+        ("leds = 3", "leds: must be a table"),
+        ("[leds\nbrightness = 1", "not valid TOML"),
+        ("[game]\nsettle_ms = 50\npass_ms = 100", "[game] pass_ms: 100 is longer than settle_ms"),
+    ],
+)
+def test_a_bad_value_is_named_by_its_key(text, message):
+    with pytest.raises(ConfigError) as caught:
+        parse_config(text, source="my.toml")
+    assert message in str(caught.value)
+    assert str(caught.value).startswith("my.toml: ")
+
+
+def test_every_problem_is_listed_at_once():
+    with pytest.raises(ConfigError) as caught:
+        parse_config("[leds]\nbrightness = 2\ngamma = -1\n[web]\nport = 0\n")
+    assert len(caught.value.problems) == 3
+
+
+def test_show_output_reads_back_as_the_same_config():
+    config = parse_config('[sensing]\nbackend = "rpigpio"\n[web]\ntoken = "a\\"b"\n')
+    text = to_toml(config)
+    assert tomllib.loads(text)["sensing"]["backend"] == "rpigpio"
+    assert parse_config(text) == config
+
+
+def test_sim_puts_every_hardware_port_on_the_simulator():
+    config = parse_config('[sensing]\nbackend = "gpiod"\n[leds]\nbackend = "neopixel"\n')
+    sim = config.with_sim()
+    assert (sim.sensing.backend, sim.leds.backend, sim.buttons.backend) == ("sim", "sim", "none")
+    assert sim.leds.brightness == config.leds.brightness
+
+
+def test_state_directory_follows_systemd_then_xdg():
+    assert state_directory({"STATE_DIRECTORY": "/var/lib/magboard"}) == Path("/var/lib/magboard")
+    if state_directory({}) != Path("/var/lib/magboard"):  # not root
+        assert state_directory({"XDG_STATE_HOME": "/x"}) == Path("/x/magboard")
+
+
+def test_a_named_file_must_exist_and_be_readable(tmp_path, monkeypatch):
+    monkeypatch.delenv("MAGBOARD_CONFIG", raising=False)
+    with pytest.raises(ConfigError, match="no such file"):
+        load_config(tmp_path / "missing.toml")
+    monkeypatch.setenv("MAGBOARD_CONFIG", str(tmp_path))
+    with pytest.raises(ConfigError, match="is a directory"):
+        load_config()
+    good = tmp_path / "good.toml"
+    good.write_text("[game]\nhints = true\n")
+    assert load_config(good).game.hints is True
+    assert load_config(good).source == good
+
+
+def test_config_check_exits_0_for_a_good_file_and_2_naming_the_key(tmp_path):
+    good = tmp_path / "good.toml"
+    good.write_text("[leds]\nbrightness = 0.5\n")
+    result = magboard("config", "check", "--config", str(good))
+    assert result.returncode == 0, result.stderr
+    assert "ok" in result.stdout
+
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[leds]\nbrightness = 1.7\n")
+    result = magboard("config", "check", "--config", str(bad))
+    assert result.returncode == 2
+    assert "[leds] brightness: 1.7 is not between 0 and 1" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_config_show_prints_the_effective_config(tmp_path):
+    path = tmp_path / "c.toml"
+    path.write_text('[game]\ntouch_move = "off"\n')
+    result = magboard("config", "show", "--config", str(path), "--sim")
+    assert result.returncode == 0, result.stderr
+    shown = tomllib.loads(result.stdout)
+    assert shown["game"]["touch_move"] == "off"
+    assert shown["sensing"]["backend"] == "sim"
+    assert shown["leds"]["brightness"] == 0.3
+
+
+def test_an_unreadable_config_is_a_clear_error(tmp_path):
+    path = tmp_path / "binary.toml"
+    path.write_bytes(b"\xff\xfe\x00garbage")
+    result = magboard("config", "check", "--config", str(path))
+    assert result.returncode == 2
+    assert "not UTF-8" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_the_module_examples_hold():
+    import doctest
+
+    import board_driver.config
+    import board_driver.notify
+    import board_driver.store
+
+    for module in (board_driver.config, board_driver.store, board_driver.notify):
+        assert doctest.testmod(module).failed == 0, module.__name__

@@ -1,0 +1,173 @@
+"""systemd/install.sh against a temporary root prefix, and the unit checked by systemd's tools.
+
+Under --prefix the script stages files only: apt-get, groupadd/useradd, systemctl, udevadm
+and raspi-config are listed as "skipped (prefix)" and not run (they would change this
+machine), and so is the virtual environment unless --with-venv is given.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from board_driver.config import parse_config
+
+ROOT = Path(__file__).resolve().parents[2]
+INSTALL = ROOT / "systemd" / "install.sh"
+UNIT = ROOT / "systemd" / "magboard.service"
+
+
+def install(prefix: Path, *args: str) -> subprocess.CompletedProcess:
+    result = subprocess.run(
+        ["bash", str(INSTALL), "--prefix", str(prefix), *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    return result
+
+
+def tree(prefix: Path) -> dict[str, bytes]:
+    """Every file and symlink under the prefix (a link as b"-> target")."""
+    found = {}
+    for p in sorted(prefix.rglob("*")):
+        if p.is_symlink():
+            found[str(p.relative_to(prefix))] = b"-> " + os.readlink(p).encode()
+        elif p.is_file():
+            found[str(p.relative_to(prefix))] = p.read_bytes()
+    return found
+
+
+def unit_settings(text: str) -> dict[str, list[str]]:
+    settings: dict[str, list[str]] = {}
+    for line in text.splitlines():
+        if "=" in line and not line.startswith(("#", "[")):
+            key, value = line.split("=", 1)
+            settings.setdefault(key, []).append(value)
+    return settings
+
+
+def test_install_stages_unit_rules_and_config_and_lists_skipped_system_steps(tmp_path):
+    result = install(tmp_path)
+    files = tree(tmp_path)
+    assert files["etc/systemd/system/magboard.service"] == UNIT.read_bytes()
+    assert b"magboard-bridge" in files["etc/udev/rules.d/99-magboard.rules"]
+    config = parse_config(files["etc/magboard/config.toml"].decode())
+    assert config.store.path == "/var/lib/magboard/magboard.sqlite"
+    assert (tmp_path / "var/lib/magboard").is_dir()
+    assert files["usr/local/bin/magboard"] == b"-> /opt/magboard/bin/magboard"
+    skipped = re.findall(r"skipped \(prefix\): (\S+)", result.stdout)
+    for tool in ("apt-get", "useradd", "systemctl", "udevadm"):
+        assert tool in skipped
+    assert "--groups gpio,spi,dialout magboard" in result.stdout
+
+
+def test_install_twice_changes_nothing_and_keeps_an_edited_config(tmp_path):
+    install(tmp_path)
+    config = tmp_path / "etc/magboard/config.toml"
+    config.write_text("[leds]\nbrightness = 0.1\n")
+    before = tree(tmp_path)
+    second = install(tmp_path)
+    assert tree(tmp_path) == before
+    assert "unchanged: /etc/systemd/system/magboard.service" in second.stdout
+    assert "daemon-reload" not in second.stdout  # nothing to reload
+
+
+def test_uninstall_keeps_games_and_config_unless_purged_and_is_idempotent(tmp_path):
+    install(tmp_path)
+    (tmp_path / "var/lib/magboard/magboard.sqlite").write_bytes(b"games")
+    install(tmp_path, "--uninstall")
+    left = tree(tmp_path)
+    assert "etc/systemd/system/magboard.service" not in left
+    assert "etc/udev/rules.d/99-magboard.rules" not in left
+    assert "var/lib/magboard/magboard.sqlite" in left and "etc/magboard/config.toml" in left
+    install(tmp_path, "--uninstall")  # again: fine
+    install(tmp_path, "--uninstall", "--purge")
+    assert tree(tmp_path) == {}
+
+
+def test_unknown_option_is_refused(tmp_path):
+    result = subprocess.run(
+        ["bash", str(INSTALL), "--prefix", str(tmp_path), "--frobnicate"],
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 2 and "unknown option --frobnicate" in result.stderr
+
+
+def test_unit_is_a_notify_service_with_watchdog_user_and_device_allow_list():
+    s = unit_settings(UNIT.read_text())
+    assert s["Type"] == ["notify"]
+    assert s["Restart"] == ["on-failure"]
+    assert s["WatchdogSec"] and s["User"] == ["magboard"]
+    assert s["SupplementaryGroups"] == ["gpio spi dialout"]
+    assert s["StateDirectory"] == ["magboard"] and s["ConfigurationDirectory"] == ["magboard"]
+    assert s["DevicePolicy"] == ["closed"]
+    allowed = " ".join(s["DeviceAllow"])
+    for device in ("gpiochip", "spi", "ttyACM"):
+        assert f"char-{device} rw" in allowed
+    assert s["ExecStart"] == ["/opt/magboard/bin/magboard run"]
+
+
+@pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="systemd-analyze not here")
+def test_systemd_analyze_verify_finds_nothing_to_complain_about(tmp_path):
+    # verify insists that ExecStart exists: point it at a stand-in executable.
+    stand_in = tmp_path / "magboard"
+    stand_in.write_text("#!/bin/sh\n")
+    stand_in.chmod(0o755)
+    unit = tmp_path / "magboard.service"
+    unit.write_text(UNIT.read_text().replace("/opt/magboard/bin/magboard", str(stand_in)))
+    result = subprocess.run(
+        ["systemd-analyze", "verify", str(unit)], capture_output=True, text=True, timeout=60
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stderr.strip() == "", result.stderr
+
+
+@pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="systemd-analyze not here")
+def test_systemd_analyze_security_rates_the_unit_at_most_1_5(tmp_path):
+    result = subprocess.run(
+        ["systemd-analyze", "security", "--offline=true", str(UNIT)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=tmp_path,
+    )
+    if "--offline" in result.stderr and "unrecognized" in result.stderr:
+        pytest.skip("this systemd-analyze cannot rate a unit file offline (needs systemd >= 250)")
+    match = re.search(r"Overall exposure level for magboard.service: (\d+\.\d+)", result.stdout)
+    assert match, result.stdout + result.stderr
+    assert float(match.group(1)) <= 1.5
+
+
+def test_default_config_written_by_install_is_valid_toml(tmp_path):
+    install(tmp_path)
+    data = tomllib.loads((tmp_path / "etc/magboard/config.toml").read_text())
+    assert data["web"]["host"] == "0.0.0.0"
+
+
+@pytest.mark.slow
+def test_with_venv_installs_magboard_with_the_pi_extra_into_the_prefix(tmp_path):
+    # Needs PyPI (pip downloads the `pi` extra's packages): run by hand with -m slow.
+    install(tmp_path, "--with-venv")
+    magboard = tmp_path / "opt/magboard/bin/magboard"
+    result = subprocess.run(
+        [str(magboard), "config", "check", "--config", str(tmp_path / "etc/magboard/config.toml")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    python = tmp_path / "opt/magboard/bin/python"
+    for module in ("gpiod", "neopixel_spi", "serial"):
+        found = subprocess.run([str(python), "-c", f"import {module}"], capture_output=True)
+        assert found.returncode == 0, f"{module}: {found.stderr.decode()}"
+    second = install(tmp_path, "--with-venv")  # again: the venv is kept, only updated
+    assert "created venv" not in second.stdout
