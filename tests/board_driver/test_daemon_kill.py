@@ -86,8 +86,15 @@ def resume_point(daemon: DaemonProcess, boards: list[int], move_starts: list[int
     if here == move_starts[committed]:
         return here
     if here == ends[committed]:
-        # A whole move made: give the daemon the settle time to judge it.
-        time.sleep(0.6)
+        # A whole move made: the daemon judges it now, unless it is a capture (three events:
+        # the board cannot see it). Wait for that judgement, however loaded the machine is:
+        # putting the pieces back before it comes would be a take-back of the move.
+        capture = ends[committed] - move_starts[committed] == 3
+        if not capture:
+            ply = committed + 1
+            assert daemon.wait_for(
+                lambda: any(p == ply for p, _san, _uci in daemon.moves_logged()), timeout=15
+            ), f"seed {seed}: a whole move stood on the board, not judged\n{daemon.output()}"
         committed = len(stored_moves(directory))
     waiting = "waiting for the board to match" in daemon.output()
     start = move_starts[committed] if committed < len(move_starts) else len(boards) - 1
