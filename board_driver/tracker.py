@@ -223,7 +223,7 @@ class Tracker:
         self._own = own
         self._lift_t: dict[int, int] = {}
         self._place_t: dict[int, int] = {}
-        self._refill_t: dict[int, int] = {}  # a square lifted and filled again (no flicker)
+        self._refill_t: dict[int, int] = {}  # a square lifted and filled again
         self._touch = TouchMove()
         self._adjusting = False
         self._adjusted: set[int] = set()
@@ -246,9 +246,17 @@ class Tracker:
             if passing:
                 del self._place_t[sq]  # a sliding piece crossed this square
             elif self.board != self._committed:
-                early = self._early_commit(sq)
-                if early is not None:
-                    out += self._commit(early, t)
+                amend = self._castle_amend
+                if (
+                    amend is not None
+                    and self.board == amend.footprint.after
+                    and not amend.footprint.touched & b
+                ):
+                    out += self._amend_castling(t)
+                else:
+                    early = self._early_commit(sq)
+                    if early is not None:
+                        out += self._commit(early, t)
             self._close_windows(sq)
             exempt = (
                 passing
@@ -274,10 +282,9 @@ class Tracker:
             self._warned = None
             lifted = self._lift_t.get(sq)
             if lifted is not None:
+                self._refill_t[sq] = t
                 if t - lifted < self.timing.pass_ms:
                     self._touch.forget(sq, lifted)  # the square flickered: no hand touched it
-                else:
-                    self._refill_t[sq] = t
             self._place_t[sq] = t
             if self._adjusting:
                 if sq in self._adjusted:
@@ -304,10 +311,10 @@ class Tracker:
         )
 
     def _early_commit(self, sq: int) -> Footprint | None:
-        """The other side lifts one of its pieces while the board shows a complete move:
-        that move is done (the lift belongs to the next one)."""
-        piece = self._position.piece_at(sq)
-        if piece is None or piece.color == self._position.turn or not self._committed & bit(sq):
+        """A piece that took no part lifted while the board shows a complete move: that
+        move is done, and the lift belongs to the next one (the other side's, by 4.2.1:
+        its own piece, or the victim of a capture)."""
+        if not self._committed & bit(sq):
             return None
         found = self._complete()
         if found is None or found.touched & bit(sq) or not self._allowed(found.move):
@@ -416,6 +423,8 @@ class Tracker:
         if violating is not None:
             event["reason"] = "touch_move"
             event["san"] = self._position.san(violating.move)
+            owed, _ = self._touch.demand(self._legal)
+            event["square"] = square_name(owed) if owed is not None else None
             event["touched"] = _names(sum(bit(sq) for sq in self._touch.squares()))
         else:
             event["reason"] = "no_legal_move"
@@ -510,7 +519,8 @@ class Tracker:
         out: list[Event] = []
         before = self._position
         if not self._allowed(move):  # only under warn: enforce never commits it
-            touched = self._touch.own if self._touch.own is not None else self._touch.opponent
+            touched, _ = self._touch.demand(self._legal)
+            assert touched is not None
             out.append(
                 {
                     "t": t,
@@ -737,9 +747,9 @@ class Tracker:
             checkers = sum(bit(sq) for sq in position.checkers())
         touched = 0
         if self.options.touch_move != "off":
-            for sq in self._touch.squares():
-                if board & bit(sq):
-                    touched |= bit(sq)
+            owed, _ = self._touch.demand(self._legal)
+            if owed is not None and board & bit(owed):
+                touched |= bit(owed)
             if self._warned is not None:
                 touched |= bit(self._warned)
         return BoardView(

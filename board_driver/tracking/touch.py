@@ -78,20 +78,27 @@ class TouchMove:
             self.opponent = None
             self._own_first = True
 
-    def allows(self, move: Move, legal: list[Move]) -> bool:
-        """May ``move`` be played, given the pieces touched? (4.3.1 to 4.3.3)"""
+    def demand(self, legal: list[Move]) -> tuple[int | None, list[Move] | None]:
+        """The square whose piece dictates the move, and the moves it allows (4.3.1 to
+        4.3.3); ``(None, None)`` when nothing touched binds."""
         own, opp = self.own, self.opponent
         if own is None and opp is None:
-            return True
+            return None, None
         if own is not None and opp is not None:
             both = [m for m in legal if m.from_square == own and m.captured_square == opp]
             if both:
-                return move in both
-        groups = []
+                return own, both
         own_moves = [m for m in legal if own is not None and m.from_square == own]
         opp_moves = [m for m in legal if opp is not None and m.captured_square == opp]
-        groups = [own_moves, opp_moves] if self._own_first else [opp_moves, own_moves]
-        for group in groups:
-            if group:
-                return move in group
-        return True
+        groups = [(own, own_moves), (opp, opp_moves)]
+        if not self._own_first:
+            groups.reverse()
+        for square, moves in groups:
+            if moves:
+                return square, moves
+        return None, None
+
+    def allows(self, move: Move, legal: list[Move]) -> bool:
+        """May ``move`` be played, given the pieces touched?"""
+        _, moves = self.demand(legal)
+        return moves is None or move in moves
