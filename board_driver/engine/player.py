@@ -1,0 +1,180 @@
+"""An engine as one side of the game: levels that mean something, restarts after a crash.
+
+The game lives in the daemon (the tracker's :class:`rules.Game`), never in the engine:
+every question sends the whole game (start position and moves), so a new engine
+process after a crash answers exactly where the old one stopped.
+
+Levels (config ``[engine]``, or :meth:`EnginePlayer.set_level` from the web page):
+
+- ``skill`` 0..20: Stockfish's *Skill Level* (0 plays like a beginner, 20 full strength);
+- ``depth`` and/or ``movetime_ms``: how far / how long it thinks for each move;
+- ``elo``: a limited strength (``UCI_LimitStrength`` + ``UCI_Elo``), when the engine
+  offers it; it then takes the place of ``skill``.
+
+>>> EngineLevel(skill=5, depth=8).describe()
+'skill 5, depth 8'
+>>> EngineLevel(elo=1500, movetime_ms=500).uci_options({"UCI_LimitStrength", "UCI_Elo"})
+{'UCI_LimitStrength': True, 'UCI_Elo': 1500}
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from board_driver.engine.uci import (
+    EngineCrashed,
+    EngineError,
+    EngineTimeout,
+    SearchLimit,
+    UciEngine,
+    find_engine,
+)
+
+log = logging.getLogger("magboard.engine")
+
+#: A crashed engine is started again this many times for one move before giving up.
+RESTARTS_PER_MOVE = 3
+
+
+@dataclass(frozen=True, slots=True)
+class EngineLevel:
+    """How strong the engine plays (see the module's docstring)."""
+
+    skill: int = 20
+    depth: int | None = None
+    movetime_ms: int | None = 1000
+    elo: int | None = None
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.skill <= 20:
+            raise ValueError(f"skill: {self.skill} is not between 0 and 20")
+        if self.depth is None and self.movetime_ms is None:
+            raise ValueError("a level needs a depth or a movetime_ms")
+        SearchLimit(self.depth, self.movetime_ms)  # the same checks
+
+    @property
+    def limit(self) -> SearchLimit:
+        return SearchLimit(self.depth, self.movetime_ms)
+
+    def describe(self) -> str:
+        """A person's words for the level, for logs, the web page and the PGN headers."""
+        parts = [f"elo {self.elo}" if self.elo is not None else f"skill {self.skill}"]
+        if self.depth is not None:
+            parts.append(f"depth {self.depth}")
+        if self.movetime_ms is not None:
+            parts.append(f"{self.movetime_ms} ms per move")
+        return ", ".join(parts)
+
+    def uci_options(self, offered: Collection[str]) -> dict[str, int | bool]:
+        """The ``setoption`` values for this level, among the options the engine offers."""
+        options: dict[str, int | bool] = {}
+        if self.elo is not None and {"UCI_LimitStrength", "UCI_Elo"} <= set(offered):
+            options["UCI_LimitStrength"] = True
+            options["UCI_Elo"] = self.elo
+            return options
+        if "UCI_LimitStrength" in offered:
+            options["UCI_LimitStrength"] = False
+        if "Skill Level" in offered:
+            options["Skill Level"] = self.skill
+        return options
+
+
+class EnginePlayer:
+    """Keeps one engine process running for the daemon and asks it for moves.
+
+    ``path`` as in :func:`~board_driver.engine.uci.find_engine` ("" = Stockfish).
+    """
+
+    def __init__(
+        self,
+        path: str | Path = "",
+        level: EngineLevel = EngineLevel(),
+        *,
+        threads: int = 1,
+        hash_mb: int = 16,
+    ) -> None:
+        self.path = find_engine(path)
+        self.level = level
+        self.threads = threads
+        self.hash_mb = hash_mb
+        self.engine: UciEngine | None = None
+        self.name = self.path.name
+        self.starts = 0  # engine processes started so far (1 + restarts)
+        self._lock = asyncio.Lock()
+
+    @property
+    def pid(self) -> int | None:
+        """The running engine's process id (None before the first start)."""
+        return self.engine.pid if self.engine is not None and self.engine.alive else None
+
+    async def start(self) -> None:
+        """Start the engine now (otherwise the first question starts it)."""
+        async with self._lock:
+            await self._ensure()
+
+    async def close(self) -> None:
+        async with self._lock:
+            if self.engine is not None:
+                await self.engine.quit()
+                self.engine = None
+
+    async def set_level(self, level: EngineLevel) -> None:
+        """A new level, from the next move on."""
+        self.level = level
+        async with self._lock:
+            if self.engine is not None and self.engine.alive:
+                await self.engine.configure(level.uci_options(self.engine.options))
+
+    async def best_move(self, start_fen: str, moves: Sequence[str]) -> str | None:
+        """The engine's move after ``moves`` from ``start_fen`` (UCI text), None if it
+        has none. A crashed or hung engine is replaced and asked again (a few times)."""
+        failures = 0
+        while True:
+            async with self._lock:
+                try:
+                    engine = await self._ensure()
+                    return await engine.best_move(start_fen, list(moves), self.level.limit)
+                except (EngineCrashed, EngineTimeout) as exc:
+                    failures += 1
+                    if self.engine is not None:
+                        await self.engine.kill()
+                    self.engine = None
+                    if failures > RESTARTS_PER_MOVE:
+                        raise EngineError(f"{exc}; gave up after {failures} tries") from exc
+                    log.warning("engine: %s; starting it again (the game is kept)", exc)
+
+    async def new_game(self) -> None:
+        """Tell the engine a new game starts (its hash tables are then cleared)."""
+        async with self._lock:
+            engine = await self._ensure()
+            try:
+                await engine.new_game()
+            except EngineCrashed:
+                self.engine = None  # the next question starts a new one
+
+    async def _ensure(self) -> UciEngine:
+        """The running engine, started (and configured) if there is none."""
+        if self.engine is not None and self.engine.alive:
+            return self.engine
+        engine = await UciEngine.start(self.path)
+        try:
+            options: dict[str, int | bool] = {}
+            if "Threads" in engine.options:
+                options["Threads"] = self.threads
+            if "Hash" in engine.options:
+                options["Hash"] = self.hash_mb
+            options.update(self.level.uci_options(engine.options))
+            await engine.configure(options)
+            await engine.new_game()
+        except BaseException:
+            await engine.kill()
+            raise
+        self.engine = engine
+        self.name = engine.name
+        self.starts += 1
+        log.info("engine: %s started (pid %d), %s", engine.name, engine.pid, self.level.describe())
+        return engine
