@@ -182,7 +182,7 @@ def test_an_engine_that_never_answers_times_out(tmp_path: Path) -> None:
 
 
 def test_a_program_that_is_no_engine_is_reported(tmp_path: Path) -> None:
-    not_uci = _fake_engine(tmp_path, "echo hello\n")
+    not_uci = _fake_engine(tmp_path, "read line\necho hello\n")
 
     with pytest.raises(EngineCrashed, match="ended waiting for 'uci'"):
         run(UciEngine.start(not_uci))
