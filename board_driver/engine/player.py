@@ -24,6 +24,7 @@ import logging
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from board_driver.engine.uci import (
     EngineCrashed,
@@ -55,6 +56,16 @@ class EngineLevel:
         if self.depth is None and self.movetime_ms is None:
             raise ValueError("a level needs a depth or a movetime_ms")
         SearchLimit(self.depth, self.movetime_ms)  # the same checks
+
+    @classmethod
+    def from_config(cls, engine: Any) -> EngineLevel:
+        """The level of a config ``[engine]`` section (0 there means "no limit"/"off")."""
+        return cls(
+            skill=engine.skill,
+            depth=engine.depth or None,
+            movetime_ms=engine.movetime_ms or None,
+            elo=engine.elo or None,
+        )
 
     @property
     def limit(self) -> SearchLimit:
