@@ -11,7 +11,7 @@ Levels (config ``[engine]``, or :meth:`EnginePlayer.set_level` from the web page
 - ``elo``: a limited strength (``UCI_LimitStrength`` + ``UCI_Elo``), when the engine
   offers it; it then takes the place of ``skill``.
 
->>> EngineLevel(skill=5, depth=8).describe()
+>>> EngineLevel(skill=5, depth=8, movetime_ms=None).describe()
 'skill 5, depth 8'
 >>> EngineLevel(elo=1500, movetime_ms=500).uci_options({"UCI_LimitStrength", "UCI_Elo"})
 {'UCI_LimitStrength': True, 'UCI_Elo': 1500}
