@@ -171,6 +171,14 @@ class EnginePlayer:
         """The running engine, started (and configured) if there is none."""
         if self.engine is not None and self.engine.alive:
             return self.engine
+        if self.engine is not None:  # it died while nobody was asking
+            code = self.engine.process.returncode
+            log.warning(
+                "engine: %s ended (%s); starting it again (the game is kept)",
+                self.engine.name,
+                f"signal {-code}" if code is not None and code < 0 else f"exit {code}",
+            )
+            self.engine = None
         engine = await UciEngine.start(self.path)
         try:
             options: dict[str, int | bool] = {}
