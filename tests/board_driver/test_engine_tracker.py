@@ -203,3 +203,16 @@ def test_expect_refuses_outside_the_engines_turn_and_illegal_moves() -> None:
         assert "e7e4" in str(exc)
     else:
         raise AssertionError("an illegal engine move was accepted")
+
+
+def test_an_engine_promotion_is_played_as_chosen_by_the_engine() -> None:
+    board = Board("8/8/8/8/8/8/p5kP/4K3 w - - 0 1")
+    board.play("lift e1", "place d1")
+    board.expect("a2a1n")
+    assert board.rows()[6] == "C......." and board.rows()[7] == "C......."  # a2, a1
+    out = board.play("lift a2", "place a1")
+    assert kinds(out) == ["move"]
+    assert (out[0]["san"], out[0]["promotion"]) == ("a1=N", "n")
+    # The pawn swapped for a knight on a1 is not White's lift.
+    assert kinds(board.play("lift a1", "place a1")) == []
+    assert board.sans() == ["Kd1", "a1=N"]
