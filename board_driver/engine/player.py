@@ -94,6 +94,26 @@ class EngineLevel:
         return options
 
 
+def within_range(options: dict[str, int | bool], engine: UciEngine) -> dict[str, int | bool]:
+    """Numbers brought within the engine's own limits (an engine ignores a value outside
+    them, silently: Stockfish 15 keeps UCI_Elo 1350 when asked for 1000)."""
+    fitted: dict[str, int | bool] = {}
+    for name, value in options.items():
+        option = engine.options.get(name)
+        if option is not None and not isinstance(value, bool) and option.type == "spin":
+            low = option.min if option.min is not None else value
+            high = option.max if option.max is not None else value
+            if not low <= value <= high:
+                near = min(max(value, low), high)
+                log.warning(
+                    "engine: %s %s is outside %s's range %d..%d; using %d",
+                    name, value, engine.name, low, high, near,
+                )  # fmt: skip
+                value = near
+        fitted[name] = value
+    return fitted
+
+
 class EnginePlayer:
     """Keeps one engine process running for the daemon and asks it for moves.
 
@@ -138,7 +158,8 @@ class EnginePlayer:
         self.level = level
         async with self._lock:
             if self.engine is not None and self.engine.alive:
-                await self.engine.configure(level.uci_options(self.engine.options))
+                options = level.uci_options(self.engine.options)
+                await self.engine.configure(within_range(options, self.engine))
 
     async def best_move(self, start_fen: str, moves: Sequence[str]) -> str | None:
         """The engine's move after ``moves`` from ``start_fen`` (UCI text), None if it
@@ -187,7 +208,7 @@ class EnginePlayer:
             if "Hash" in engine.options:
                 options["Hash"] = self.hash_mb
             options.update(self.level.uci_options(engine.options))
-            await engine.configure(options)
+            await engine.configure(within_range(options, engine))
             await engine.new_game()
         except BaseException:
             await engine.kill()

@@ -262,3 +262,18 @@ def test_the_level_becomes_setoption_and_go_commands(tmp_path: Path) -> None:
     assert "setoption name Skill Level value 4" in after
     assert "go movetime 250" in after
     assert sent[-1] == "quit"
+
+
+def test_an_elo_below_the_engines_range_is_brought_within_it(tmp_path: Path) -> None:
+    engine, log = _recording_engine(tmp_path)
+
+    async def scenario() -> None:
+        player = EnginePlayer(engine, EngineLevel(elo=900, depth=3, movetime_ms=None))
+        try:
+            await player.best_move(START_FEN, [])
+        finally:
+            await player.close()
+
+    run(scenario())
+    sent = log.read_text().splitlines()
+    assert "setoption name UCI_Elo value 1350" in sent  # the recorder's minimum
