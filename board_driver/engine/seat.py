@@ -189,6 +189,15 @@ class EngineSeat:
         return (id(self.host.tracker), id(game), tuple(map(str, game.moves)))
 
     async def _think(self, key: tuple) -> None:
+        try:
+            await self._ask_for_move(key)
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # a bug, not the engine: say so, keep the daemon running
+            log.exception("engine: unexpected failure while asking for a move")
+            self._task = None
+
+    async def _ask_for_move(self, key: tuple) -> None:
         tracker = self.host.tracker
         game = tracker.game
         start, moves = game.start.fen(), [str(m) for m in game.moves]

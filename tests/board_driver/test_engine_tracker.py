@@ -216,3 +216,15 @@ def test_an_engine_promotion_is_played_as_chosen_by_the_engine() -> None:
     # The pawn swapped for a knight on a1 is not White's lift.
     assert kinds(board.play("lift a1", "place a1")) == []
     assert board.sans() == ["Kd1", "a1=N"]
+
+
+def test_the_humans_rook_first_castling_amends_the_move_the_engine_answers() -> None:
+    board = Board("r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3K2R w KQkq - 0 1")
+    board.play("lift h1", "place f1")
+    assert board.sans() == ["Rf1"] and board.tracker.awaiting
+    board.expect("a7a6")  # the engine answered the rook move...
+    out = board.play("lift e1", "place g1")  # ...but the king follows: it was castling
+    # (under touch_move warn, also a warning: a rook touched first may not castle)
+    assert kinds(out) == ["touch_move", "move"]
+    assert out[1]["san"] == "O-O" and out[1]["replaces"] == "Rf1"
+    assert board.tracker.awaiting and board.tracker.expected is None  # ask the engine again
