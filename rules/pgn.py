@@ -49,7 +49,7 @@ def write_pgn(game: Game, headers: dict[str, str] | None = None) -> str:
     outcome = game.outcome()
     result = outcome.result() if outcome else headers.get("Result", "*")
     if result not in RESULTS:
-        raise ValueError(f"PGN Result header {result!r} must be one of {', '.join(RESULTS)}")
+        raise PgnError(f"PGN Result header {result!r} must be one of {', '.join(RESULTS)}")
     tags: dict[str, str] = {}
     for name in SEVEN_TAG_ROSTER:
         tags[name] = result if name == "Result" else headers.get(name, _DEFAULTS[name])

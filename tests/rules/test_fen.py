@@ -161,3 +161,9 @@ def test_an_impossible_position_names_every_problem():
     assert "'K': no white rook on h1" in str(error)
     assert "'q': no black rook on a8" in str(error)
     assert "e6: no black pawn on e5" in str(error)
+
+
+def test_fen_must_be_text():
+    with pytest.raises(FenError, match="FEN must be text, not NoneType") as info:
+        Position.from_fen(None)
+    assert info.value.field == "fen"

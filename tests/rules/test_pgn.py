@@ -148,3 +148,12 @@ def test_reader_errors_say_which_game_line_and_move(text, message):
 def test_reader_wants_text():
     with pytest.raises(PgnError, match="PGN must be text, not bytes"):
         read_pgn(b"1. e4 *")
+
+
+def test_writer_refuses_a_result_that_is_not_a_pgn_result():
+    with pytest.raises(PgnError, match="PGN Result header 'draw' must be one of 1-0, 0-1"):
+        Game().pgn({"Result": "draw"})
+    # A game that has ended writes its own result, whatever the headers say.
+    game = Game()
+    game.agree_draw()
+    assert '[Result "1/2-1/2"]' in game.pgn({"Result": "1-0"})

@@ -7,6 +7,7 @@ machine), and so is the virtual environment unless --with-venv is given.
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -34,9 +35,14 @@ def install(prefix: Path, *args: str) -> subprocess.CompletedProcess:
 
 
 def tree(prefix: Path) -> dict[str, bytes]:
-    return {
-        str(p.relative_to(prefix)): p.read_bytes() for p in sorted(prefix.rglob("*")) if p.is_file()
-    }
+    """Every file and symlink under the prefix (a link as b"-> target")."""
+    found = {}
+    for p in sorted(prefix.rglob("*")):
+        if p.is_symlink():
+            found[str(p.relative_to(prefix))] = b"-> " + os.readlink(p).encode()
+        elif p.is_file():
+            found[str(p.relative_to(prefix))] = p.read_bytes()
+    return found
 
 
 def unit_settings(text: str) -> dict[str, list[str]]:
@@ -56,6 +62,7 @@ def test_install_stages_unit_rules_and_config_and_lists_skipped_system_steps(tmp
     config = parse_config(files["etc/magboard/config.toml"].decode())
     assert config.store.path == "/var/lib/magboard/magboard.sqlite"
     assert (tmp_path / "var/lib/magboard").is_dir()
+    assert files["usr/local/bin/magboard"] == b"-> /opt/magboard/bin/magboard"
     skipped = re.findall(r"skipped \(prefix\): (\S+)", result.stdout)
     for tool in ("apt-get", "useradd", "systemctl", "udevadm"):
         assert tool in skipped
