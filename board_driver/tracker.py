@@ -166,6 +166,8 @@ class Tracker:
         board: int | None = None,
         colours: Colours = DEFAULT_COLOURS,
     ) -> None:
+        if board is not None and not (isinstance(board, int) and 0 <= board < 1 << 64):
+            raise ValueError(f"board: expected a 64-bit occupancy bitmap, got {board!r}")
         self.game = game if game is not None else Game()
         self.options = options
         self.timing = timing
@@ -188,7 +190,10 @@ class Tracker:
         self._hint: Move | None = None  # a suggestion lit for the side to move
         self._new_turn()
         self.board = self._committed if board is None else board
-        self._out_of_sync = self.board != self._committed
+        # After a restart a piece may be in the hand (a move on its way): no complaint.
+        self._out_of_sync = self.board != self._committed and not (
+            self._playing() and self._on_the_way()
+        )
 
     # ------------------------------------------------------------------ public
 
@@ -229,7 +234,8 @@ class Tracker:
         return []
 
     def finish(self, t_ms: int) -> list[Event]:
-        """The board is left alone for good: whatever is pending is judged."""
+        """The board is left alone for good: whatever is pending is judged (at the time
+        it falls due: the board has been still since the last event)."""
         if self._deadline is None:
             return []
         due, self._deadline = self._deadline, None
