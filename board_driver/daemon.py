@@ -463,6 +463,11 @@ class Daemon:
             ]
         )
 
+    def engine_state(self) -> dict[str, Any]:
+        """The engine's side, name, level and what it is doing (see ``EngineSeat.state``)."""
+        assert self.engine is not None
+        return self.engine.state()
+
     def announce(self, events: list[dict]) -> None:
         """Game events from beside the tracker (the engine's): stored, logged, lit."""
         self._after(events)

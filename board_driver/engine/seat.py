@@ -127,6 +127,28 @@ class EngineSeat:
     def record(self) -> EngineRecord:
         return EngineRecord(self.side, self.name, self.level.describe(), self.level.elo)
 
+    def state(self) -> dict[str, Any]:
+        """For the web page: who plays, how strong, what it is doing.
+
+        ``side``, ``engine`` (its name, once started), ``level`` (in words), the level's
+        ``skill``/``depth``/``movetime_ms``/``elo``, ``thinking`` (a question is open),
+        ``expected`` (the engine's move waiting to be played, UCI) and ``hint``.
+        """
+        tracker = self.host.tracker
+        level = self.level
+        return {
+            "side": self.side,
+            "engine": self.name,
+            "level": level.describe(),
+            "skill": level.skill,
+            "depth": level.depth,
+            "movetime_ms": level.movetime_ms,
+            "elo": level.elo,
+            "thinking": self._task is not None,
+            "expected": str(tracker.expected) if tracker.expected is not None else None,
+            "hint": str(tracker.hint) if tracker.hint is not None else None,
+        }
+
     def _player(self) -> EnginePlayer:
         if self.player is None:
             self.player = EnginePlayer(

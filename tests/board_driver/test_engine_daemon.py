@@ -211,3 +211,24 @@ def _green(proc: DaemonProcess, square: int) -> bool:
     except (OSError, ValueError, KeyError):
         return False  # the file is being replaced: look again
     return green > 0 and red == 0 and blue == 0
+
+
+def test_a_daemon_restarted_in_an_engine_game_asks_the_engine_again(tmp_path: Path) -> None:
+    proc, game = start(tmp_path)
+    try:
+        game.play(chess.Move.from_uci("d2d4"))
+        game.wait_engine_move(1)
+    finally:
+        proc.kill()  # a power cut: the engine's move was lit, not yet played
+    proc = DaemonProcess(tmp_path)
+    try:
+        proc.wait_ready(timeout=30)
+        assert "resuming game 1 at ply 1" in proc.output()
+        game = Game(proc)
+        game.board.push_uci("d2d4")
+        _, uci, _ = game.wait_engine_move(1)
+        proc.send("gap 150", *hand_lines(game.board, chess.Move.from_uci(uci)))
+        assert proc.wait_for(lambda: proc.moves_logged() != [], 10), proc.output()
+        assert proc.moves_logged()[0][::2] == (2, uci)  # ply 2, after the stored ply 1
+    finally:
+        proc.terminate()

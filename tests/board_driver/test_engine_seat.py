@@ -74,6 +74,9 @@ def test_set_engine_hands_a_side_to_the_engine_and_back(tmp_path: Path) -> None:
         daemon.set_engine("white", FAST)  # White is to move: the engine thinks at once
         await until(lambda: tracker.expected is not None)
         move = tracker.expected
+        state = daemon.engine_state()
+        assert state["side"] == "white" and state["engine"].startswith("Stockfish")
+        assert (state["level"], state["expected"]) == ("skill 0, depth 1", str(move))
         frame = tracker.frame()
         for sq in (move.from_square, move.to_square):
             assert frame.colours[sq] == "c" and frame.blink >> sq & 1
