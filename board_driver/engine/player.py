@@ -159,7 +159,11 @@ class EnginePlayer:
         async with self._lock:
             if self.engine is not None and self.engine.alive:
                 options = level.uci_options(self.engine.options)
-                await self.engine.configure(within_range(options, self.engine))
+                try:
+                    await self.engine.configure(within_range(options, self.engine))
+                except (EngineCrashed, EngineTimeout):
+                    await self.engine.kill()
+                    self.engine = None  # the next question starts one at this level
 
     async def best_move(self, start_fen: str, moves: Sequence[str]) -> str | None:
         """The engine's move after ``moves`` from ``start_fen`` (UCI text), None if it
