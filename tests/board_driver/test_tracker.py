@@ -6,6 +6,8 @@ these tests cover what a script cannot say.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 import rules
@@ -158,3 +160,17 @@ def test_every_event_is_json_with_time_and_type():
     assert types(events) == expected
     for event in events:
         assert isinstance(event["t"], int) and isinstance(event["type"], str)
+
+
+def test_the_users_are_told_what_the_board_cannot_see():
+    # Case 12: the design's list, each with what the board does instead.
+    text = (Path(__file__).resolve().parents[2] / "docs" / "cannot-see.md").read_text()
+    assert text.startswith("## What the board cannot see")
+    for item in (
+        "Which piece a pawn became",
+        "Who lifted a piece",
+        "Two pieces exchanged while both were off the board",
+        "promotion button",
+        "side to move",
+    ):
+        assert item in text, item

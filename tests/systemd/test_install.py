@@ -151,3 +151,23 @@ def test_default_config_written_by_install_is_valid_toml(tmp_path):
     install(tmp_path)
     data = tomllib.loads((tmp_path / "etc/magboard/config.toml").read_text())
     assert data["web"]["host"] == "0.0.0.0"
+
+
+@pytest.mark.slow
+def test_with_venv_installs_magboard_with_the_pi_extra_into_the_prefix(tmp_path):
+    # Needs PyPI (pip downloads the `pi` extra's packages): run by hand with -m slow.
+    install(tmp_path, "--with-venv")
+    magboard = tmp_path / "opt/magboard/bin/magboard"
+    result = subprocess.run(
+        [str(magboard), "config", "check", "--config", str(tmp_path / "etc/magboard/config.toml")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    python = tmp_path / "opt/magboard/bin/python"
+    for module in ("gpiod", "neopixel_spi", "serial"):
+        found = subprocess.run([str(python), "-c", f"import {module}"], capture_output=True)
+        assert found.returncode == 0, f"{module}: {found.stderr.decode()}"
+    second = install(tmp_path, "--with-venv")  # again: the venv is kept, only updated
+    assert "created venv" not in second.stdout
