@@ -176,6 +176,10 @@ def test_a_wrong_piece_lifted_for_the_engine_is_guided_back_and_a_hint_is_lit(
         game.play(chess.Move.from_uci("e2e4"))
         _, uci, _ = game.wait_engine_move(1)
         move = chess.Move.from_uci(uci)
+        assert proc.wait_for(
+            lambda: _lit(proc, move.from_square, "cyan") and _lit(proc, move.to_square, "cyan"),
+            3,
+        )
         # A black piece the engine did not move: lifted and held.
         wrong = next(
             chess.square_name(sq)
@@ -187,6 +191,7 @@ def test_a_wrong_piece_lifted_for_the_engine_is_guided_back_and_a_hint_is_lit(
             lambda: f"waiting for the board to match: fill {wrong}" in proc.output(), 5
         ), proc.output()
         assert f"fill={[wrong]}" in proc.output()  # the illegal announcement names it
+        assert proc.wait_for(lambda: _lit(proc, chess.parse_square(wrong), "blue"), 3)
         proc.send(f"place {wrong}")
         assert proc.wait_for(lambda: "board matches the game again" in proc.output(), 5)
         assert len(proc.moves_logged()) == 1  # nothing was taken as Black's move
@@ -197,20 +202,27 @@ def test_a_wrong_piece_lifted_for_the_engine_is_guided_back_and_a_hint_is_lit(
         hint = chess.Move.from_uci(HINT.search(proc.output())[2])
         assert hint in game.board.legal_moves
         assert proc.wait_for(
-            lambda: _green(proc, hint.from_square) and _green(proc, hint.to_square), 3
+            lambda: _lit(proc, hint.from_square, "green") and _lit(proc, hint.to_square, "green"),
+            3,
         )
         assert len(proc.moves_logged()) == 2
     finally:
         proc.terminate()
 
 
-def _green(proc: DaemonProcess, square: int) -> bool:
-    """Is ``square`` lit green in the simulated LEDs (after brightness and gamma)?"""
+def _lit(proc: DaemonProcess, square: int, colour: str) -> bool:
+    """Is ``square`` lit ``colour`` (green, cyan, blue) in the simulated LEDs now?
+
+    Brightness and gamma scale the palette, so only which channels are on is compared;
+    a blinking square is dark half the time: wait for it (``proc.wait_for``).
+    """
     try:
         red, green, blue = proc.leds()[square]
     except (OSError, ValueError, KeyError):
         return False  # the file is being replaced: look again
-    return green > 0 and red == 0 and blue == 0
+    on = (red > 0, green > 0, blue > 0)
+    return on == {"green": (False, True, False), "cyan": (False, True, True),
+                  "blue": (False, False, True)}[colour]  # fmt: skip
 
 
 def test_a_daemon_restarted_in_an_engine_game_asks_the_engine_again(tmp_path: Path) -> None:
