@@ -119,7 +119,7 @@ def test_a_whole_game_against_stockfish_with_the_engine_killed_mid_game(tmp_path
         killed_at = None
         while not game.board.is_game_over() and len(game.board.move_stack) < 40:
             if game.board.turn == chess.WHITE:
-                if len(game.board.move_stack) == 6 and killed_at is None:
+                if len(game.board.move_stack) == 2 and killed_at is None:
                     # The engine dies between two moves: the game must go on.
                     os.kill(first_pid, signal.SIGKILL)
                     killed_at = len(game.board.move_stack)
