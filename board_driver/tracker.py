@@ -780,7 +780,8 @@ class Tracker:
         return [self._game_over_event(t, outcome)]
 
     def _button_resign(self, t: int) -> list[Event]:
-        return self._end(t, self.game.resign(self._position.turn))
+        loser = self._position.turn if self._other_side is None else not self._other_side
+        return self._end(t, self.game.resign(loser))  # against an engine: the person
 
     def _button_draw_offer(self, t: int) -> list[Event]:
         self._draw_offer = self._position.turn

@@ -20,6 +20,7 @@ Levels (config ``[engine]``, or :meth:`EnginePlayer.set_level` from the web page
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
@@ -70,6 +71,14 @@ class EngineLevel:
     @property
     def limit(self) -> SearchLimit:
         return SearchLimit(self.depth, self.movetime_ms)
+
+    def full_strength(self) -> EngineLevel:
+        """The same thinking time or depth at full strength (for hints).
+
+        >>> EngineLevel(skill=2, elo=1500, depth=4, movetime_ms=None).full_strength().describe()
+        'skill 20, depth 4'
+        """
+        return dataclasses.replace(self, skill=20, elo=None)
 
     def describe(self) -> str:
         """A person's words for the level, for logs, the web page and the PGN headers."""
@@ -135,6 +144,7 @@ class EnginePlayer:
         self.engine: UciEngine | None = None
         self.name = self.path.name
         self.starts = 0  # engine processes started so far (1 + restarts)
+        self._configured: EngineLevel | None = None  # the level the running engine has
         self._lock = asyncio.Lock()
 
     @property
@@ -153,27 +163,31 @@ class EnginePlayer:
                 await self.engine.quit()
                 self.engine = None
 
-    async def set_level(self, level: EngineLevel) -> None:
-        """A new level, from the next move on."""
+    def set_level(self, level: EngineLevel) -> None:
+        """A new level, from the next question on."""
         self.level = level
-        async with self._lock:
-            if self.engine is not None and self.engine.alive:
-                options = level.uci_options(self.engine.options)
-                try:
-                    await self.engine.configure(within_range(options, self.engine))
-                except (EngineCrashed, EngineTimeout):
-                    await self.engine.kill()
-                    self.engine = None  # the next question starts one at this level
 
-    async def best_move(self, start_fen: str, moves: Sequence[str]) -> str | None:
+    async def best_move(
+        self, start_fen: str, moves: Sequence[str], *, level: EngineLevel | None = None
+    ) -> str | None:
         """The engine's move after ``moves`` from ``start_fen`` (UCI text), None if it
-        has none. A crashed or hung engine is replaced and asked again (a few times)."""
+        has none. A crashed or hung engine is replaced and asked again (a few times).
+
+        ``level``: for this one question (a hint at full strength, say) instead of the
+        player's own level, which the next question sets back.
+        """
+        wanted = level or self.level
         failures = 0
         while True:
             async with self._lock:
                 try:
                     engine = await self._ensure()
-                    return await engine.best_move(start_fen, list(moves), self.level.limit)
+                    if wanted != self._configured:
+                        self._configured = None  # unknown until the engine confirms
+                        options = wanted.uci_options(engine.options)
+                        await engine.configure(within_range(options, engine))
+                        self._configured = wanted
+                    return await engine.best_move(start_fen, list(moves), wanted.limit)
                 except (EngineCrashed, EngineTimeout) as exc:
                     failures += 1
                     if self.engine is not None:
@@ -213,6 +227,7 @@ class EnginePlayer:
                 options["Hash"] = self.hash_mb
             options.update(self.level.uci_options(engine.options))
             await engine.configure(within_range(options, engine))
+            self._configured = self.level
             await engine.new_game()
         except BaseException:
             await engine.kill()

@@ -174,7 +174,7 @@ class EngineSeat:
         if level is not None and level != self.level:
             self.level = level
             if self.player is not None:
-                asyncio.get_running_loop().create_task(self.player.set_level(level))
+                self.player.set_level(level)
         self._failed = None
 
     async def close(self) -> None:
@@ -295,7 +295,10 @@ class EngineSeat:
         tracker = self.host.tracker
         game = tracker.game
         try:
-            uci = await self._player().best_move(game.start.fen(), [str(m) for m in game.moves])
+            # A hint is the engine's best, whatever its level as an opponent.
+            uci = await self._player().best_move(
+                game.start.fen(), [str(m) for m in game.moves], level=self.level.full_strength()
+            )
         except (EngineError, OSError) as exc:
             log.error("hint: %s", exc)
             self.host.announce(

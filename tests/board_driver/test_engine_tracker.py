@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from board_driver.events import Lift, Place
+from board_driver.events import Button, Lift, Place
 from board_driver.squares import square
 from board_driver.tracker import GameOptions, Tracker
 from rules import BLACK, WHITE, Game, Position
@@ -228,3 +228,12 @@ def test_the_humans_rook_first_castling_amends_the_move_the_engine_answers() -> 
     assert kinds(out) == ["touch_move", "move"]
     assert out[1]["san"] == "O-O" and out[1]["replaces"] == "Rf1"
     assert board.tracker.awaiting and board.tracker.expected is None  # ask the engine again
+
+
+def test_resign_in_an_engine_game_is_the_persons_even_on_the_engines_turn() -> None:
+    board = Board()  # the engine plays Black
+    board.play("lift e2", "place e4")
+    assert board.tracker.awaiting
+    out = board.tracker.handle(Button(board.t + 10, "resign"))
+    assert kinds(out) == ["game_over"]
+    assert (out[0]["result"], out[0]["winner"]) == ("0-1", "black")

@@ -242,7 +242,7 @@ def test_the_level_becomes_setoption_and_go_commands(tmp_path: Path) -> None:
         player = EnginePlayer(engine, EngineLevel(elo=1500, depth=6, movetime_ms=None))
         try:
             move = await player.best_move(START_FEN, ["d2d4"])
-            await player.set_level(EngineLevel(skill=4, depth=None, movetime_ms=250))
+            player.set_level(EngineLevel(skill=4, depth=None, movetime_ms=250))
             await player.best_move(START_FEN, [])
             return move, player.name
         finally:
@@ -277,3 +277,26 @@ def test_an_elo_below_the_engines_range_is_brought_within_it(tmp_path: Path) -> 
     run(scenario())
     sent = log.read_text().splitlines()
     assert "setoption name UCI_Elo value 1350" in sent  # the recorder's minimum
+
+
+def test_a_question_at_another_level_is_followed_by_the_players_own(tmp_path: Path) -> None:
+    engine, log = _recording_engine(tmp_path)
+    own = EngineLevel(skill=3, depth=2, movetime_ms=None)
+
+    async def scenario() -> None:
+        player = EnginePlayer(engine, own)
+        try:
+            await player.best_move(START_FEN, [], level=own.full_strength())  # a hint
+            await player.best_move(START_FEN, ["e2e4"])  # the engine's own move
+        finally:
+            await player.close()
+
+    run(scenario())
+    sent = log.read_text().splitlines()
+    skills = [line for line in sent if line.startswith("setoption name Skill Level")]
+    assert skills == [
+        "setoption name Skill Level value 3",  # on start
+        "setoption name Skill Level value 20",  # the hint
+        "setoption name Skill Level value 3",  # its own move again
+    ]
+    assert sent.index(skills[1]) < sent.index(f"position fen {START_FEN}")
