@@ -113,6 +113,7 @@ class EngineSeat:
         self._hint_task: asyncio.Task | None = None
         self._failed: tuple | None = None  # the question the engine gave up on
         self._retry: asyncio.TimerHandle | None = None
+        self._chores: set[asyncio.Task] = set()  # small jobs beside the loop (ucinewgame)
 
     # ------------------------------------------------------------------ settings
 
@@ -178,7 +179,7 @@ class EngineSeat:
         self._failed = None
 
     async def close(self) -> None:
-        for task in (self._task, self._hint_task):
+        for task in (self._task, self._hint_task, *self._chores):
             if task is not None:
                 task.cancel()
                 with contextlib.suppress(BaseException):
@@ -196,6 +197,8 @@ class EngineSeat:
         tracker = self.host.tracker
         if tracker.other_side != self.color:
             tracker.set_other_side(self.color)
+        if self.player is not None and any(e.get("type") == "new_game" for e in announced):
+            self._background(self.player.new_game())  # ucinewgame: forget the last game
         key = self._key()
         if self._task is not None and self._task_key != key:
             self._task.cancel()  # the game changed under the question
@@ -205,6 +208,18 @@ class EngineSeat:
             self._task = asyncio.get_running_loop().create_task(self._think(key))
         if any(e.get("type") == "hint_requested" for e in announced):
             self._hint(announced)
+
+    def _background(self, coro: Any) -> None:
+        """Run ``coro`` beside the loop; a failure is logged, not lost."""
+
+        def done(task: asyncio.Task) -> None:
+            self._chores.discard(task)
+            if not task.cancelled() and task.exception() is not None:
+                log.warning("engine: %s", task.exception())
+
+        task = asyncio.get_running_loop().create_task(coro)
+        self._chores.add(task)  # held: the loop keeps only a weak reference
+        task.add_done_callback(done)
 
     def _key(self) -> tuple:
         game = self.host.tracker.game
