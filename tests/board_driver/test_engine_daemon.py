@@ -244,3 +244,24 @@ def test_a_daemon_restarted_in_an_engine_game_asks_the_engine_again(tmp_path: Pa
         assert proc.moves_logged()[0][::2] == (2, uci)  # ply 2, after the stored ply 1
     finally:
         proc.terminate()
+
+
+def test_an_engine_killed_while_thinking_is_replaced_and_its_move_comes(tmp_path: Path) -> None:
+    write_config(tmp_path, '[engine]\nside = "black"\nskill = 0\nmovetime_ms = 1500\n')
+    proc = DaemonProcess(tmp_path)
+    try:
+        proc.wait_ready(timeout=30)
+        first_pid = int(ENGINE_STARTED.search(proc.output())[2])
+        game = Game(proc)
+        proc.send("gap 150")
+        game.play(chess.Move.from_uci("e2e4"))
+        os.kill(first_pid, signal.SIGKILL)  # within its 1.5 s of thought
+        _, uci, _ = game.wait_engine_move(1, timeout=15)
+        assert re.search(
+            r"ended waiting for 'bestmove' \(signal 9\); starting it again", proc.output()
+        ), proc.output()
+        pids = [int(m[2]) for m in ENGINE_STARTED.finditer(proc.output())]
+        assert len(pids) == 2 and pids[1] != first_pid
+        game.play(chess.Move.from_uci(uci))  # and the game goes on
+    finally:
+        proc.terminate()
