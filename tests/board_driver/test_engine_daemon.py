@@ -13,6 +13,7 @@ import random
 import re
 import signal
 import sqlite3
+import time
 from pathlib import Path
 
 import chess
@@ -255,7 +256,8 @@ def test_an_engine_killed_while_thinking_is_replaced_and_its_move_comes(tmp_path
         game = Game(proc)
         proc.send("gap 150")
         game.play(chess.Move.from_uci("e2e4"))
-        os.kill(first_pid, signal.SIGKILL)  # within its 1.5 s of thought
+        time.sleep(0.4)  # the question sent: the engine is within its 1.5 s of thought
+        os.kill(first_pid, signal.SIGKILL)
         _, uci, _ = game.wait_engine_move(1, timeout=15)
         assert re.search(
             r"ended waiting for 'bestmove' \(signal 9\); starting it again", proc.output()
