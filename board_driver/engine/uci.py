@@ -342,6 +342,8 @@ class UciEngine:
             stdin.write(command.encode() + b"\n")
             await stdin.drain()
         except (BrokenPipeError, ConnectionResetError) as exc:
+            with contextlib.suppress(TimeoutError):  # its exit status, for the message
+                await asyncio.wait_for(self.process.wait(), 1.0)
             raise EngineCrashed(self._ended(f"while sending {command.split()[0]!r}")) from exc
 
     async def _read(self, timeout: float, waiting_for: str) -> str:
