@@ -65,6 +65,8 @@ DEFAULT_COLOURS: dict[str, tuple[int, int, int]] = {
     "white": (255, 255, 255),
 }
 
+ENGINE_SIDES = ("none", "white", "black")
+
 LED_ALONG = ("rank", "file")
 PIXEL_ORDERS = ("RGB", "GRB", "RGBW", "GRBW")
 
@@ -179,6 +181,27 @@ class SimConfig:
 
 
 @dataclass(frozen=True)
+class EngineConfig:
+    """``[engine]``: a UCI engine as one side (``docs/engine.md``).
+
+    ``side``: which side the engine plays (``"none"``: nobody; people on both sides);
+    ``path``: the engine program (``""``: ``stockfish`` on PATH, else Debian's
+    ``/usr/games/stockfish``); ``skill`` 0..20; ``depth`` (plies, 0 = no limit) and
+    ``movetime_ms`` (0 = no limit) per move, at least one of them; ``elo``: a limited
+    strength instead of ``skill`` (0 = off); ``threads`` and ``hash_mb`` for the engine.
+    """
+
+    side: str = "none"
+    path: str = ""
+    skill: int = 10
+    depth: int = 0
+    movetime_ms: int = 1000
+    elo: int = 0
+    threads: int = 1
+    hash_mb: int = 16
+
+
+@dataclass(frozen=True)
 class Config:
     """The whole configuration. ``Config()`` is every default."""
 
@@ -190,6 +213,7 @@ class Config:
     web: WebConfig = field(default_factory=WebConfig)
     store: StoreConfig = field(default_factory=StoreConfig)
     sim: SimConfig = field(default_factory=SimConfig)
+    engine: EngineConfig = field(default_factory=EngineConfig)
     #: Where it was read from (None: no file, every default).
     source: Path | None = field(default=None, compare=False)
 
@@ -397,6 +421,14 @@ def _rgb(_key: str, value: Any) -> tuple[int, int, int]:
     return (value[0], value[1], value[2])
 
 
+def _elo(_key: str, value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise _Bad(f"{_show(value)} is not a whole number")
+    if value != 0 and not 500 <= value <= 4000:
+        raise _Bad(f"{value} is not an Elo rating between 500 and 4000 (or 0 for off)")
+    return value
+
+
 _SCHEMA: dict[str, tuple[type, dict[str, Check]]] = {
     "sensing": (
         SensingConfig,
@@ -459,6 +491,19 @@ _SCHEMA: dict[str, tuple[type, dict[str, Check]]] = {
     ),
     "store": (StoreConfig, {"path": _text}),
     "sim": (SimConfig, {"state_file": _text, "leds_file": _text}),
+    "engine": (
+        EngineConfig,
+        {
+            "side": _one_of(*ENGINE_SIDES),
+            "path": _text,
+            "skill": _integer(0, 20),
+            "depth": _integer(0, 100),
+            "movetime_ms": _integer(0, 600_000),
+            "elo": _elo,
+            "threads": _integer(1, 512),
+            "hash_mb": _integer(1, 65536),
+        },
+    ),
 }
 _SECTIONS = tuple(_SCHEMA)
 
@@ -516,6 +561,10 @@ def _check_across(config: Config, problems: list[str]) -> None:
             clash = sorted(set(pins.values()) & (set(s.rows) | set(s.columns)))
             if clash:
                 problems.append(f"[buttons]: pins {clash} are also used by the switch matrix")
+    if config.engine.depth == 0 and config.engine.movetime_ms == 0:
+        problems.append(
+            "[engine] movetime_ms: 0 (no time limit) needs a depth; set depth or movetime_ms"
+        )
     if config.game.pass_ms > config.game.settle_ms:
         problems.append(
             f"[game] pass_ms: {config.game.pass_ms} is longer than settle_ms "

@@ -248,6 +248,8 @@ class Daemon:
         self._scan_loop: Any = None
         self._tasks: list[asyncio.Task] = []
         self._lock: Any = None
+        self.engine: Any = None  # the EngineSeat: a UCI engine playing a side, hints
+        self._engine_record: tuple | None = None  # (game id, options) last stored
 
     # ------------------------------------------------------------------ clock
 
@@ -308,6 +310,7 @@ class Daemon:
             raise DaemonError(f"cannot read the board: {exc}") from exc
         self._last_scan_at = self._loop.time()
         self._resume_game()
+        await self._start_engine()
         self.debouncer = Debouncer(config.sensing.debounce_ms, initial=first)
         loop = self._loop
         if self.hw.bridge is not None:
@@ -342,6 +345,8 @@ class Daemon:
 
     async def _shutdown(self) -> None:
         self.notifier.stopping()
+        if self.engine is not None:
+            await self.engine.close()
         for task in self._tasks:
             task.cancel()
         for task in self._tasks:
@@ -433,6 +438,73 @@ class Daemon:
         self.tracker = Tracker(rules.Game(start), options=merged, timing=self._timing, board=board)
         self._after([{"t": self.now_ms(), "type": "new_game"}])
 
+    # ------------------------------------------------------------------ the engine
+
+    async def _start_engine(self) -> None:
+        """The engine's seat from ``[engine]``; a resumed game keeps the side it had."""
+        from board_driver.engine import EngineError, EngineLevel
+        from board_driver.engine.seat import EngineSeat
+
+        assert self.store is not None
+        section = self.config.engine
+        stored = self.store.game(self._game_id).options if self._game_id is not None else {}
+        side = stored.get("engine_side", section.side)
+        self.engine = EngineSeat(
+            self,
+            side=side,
+            path=section.path,
+            level=EngineLevel.from_config(section),
+            threads=section.threads,
+            hash_mb=section.hash_mb,
+        )
+        try:
+            await self.engine.start()
+        except (EngineError, OSError) as exc:
+            raise DaemonError(f"[engine] cannot start the engine: {exc}") from exc
+        if side != "none":
+            log.info(
+                "engine: %s plays %s (%s)", self.engine.name, side, self.engine.level.describe()
+            )
+
+    def set_engine(self, side: str, level: Any = None) -> None:
+        """Let the engine play ``side`` ("none", "white", "black") at ``level`` (an
+        :class:`~board_driver.engine.EngineLevel`; None keeps the current one), from now
+        on, in this game and the next. ValueError if the side is unknown or no engine can
+        be found. For the web page (call it on the loop)."""
+        assert self.engine is not None
+        self.engine.configure(side, level)
+        record = self.engine.record()
+        log.info("engine: %s plays %s (%s)", record.name, side, record.level)
+        self._after(
+            [
+                {
+                    "t": self.now_ms(),
+                    "type": "engine_changed",
+                    "side": side,
+                    "engine": record.name,
+                    "level": record.level,
+                }
+            ]
+        )
+
+    def engine_state(self) -> dict[str, Any]:
+        """The engine's side, name, level and what it is doing (see ``EngineSeat.state``)."""
+        assert self.engine is not None
+        return self.engine.state()
+
+    def announce(self, events: list[dict]) -> None:
+        """Game events from beside the tracker (the engine's): stored, logged, lit."""
+        self._after(events)
+
+    def _store_engine_record(self) -> None:
+        if self.engine is None or self._game_id is None or self.store is None:
+            return
+        options = self.engine.record().options()
+        key = (self._game_id, tuple(sorted(options.items())))
+        if key != self._engine_record:
+            self.store.set_options(self._game_id, options)
+            self._engine_record = key
+
     def handle(self, events: Iterable[BoardEvent]) -> None:
         """Hand board events to the tracker, in order; then store, log and light."""
         for event in events:
@@ -457,8 +529,11 @@ class Daemon:
 
     def _after(self, announced: list[dict]) -> None:
         """What follows a tracker step: store first, then logs, then lights."""
+        if self.engine is not None:
+            self.engine.update(announced)  # its side on this tracker, its turn: ask it
         try:
             self._sync_store(announced)
+            self._store_engine_record()
         except (StoreError, OSError, sqlite3.Error) as exc:
             self.fault(f"cannot store the game: {exc}")
             return

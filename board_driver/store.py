@@ -241,6 +241,15 @@ class Store:
                 )
         return game_id
 
+    def set_options(self, game_id: int, options: Mapping[str, str]) -> None:
+        """Add or change options of a game (e.g. the engine that plays a side)."""
+        with self._transaction() as db:
+            for name, value in options.items():
+                db.execute(
+                    "INSERT OR REPLACE INTO options (game_id, name, value) VALUES (?, ?, ?)",
+                    (game_id, name, str(value)),
+                )
+
     def sync_moves(self, game_id: int, line: Sequence[tuple[str, str]]) -> None:
         """Make the stored line ``line`` (``(uci, san)`` per ply) in one transaction.
 
@@ -402,4 +411,7 @@ def game_pgn(stored: StoredGame, *, site: str = "magboard") -> str:
         "Black": "?",
         "Result": stored.result,
     }
+    from board_driver.engine.seat import pgn_headers
+
+    headers.update(pgn_headers(stored.options))  # the engine's name and level, if one played
     return game.pgn(headers)

@@ -64,6 +64,7 @@ from board_driver.events import PROMOTION_LETTERS, BoardEvent, Button, Choose, L
 from board_driver.feedback import DEFAULT_COLOURS, BoardView, Colours, render
 from board_driver.frame import Frame
 from board_driver.squares import square_name, squares_of
+from board_driver.tracking.expected import NoTouchMove, execute_squares, paired_takeback
 from board_driver.tracking.footprint import Footprint, bit
 from board_driver.tracking.touch import TouchMove
 from rules import (
@@ -184,6 +185,9 @@ class Tracker:
         self._warned: int | None = None  # a touched square lit after a move it did not make
         self._new_game_pending = False
         self._draw_offer: Color | None = None
+        self._other_side: Color | None = None  # its moves come from elsewhere (engine)
+        self._expected: Move | None = None  # the other side's move, to play on the board
+        self._hint: Move | None = None  # a suggestion lit for the side to move
         self._new_turn()
         self.board = self._committed if board is None else board
         # After a restart a piece may be in the hand (a move on its way): no complaint.
@@ -269,6 +273,9 @@ class Tracker:
         self._adjusted: set[int] = set()
         self._out_of_sync = False
         self._announced: tuple[int, int] | None = None
+        self._expected = None
+        self._hint = None
+        self._restrict_to_expected()
 
     def _playing(self) -> bool:
         return self._outcome is None and not self._new_game_pending
@@ -461,6 +468,10 @@ class Tracker:
             return self._amend_castling(t)
         if self.options.takeback:
             depth = self._takeback_depth()
+            if self._other_side is not None:  # against an engine: the pair
+                depth = paired_takeback(depth, self._position.turn == self._other_side)
+                if depth < 0:
+                    return self._restored(t)  # half the pair set back: wait for the rest
             if depth:
                 return self._take_back(depth, t)
         if self._on_the_way():
@@ -769,7 +780,8 @@ class Tracker:
         return [self._game_over_event(t, outcome)]
 
     def _button_resign(self, t: int) -> list[Event]:
-        return self._end(t, self.game.resign(self._position.turn))
+        loser = self._position.turn if self._other_side is None else not self._other_side
+        return self._end(t, self.game.resign(loser))  # against an engine: the person
 
     def _button_draw_offer(self, t: int) -> list[Event]:
         self._draw_offer = self._position.turn
@@ -865,7 +877,8 @@ class Tracker:
             checkers=checkers,
             half_done=0 if self._out_of_sync else self._half_done(),
             touched=touched,
-            hints=self._hints() if self.options.hints else 0,
+            hints=(self._hints() if self.options.hints else 0) | self._hint_squares(),
+            to_execute=execute_squares(self._expected) if self._expected is not None else 0,
         )
 
     def _half_done(self) -> int:
@@ -893,3 +906,80 @@ class Tracker:
             return 0
         lifted = max(squares_of(in_hand), key=lambda sq: self._lift_t.get(sq, -1))
         return sum(bit(m.to_square) for m in self._legal if m.from_square == lifted)
+
+    # ------------------------------------------------------------------ the other side
+
+    # An engine (later the web page) plays one side; a person moves its pieces for it.
+    # On that side's turn only the move given to expect() is accepted, none before.
+
+    @property
+    def other_side(self) -> Color | None:
+        """The side whose moves come from elsewhere (an engine), or None."""
+        return self._other_side
+
+    def set_other_side(self, color: Color | None) -> None:
+        """Let ``color``'s moves come from elsewhere (None: people play both sides)."""
+        if color == self._other_side:
+            return
+        self._other_side = color
+        self._expected = None
+        self._legal = self._position.legal_moves()
+        self._footprints = [Footprint.of(m, self._committed) for m in self._legal]
+        self._touch = TouchMove()
+        self._restrict_to_expected()
+
+    @property
+    def awaiting(self) -> bool:
+        """Is it the other side's turn, with its move not yet known?"""
+        return (
+            self._playing()
+            and self._other_side is not None
+            and self._position.turn == self._other_side
+            and self._expected is None
+        )
+
+    @property
+    def expected(self) -> Move | None:
+        """The other side's move waiting to be played on the board, if any."""
+        return self._expected
+
+    def expect(self, move: Move | str, t_ms: int) -> list[Event]:
+        """The other side chose ``move`` (a :class:`rules.Move` or UCI text): it is lit,
+        and it is the only move the board may now show. ValueError if it is not that
+        side's turn or the move is not legal."""
+        if not self.awaiting:
+            raise ValueError("expect: it is not the other side's turn to choose a move")
+        legal = self._position.parse_uci(move) if isinstance(move, str) else move
+        if not self._position.is_legal(legal):
+            raise ValueError(f"expect: {legal} is not legal in {self._position.fen()}")
+        self._expected = next(m for m in self._position.legal_moves() if m == legal)
+        self._restrict_to_expected()
+        if self.board != self._committed and self._deadline is None:
+            return self._judge(t_ms)  # pieces moved while it was thinking: judge them now
+        return []
+
+    def show_hint(self, move: Move | str | None) -> None:
+        """Light a suggested move for the side to move (green), until the next move."""
+        if move is None:
+            self._hint = None
+            return
+        hint = self._position.parse_uci(move) if isinstance(move, str) else move
+        if not self._position.is_legal(hint):
+            raise ValueError(f"hint: {hint} is not legal in {self._position.fen()}")
+        self._hint = hint
+
+    @property
+    def hint(self) -> Move | None:
+        return self._hint
+
+    def _restrict_to_expected(self) -> None:
+        if self._other_side is None or self._position.turn != self._other_side:
+            return
+        moves = [self._expected] if self._expected is not None else []
+        self._legal = moves
+        self._footprints = [Footprint.of(m, self._committed) for m in moves]
+        self._touch = NoTouchMove()
+
+    def _hint_squares(self) -> int:
+        hint = self._hint
+        return 0 if hint is None else bit(hint.from_square) | bit(hint.to_square)
