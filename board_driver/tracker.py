@@ -223,6 +223,21 @@ class Tracker:
             raise TypeError(f"not a board event: {event!r}")
         return out
 
+    def starting_events(self, t_ms: int = 0) -> list[Event]:
+        """What the tracker has to say before any board event: ``game_over`` when the game
+        it was given is already over (a script or a restart from a finished position).
+
+        >>> from rules import Position
+        >>> dead = Tracker(Game(Position.from_fen("4k3/8/8/8/8/8/8/4K3 w - - 0 1")))
+        >>> [(e["type"], e["termination"]) for e in dead.starting_events()]
+        [('game_over', 'insufficient_material')]
+        >>> Tracker().starting_events()
+        []
+        """
+        if self._outcome is None:
+            return []
+        return [self._game_over_event(t_ms, self._outcome)]
+
     def tick(self, t_ms: int) -> list[Event]:
         """Time passes with no event: judges the board if it has been still long enough."""
         if self._deadline is not None and self._deadline <= t_ms:
