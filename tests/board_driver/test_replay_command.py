@@ -82,6 +82,15 @@ def test_pgn_prints_the_game(capsys, scholar):
     assert "4. Qxf7# 1-0" in " ".join(out.split())
 
 
+def test_frames_with_pgn_is_a_usage_error_not_silently_ignored(capsys, scholar):
+    with pytest.raises(SystemExit) as exit_:
+        main(["replay", str(scholar), "--pgn", "--frames"])
+    out, err = capsys.readouterr()
+    assert exit_.value.code == 2
+    assert "argument --frames: not allowed with argument --pgn" in err
+    assert out == ""
+
+
 def test_the_default_output_is_an_account_for_people(capsys, scholar):
     code, out, _ = run(capsys, str(scholar))
     assert code == 0
