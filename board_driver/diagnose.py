@@ -126,7 +126,13 @@ def watch(
     rate_hz: float = 200,
     on_change: Callable[[int], None] | None = None,
 ) -> Watch:
-    """Scan for ``seconds`` (Ctrl-C ends early), tracking changes and square health."""
+    """Scan for ``seconds`` (Ctrl-C ends early), tracking changes and square health.
+
+    An error from ``port.scan()`` (OSError: the matrix cannot be read) ends the watch and
+    is raised here.
+    """
+    if not seconds > 0:
+        raise ValueError(f"seconds must be more than 0, got {seconds!r}")
     result = Watch()
     health = SquareHealth(log_problems=False)
     errors: list[BaseException] = []
@@ -176,6 +182,8 @@ def led_walk(
 
     With 81 corner LEDs a square lights its four corners, so the walk goes square by square.
     """
+    if not delay_s >= 0:
+        raise ValueError(f"delay_s must be 0 or more, got {delay_s!r}")
     off: list[RGB] = [(0, 0, 0)] * 64
     steps = (
         [(f"LED {p:2d}", layout.square_of_pixel[p]) for p in range(64)]

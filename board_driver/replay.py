@@ -150,7 +150,14 @@ def replay_script(
     debounce_ms: int = DEFAULT_DEBOUNCE_MS,
     timing: Timing | None = None,
 ) -> ReplayResult:
-    """Replay ``script`` from a fresh start, as ``magboard replay`` does."""
+    """Replay ``script`` from a fresh start, as ``magboard replay`` does.
+
+    A script from a finished position announces ``game_over`` first, at t=0.
+    """
     tracker = tracker_for(script, timing=timing)
-    events = drive(tracker, script, debounce_ms=debounce_ms, frames=frames)
+    events = tracker.starting_events(0)
+    if frames:
+        rows = tracker.frame().rows()
+        events = [{**event, "leds": rows} for event in events]
+    events += drive(tracker, script, debounce_ms=debounce_ms, frames=frames)
     return ReplayResult(script.name, tracker.game, tracker.in_sync, events)

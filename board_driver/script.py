@@ -102,10 +102,6 @@ class Script:
         """The script's clock after its last item (0 for an empty script)."""
         return self.items[-1].t_ms if self.items else 0
 
-    def line_of(self, index: int) -> int:
-        """The line number of ``items[index]``, 0 if unknown."""
-        return self.lines[index] if index < len(self.lines) else 0
-
     def to_text(self, *, comment: str | None = None) -> str:
         """The script as text; see :func:`format_script`."""
         return format_script(self, comment=comment)

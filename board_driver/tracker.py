@@ -15,7 +15,8 @@ judges:
 - anything else: ``illegal``, out of sync, the lights show what to empty and fill.
 
 It judges earlier when an event can only belong to the next move: the board shows a
-complete move and a piece that took no part in it is lifted (the other side's turn).
+complete move and a piece that took no part in it is lifted (the other side's turn), or a
+button is pressed (a claim, a resignation or an offer comes after the move the board shows).
 A committed move can still grow by the same side before the other side lifts anything:
 a rook move becomes castling when its king follows (touch-move off or warn), and a
 promotion takes the piece named by a late ``choose``.
@@ -225,6 +226,21 @@ class Tracker:
         else:
             raise TypeError(f"not a board event: {event!r}")
         return out
+
+    def starting_events(self, t_ms: int = 0) -> list[Event]:
+        """What the tracker has to say before any board event: ``game_over`` when the game
+        it was given is already over (a script or a restart from a finished position).
+
+        >>> from rules import Position
+        >>> dead = Tracker(Game(Position.from_fen("4k3/8/8/8/8/8/8/4K3 w - - 0 1")))
+        >>> [(e["type"], e["termination"]) for e in dead.starting_events()]
+        [('game_over', 'insufficient_material')]
+        >>> Tracker().starting_events()
+        []
+        """
+        if self._outcome is None:
+            return []
+        return [self._game_over_event(t_ms, self._outcome)]
 
     def tick(self, t_ms: int) -> list[Event]:
         """Time passes with no event: judges the board if it has been still long enough."""
@@ -763,10 +779,27 @@ class Tracker:
         handler = getattr(self, f"_button_{name}", None)
         if handler is None:
             raise ValueError(f"button {name!r} at {t} ms: not a control this board knows")
+        out = self._before_button(t)
         if name not in ("new_game", "hint") and not self._playing():
             reason = "a new game is being set up" if self._new_game_pending else "the game is over"
-            return [{"t": t, "type": "refused", "button": name, "reason": reason}]
-        return handler(t)
+            return [*out, {"t": t, "type": "refused", "button": name, "reason": reason}]
+        return out + handler(t)
+
+    def _before_button(self, t: int) -> list[Event]:
+        """A button pressed while the board shows a complete move, before it settled:
+        the move is committed first, as the settle time would (a claim is judged on the
+        position it made, a resignation or an offer is the side to move's after it)."""
+        if not self._playing() or self._deadline is None or self.board == self._committed:
+            return []
+        amend = self._castle_amend
+        if amend is not None and self.board == amend.footprint.after:
+            return self._amend_castling(t)
+        found = self._complete()
+        if found is None:
+            return []
+        if not self._allowed(found.move) and self.options.touch_move == "enforce":
+            return []
+        return self._commit(found, t)
 
     def _button_adjust(self, t: int) -> list[Event]:
         self._adjusting = True

@@ -1,8 +1,8 @@
 """FEN text: reading each field strictly, and writing.
 
-Only the syntax of each field is checked here; whether the position it describes could
-arise in a game (kings, pawns, check, castling and en-passant consistency) is checked by
-:meth:`rules.Position.from_fen`.
+Only the syntax of each field is checked here (and that the halfmove clock fits the
+fullmove number); whether the position it describes could arise in a game (kings, pawns,
+check, castling and en-passant consistency) is checked by :meth:`rules.Position.from_fen`.
 """
 
 from __future__ import annotations
@@ -40,14 +40,20 @@ def parse_fen_fields(fen: str) -> tuple[list[int], bool, int, int | None, int, i
     board = _parse_placement(placement)
     if side not in ("w", "b"):
         raise FenError("side", f"FEN side to move {side!r} must be 'w' or 'b'")
-    return (
-        board,
-        side == "w",
-        _parse_castling(castling),
-        _parse_ep(ep, side == "w"),
-        _parse_counter(half, "halfmove", 0),
-        _parse_counter(full, "fullmove", 1),
-    )
+    castling_bits = _parse_castling(castling)
+    ep_square = _parse_ep(ep, side == "w")
+    halfmove = _parse_counter(half, "halfmove", 0)
+    fullmove = _parse_counter(full, "fullmove", 1)
+    # The clock counts half-moves already played: at most two a full move (a little
+    # slack for FENs written by hand with fullmove 1). Keeps absurd clocks out.
+    most = 2 * fullmove + (0 if side == "w" else 1)
+    if halfmove > most:
+        raise FenError(
+            "halfmove",
+            f"FEN halfmove clock {half} cannot be: more half-moves than were played by "
+            f"move {fullmove} (at most {most})",
+        )
+    return (board, side == "w", castling_bits, ep_square, halfmove, fullmove)
 
 
 def _parse_placement(placement: str) -> list[int]:

@@ -145,7 +145,10 @@ class Game:
 
         Without ``move``: has the position just reached stood three times (9.2.1.2)?
         With ``move``: would that legal move make a position stand for the third time
-        (9.2.1.1, a claim with an intended move, see :meth:`claim_draw`)?"""
+        (9.2.1.1, a claim with an intended move, see :meth:`claim_draw`)?
+        False once the game is over: nothing is left to claim."""
+        if self.outcome() is not None:
+            return False
         if move is None:
             return self._repetitions() >= 3
         repetitions, _ = self._after(move)
@@ -155,7 +158,10 @@ class Game:
         """May the side to move claim a draw under the fifty-move rule (FIDE 9.3)?
 
         Without ``move``: have the last 50 moves of each player (100 half-moves) been
-        made without a capture or a pawn move? With ``move``: would that move complete them?"""
+        made without a capture or a pawn move? With ``move``: would that move complete them?
+        False once the game is over (a mate on the fiftieth move stands, 9.3)."""
+        if self.outcome() is not None:
+            return False
         if move is None:
             return self.position.halfmove_clock >= 100
         _, clock = self._after(move)

@@ -3,6 +3,9 @@
 ``SHARED_DATA`` is the project's read-only test data (``perft.epd``, ``selfplay.pgn``):
 ``<project root>/../shared/data`` in CI (a clone with ``shared/`` beside it), falling
 back to ``/work/shared/data`` in a developer's worktree.
+
+``SCHOLARS_MATE`` is docs/board-script.md's first example script, and
+``SCHOLARS_MATE_MOVES`` the moves it replays to.
 """
 
 from __future__ import annotations
@@ -20,3 +23,25 @@ def _find_shared_data() -> Path:
 
 
 SHARED_DATA = _find_shared_data()
+
+
+SCHOLARS_MATE = """\
+# Scholar's mate, played the way people do it
+gap 300
+lift e2
+place e4
+lift e7
+place e5
+lift f1
+place c4
+lift b8
+place c6
+lift d1
+place h5
+lift g8
+place f6
+lift f7        # the queen's victim leaves first
+lift h5
+place f7       # 4. Qxf7#
+"""
+SCHOLARS_MATE_MOVES = ["e4", "e5", "Bc4", "Nc6", "Qh5", "Nf6", "Qxf7#"]

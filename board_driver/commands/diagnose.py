@@ -4,7 +4,8 @@
     magboard diagnose --expect empty               # on the Pi: live view, checks, LED walk
     magboard diagnose --sim --no-diodes --once     # what a board without diodes does
 
-Backend options take the config file's defaults (``[sensing]`` and ``[leds]``).
+Backend options default to the values the config file's keys default to (``[sensing]``
+and ``[leds]``); the config file itself is not read yet: give the options your board needs.
 """
 
 from __future__ import annotations
@@ -36,6 +37,50 @@ def _pins(text: str) -> list[int]:
     if len(pins) != 8:
         raise argparse.ArgumentTypeError(f"expected 8 GPIO numbers, got {len(pins)}")
     return pins
+
+
+def _number(text: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+
+
+def _rate_hz(text: str) -> float:
+    value = _number(text)
+    if not 1 <= value <= 5000:
+        raise argparse.ArgumentTypeError(f"scans a second must be 1..5000, got {text}")
+    return value
+
+
+def _settle_us(text: str) -> float:
+    value = _number(text)
+    if not 0 <= value <= 10_000:
+        raise argparse.ArgumentTypeError(f"microseconds must be 0..10000, got {text}")
+    return value
+
+
+def _brightness(text: str) -> float:
+    value = _number(text)
+    if not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"brightness must be 0.0..1.0, got {text}")
+    return value
+
+
+def _walk_ms(text: str) -> float:
+    value = _number(text)
+    if not 0 <= value <= 60_000:  # one LED lit for a minute is already far too long
+        raise argparse.ArgumentTypeError(
+            f"milliseconds must be 0 or more (60000 at most), got {text}"
+        )
+    return value
+
+
+def _seconds(text: str) -> float:
+    value = _number(text)
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"seconds must be more than 0, got {text}")
+    return value
 
 
 def _fault(text: str) -> tuple[str, int]:
@@ -76,8 +121,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     sensing.add_argument("--rotation", type=int, default=0, choices=(0, 90, 180, 270))
     sensing.add_argument("--mirror", action="store_true")
     sensing.add_argument("--active-high", action="store_true", help="pull-down wiring")
-    sensing.add_argument("--settle-us", type=float, default=10)
-    sensing.add_argument("--rate-hz", type=float, default=200)
+    sensing.add_argument("--settle-us", type=_settle_us, default=10)
+    sensing.add_argument("--rate-hz", type=_rate_hz, default=200)
     sensing.add_argument("--dev-dir", default="/dev", help=argparse.SUPPRESS)  # tests' fake /dev
     leds = parser.add_argument_group("LEDs ([leds] in the config)")
     leds.add_argument("--leds", default="neopixel_spi", choices=("neopixel_spi", "neopixel", "sim"))
@@ -86,17 +131,19 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     leds.add_argument("--led-first", default="a1", choices=("a1", "h1", "a8", "h8"))
     leds.add_argument("--led-along", default="rank", choices=("rank", "file"))
     leds.add_argument("--led-pin", type=int, default=18, help="GPIO for the neopixel backend")
-    leds.add_argument("--brightness", type=float, default=0.3)
+    leds.add_argument("--brightness", type=_brightness, default=0.3)
     run = parser.add_argument_group("what to run")
     when = run.add_mutually_exclusive_group()
     when.add_argument("--once", action="store_true", help="one scan, no live view")
-    when.add_argument("--seconds", type=float, help="watch for N seconds (default: until Ctrl-C)")
+    when.add_argument(
+        "--seconds", type=_seconds, help="watch for N seconds (default: until Ctrl-C)"
+    )
     run.add_argument(
         "--expect", choices=tuple(diagnose.EXPECTATIONS), help="what stands on the board now"
     )
     run.add_argument("--no-ghost-test", action="store_true")
     run.add_argument("--no-walk", action="store_true", help="skip the LED walk")
-    run.add_argument("--walk-ms", type=float, default=300, help="time each LED stays lit")
+    run.add_argument("--walk-ms", type=_walk_ms, default=300, help="time each LED stays lit")
     parser.set_defaults(func=run_command)
 
 
@@ -127,6 +174,12 @@ def run_command(args: argparse.Namespace, out=None) -> int:
     out = out or sys.stdout
     interactive = not args.once and args.seconds is None and sys.stdin.isatty()
     problems: list[str] = []
+    try:
+        # Built before the matrix is read: a bad value stops the run before it starts.
+        renderer = Renderer(brightness=args.brightness)
+    except ValueError as exc:
+        sys.stderr.write(f"magboard diagnose: {exc}\n")
+        return 2
     try:
         port = _open_sensing(args)
     except (ImportError, OSError, ValueError) as exc:
@@ -189,11 +242,14 @@ def run_command(args: argparse.Namespace, out=None) -> int:
                     f"squares that never changed while watched ({len(seen.never_changed)}): "
                     f"{diagnose.names(seen.never_changed) or '-'}\n"
                 )
+    except OSError as exc:
+        sys.stderr.write(f"magboard diagnose: cannot read the matrix: {exc}\n")
+        return 2
     finally:
         port.close()
 
     if not args.no_walk:
-        problems += _walk(args, out, simulated)
+        problems += _walk(args, out, renderer)
 
     problems = list(dict.fromkeys(problems))  # the same finding from two checks, once
     if problems:
@@ -205,7 +261,7 @@ def run_command(args: argparse.Namespace, out=None) -> int:
     return 0
 
 
-def _walk(args: argparse.Namespace, out, simulated: bool) -> list[str]:
+def _walk(args: argparse.Namespace, out, renderer: Renderer) -> list[str]:
     layout = StripLayout(
         count=args.led_count, order=args.led_order, first=args.led_first, along=args.led_along
     )
@@ -222,7 +278,7 @@ def _walk(args: argparse.Namespace, out, simulated: bool) -> list[str]:
         leds = open_leds(backend, **options)
     except (ImportError, OSError, RuntimeError, ValueError) as exc:
         return [f"LEDs: {exc}"]
-    white = Renderer(brightness=args.brightness).correct((255, 255, 255))
+    white = renderer.correct((255, 255, 255))
     out.write(f"LED walk ({layout.count} LEDs, {layout.order} from {layout.first}):\n")
     try:
         steps = diagnose.led_walk(leds, layout, out, colour=white, delay_s=args.walk_ms / 1000)

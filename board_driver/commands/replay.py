@@ -37,9 +37,15 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--frames",
         action="store_true",
-        help="add each event's steady LED frame ('leds': 8 rows, rank 8 first)",
+        help="add each event's steady LED frame ('leds': 8 rows, rank 8 first; not with --pgn)",
     )
-    parser.set_defaults(func=run)
+
+    def run_checked(args: argparse.Namespace) -> int:
+        if args.pgn and args.frames:  # one group cannot say it: --frames goes with --json
+            parser.error("argument --frames: not allowed with argument --pgn (PGN has no frames)")
+        return run(args)
+
+    parser.set_defaults(func=run_checked)
 
 
 def read_scripts(paths: list[str]) -> tuple[list[Script], list[str]]:

@@ -1,7 +1,15 @@
 """``magboard diagnose`` on the simulator and on the fake Pi."""
 
+from io import StringIO
+
+import pytest
+
+from board_driver import diagnose
 from board_driver.cli import build_parser, main
+from board_driver.leds.layout import StripLayout
+from board_driver.leds.sim import SimulatedLeds
 from board_driver.pinmap import DEFAULT_COLUMNS, DEFAULT_ROWS
+from board_driver.sensing.sim import SimulatedBoard
 from tests.fakes import fake_hw_fixture, no_hw_libs_fixture  # noqa: F401
 
 START_VIEW = """\
@@ -79,3 +87,64 @@ def test_without_the_gpio_library_it_says_what_to_install_not_a_traceback(capsys
     assert code == 2
     assert "cannot open the matrix: the 'gpiod' backend needs" in err
     assert "magboard diagnose --sim" in err
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "says"),
+    [
+        ("--rate-hz", "0", "1..5000"),
+        ("--rate-hz", "many", "a number"),
+        ("--walk-ms", "-5", "0 or more"),
+        ("--brightness", "5", "0.0..1.0"),
+        ("--brightness", "-1", "0.0..1.0"),
+        ("--seconds", "-1", "more than 0"),
+        ("--settle-us", "-3", "0..10000"),
+    ],
+)
+def test_an_option_value_out_of_range_is_a_usage_error_not_a_traceback(capsys, option, value, says):
+    when = [] if option == "--seconds" else ["--once"]  # never a run without end
+    with pytest.raises(SystemExit) as exit_:
+        main(["diagnose", "--sim", *when, option, value])
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2
+    assert f"argument {option}: " in err and says in err, err
+
+
+def test_a_matrix_that_fails_while_being_read_is_reported_not_a_traceback(capsys, monkeypatch):
+    def unplugged(self):
+        raise OSError(5, "Input/output error")
+
+    monkeypatch.setattr(SimulatedBoard, "scan", unplugged)
+    code = main(["diagnose", "--sim", "--once", "--no-walk"])
+    captured = capsys.readouterr()
+    assert code == 2
+    assert "magboard diagnose: cannot read the matrix: [Errno 5] Input/output error" in (
+        captured.err
+    )
+
+
+def test_a_matrix_that_fails_while_watched_is_reported_not_a_traceback(capsys, monkeypatch):
+    scans = 0
+    real_scan = SimulatedBoard.scan
+
+    def fails_later(self):
+        nonlocal scans
+        scans += 1
+        if scans > 5:
+            raise OSError(19, "No such device")
+        return real_scan(self)
+
+    monkeypatch.setattr(SimulatedBoard, "scan", fails_later)
+    code = main(["diagnose", "--sim", "--seconds", "5", "--no-ghost-test", "--no-walk"])
+    captured = capsys.readouterr()
+    assert code == 2
+    assert "cannot read the matrix: [Errno 19] No such device" in captured.err
+
+
+def test_the_library_functions_refuse_a_negative_time():
+    with pytest.raises(ValueError, match=r"seconds must be more than 0, got -1"):
+        diagnose.watch(SimulatedBoard(), -1)
+    leds = SimulatedLeds()
+    with pytest.raises(ValueError, match=r"delay_s must be 0 or more, got -0\.005"):
+        diagnose.led_walk(leds, StripLayout(), StringIO(), delay_s=-0.005)
+    assert leds.writes == 0  # refused before anything was lit

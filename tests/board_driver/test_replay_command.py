@@ -12,27 +12,9 @@ import pytest
 from board_driver.cli import main
 from board_driver.replay import replay_script
 from board_driver.script import parse_script
+from tests.conftest import SCHOLARS_MATE, SCHOLARS_MATE_MOVES
 
 ROOT = Path(__file__).resolve().parents[2]
-
-SCHOLARS_MATE = """\
-gap 300
-lift e2
-place e4
-lift e7
-place e5
-lift f1
-place c4
-lift b8
-place c6
-lift d1
-place h5
-lift g8
-place f6
-lift f7        # the queen's victim leaves first
-lift h5
-place f7       # 4. Qxf7#
-"""
 
 
 @pytest.fixture
@@ -56,7 +38,7 @@ def test_json_for_the_spec_example(capsys, scholar):
     lines = out.splitlines()
     assert len(lines) == 1
     data = json.loads(lines[0])
-    assert data["moves"] == ["e4", "e5", "Bc4", "Nc6", "Qh5", "Nf6", "Qxf7#"]
+    assert data["moves"] == SCHOLARS_MATE_MOVES
     assert data["fen"] == "r1bqkb1r/pppp1Qpp/2n2n2/4p3/2B1P3/8/PPPP1PPP/RNB1K1NR b KQkq - 0 4"
     assert (data["result"], data["termination"], data["in_sync"]) == ("1-0", "checkmate", True)
     types = [e["type"] for e in data["events"]]
@@ -76,7 +58,7 @@ def test_several_scripts_give_one_object_per_line_in_order(capsys, scholar, tmp_
     code, out, _ = run(capsys, str(short), str(scholar), str(short), "--json")
     assert code == 0
     objects = [json.loads(line) for line in out.splitlines()]
-    assert [o["moves"] for o in objects] == [["d4"], objects[1]["moves"], ["d4"]]
+    assert [o["moves"] for o in objects] == [["d4"], SCHOLARS_MATE_MOVES, ["d4"]]
     assert objects[1]["result"] == "1-0"
 
 
@@ -98,6 +80,15 @@ def test_pgn_prints_the_game(capsys, scholar):
     assert code == 0
     assert '[Result "1-0"]' in out
     assert "4. Qxf7# 1-0" in " ".join(out.split())
+
+
+def test_frames_with_pgn_is_a_usage_error_not_silently_ignored(capsys, scholar):
+    with pytest.raises(SystemExit) as exit_:
+        main(["replay", str(scholar), "--pgn", "--frames"])
+    out, err = capsys.readouterr()
+    assert exit_.value.code == 2
+    assert "argument --frames: not allowed with argument --pgn" in err
+    assert out == ""
 
 
 def test_the_default_output_is_an_account_for_people(capsys, scholar):

@@ -17,26 +17,7 @@ from board_driver.script import (
     parse_script,
 )
 from board_driver.squares import square
-
-SCHOLARS_MATE = """\
-# Scholar's mate, played the way people do it
-gap 300
-lift e2
-place e4
-lift e7
-place e5
-lift f1
-place c4
-lift b8
-place c6
-lift d1
-place h5
-lift g8
-place f6
-lift f7        # the queen's victim leaves first
-lift h5
-place f7       # 4. Qxf7#
-"""
+from tests.conftest import SCHOLARS_MATE
 
 
 def sq(name: str) -> int:

@@ -39,6 +39,9 @@ def _with(field: int, value: str) -> str:
         (_with(3, "e3"), "en passant", "must be on rank 6 when White is to move"),
         (_with(4, "-1"), "halfmove", "must be a whole number >= 0"),
         (_with(4, "½"), "halfmove", "must be a whole number"),
+        (_with(4, "99999999999999999999999"), "halfmove", "cannot be: more half-moves"),
+        (_with(4, "3"), "halfmove", "halfmove clock 3 cannot be"),  # move 1: at most 2
+        ("4k3/8/8/8/8/8/8/4K2R b K - 22 10", "halfmove", "(at most 21)"),
         (_with(5, "0"), "fullmove", "must be >= 1"),
         (_with(5, "x"), "fullmove", "must be a whole number >= 1"),
     ],
@@ -48,6 +51,13 @@ def test_malformed_fields_are_named(fen, field, message):
         Position.from_fen(fen)
     assert info.value.field == field
     assert message in str(info.value)
+
+
+def test_a_halfmove_clock_up_to_two_a_full_move_is_accepted():
+    # Hand-written FENs often say move 1 whatever came before: a little slack.
+    assert Position.from_fen("4k3/8/8/8/8/8/8/4K2R w K - 2 1").halfmove_clock == 2
+    assert Position.from_fen("4k3/8/8/8/8/8/8/4K2R b K - 21 10").halfmove_clock == 21
+    assert Position.from_fen("4k3/8/8/8/8/8/8/4K2R w K - 150 75").halfmove_clock == 150
 
 
 @pytest.mark.parametrize(

@@ -176,6 +176,22 @@ def test_seventy_five_moves_end_the_game_unless_the_last_move_mates():
     )
 
 
+def test_no_draw_can_be_claimed_once_the_game_is_over():
+    mate = game_from("7k/8/6K1/8/8/8/8/R7 w - - 106 120")
+    mate.push_san("Ra8")  # mate, with 107 half-moves on the clock
+    assert mate.outcome() == Outcome("checkmate", WHITE)
+    assert mate.can_claim_fifty_moves() is False
+    # The start position stands for the third time, then White resigns: over.
+    repeated = play(Game(), SHUFFLE * 2)
+    assert repeated.can_claim_threefold()
+    repeated.resign(WHITE)
+    assert repeated.can_claim_threefold() is False
+    assert repeated.can_claim_threefold(Move.from_uci("g1f3")) is False
+    fifty = game_from("4k3/8/8/8/8/8/8/4K2R w K - 99 80")
+    fifty.agree_draw()
+    assert fifty.can_claim_fifty_moves(Move.from_uci("h1h2")) is False
+
+
 # ---------------------------------------------------------------- recorded endings
 
 
