@@ -436,7 +436,9 @@ class Daemon:
         start = rules.Position.from_fen(fen) if fen else rules.Position()
         board = self.debouncer.stable if self.debouncer else None
         self.tracker = Tracker(rules.Game(start), options=merged, timing=self._timing, board=board)
-        self._after([{"t": self.now_ms(), "type": "new_game"}])
+        now = self.now_ms()
+        # A set-up position that is already over (mate, dead position) is announced at once.
+        self._after([{"t": now, "type": "new_game"}, *self.tracker.starting_events(now)])
 
     # ------------------------------------------------------------------ the engine
 

@@ -107,6 +107,17 @@ def test_a_script_file_with_a_fen_starts_that_game_and_keeps_amendments(tmp_path
     assert kinds == [("amend", "a7a8q", "a7a8r")]
 
 
+def test_a_set_up_position_that_is_already_mate_is_announced_at_once(tmp_path):
+    write_config(tmp_path)
+    daemon = DaemonProcess(tmp_path)
+    daemon.wait_ready()
+    daemon.send("fen 7k/6Q1/6K1/8/8/8/8/8 b - - 0 1", "wait 100")
+    assert daemon.wait_for(lambda: "checkmate" in daemon.output(), timeout=10), daemon.output()
+    daemon.terminate()
+    games = run_magboard("games", "--config", str(daemon.config)).stdout
+    assert "1-0" in games, games
+
+
 def test_a_bad_script_line_is_named_and_the_rest_goes_on(tmp_path):
     write_config(tmp_path)
     daemon = DaemonProcess(tmp_path)
