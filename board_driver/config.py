@@ -40,7 +40,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from board_driver.buttons import BUTTONS
+from board_driver.leds import PIXEL_ORDERS
+from board_driver.leds import layout as strip_layout
+from board_driver.leds.render import DEFAULT_PALETTE
 from board_driver.pinmap import DEFAULT_BUTTON_PINS, DEFAULT_COLUMNS, DEFAULT_ROWS
+from board_driver.tracker import TOUCH_MOVE_MODES
 
 DEFAULT_PATH = Path("/etc/magboard/config.toml")
 #: The service's state directory (systemd ``StateDirectory=magboard``).
@@ -49,26 +54,18 @@ SERVICE_STATE_DIR = Path("/var/lib/magboard")
 SENSING_BACKENDS = ("gpiod", "rpigpio", "bridge", "sim")
 LED_BACKENDS = ("neopixel_spi", "neopixel", "bridge", "sim")
 BUTTON_BACKENDS = ("gpio", "bridge", "none")
-BUTTON_KEYS = ("adjust", "promote", "claim_draw", "resign", "new_game", "hint")
-TOUCH_MOVE_MODES = ("off", "warn", "enforce")
-LED_ORDERS = ("rows", "serpentine")
-LED_FIRSTS = ("a1", "h1", "a8", "h8")
+# The allowed values belong to the modules that use them; the config only checks against them.
+BUTTON_KEYS = BUTTONS
+LED_ORDERS = strip_layout.ORDERS
+LED_FIRSTS = strip_layout.CORNERS
+LED_ALONG = strip_layout.ALONG
 
 #: The default palette: colour name -> RGB at full brightness (before brightness/gamma).
 DEFAULT_COLOURS: dict[str, tuple[int, int, int]] = {
-    "red": (255, 0, 0),
-    "orange": (255, 96, 0),
-    "yellow": (255, 200, 0),
-    "green": (0, 255, 0),
-    "blue": (0, 0, 255),
-    "cyan": (0, 255, 255),
-    "white": (255, 255, 255),
+    name: rgb for name, rgb in DEFAULT_PALETTE.items() if name != "off"
 }
 
 ENGINE_SIDES = ("none", "white", "black")
-
-LED_ALONG = ("rank", "file")
-PIXEL_ORDERS = ("RGB", "GRB", "RGBW", "GRBW")
 
 
 class ConfigError(ValueError):
