@@ -241,6 +241,16 @@ class Store:
                 )
         return game_id
 
+    def set_options(self, game_id: int, options: Mapping[str, str]) -> None:
+        """Change a game's options (the web page's settings), in one transaction."""
+        with self._transaction() as db:
+            for name, value in options.items():
+                db.execute(
+                    "INSERT INTO options (game_id, name, value) VALUES (?, ?, ?) "
+                    "ON CONFLICT (game_id, name) DO UPDATE SET value = excluded.value",
+                    (game_id, name, str(value)),
+                )
+
     def sync_moves(self, game_id: int, line: Sequence[tuple[str, str]]) -> None:
         """Make the stored line ``line`` (``(uci, san)`` per ply) in one transaction.
 
