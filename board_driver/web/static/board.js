@@ -316,6 +316,7 @@ function renderStatus() {
   status.textContent = text;
   status.dataset.turn = state.turn;
   status.dataset.result = state.result;
+  status.dataset.inSync = String(state.in_sync);
 }
 
 function renderMoves() {
