@@ -111,9 +111,9 @@ class WebServer:
         app.router.add_get("/api/games", self._games)
         app.router.add_get("/games/{game}.pgn", self._pgn)
         app.router.add_post("/api/{action}", self._action)
-        runner = web.AppRunner(app, access_log=None, handle_signals=False)
+        runner = web.AppRunner(app, access_log=None, handle_signals=False, shutdown_timeout=1.0)
         await runner.setup()
-        site = web.TCPSite(runner, host, port, shutdown_timeout=1.0)
+        site = web.TCPSite(runner, host, port)
         try:
             await site.start()
         except OSError as exc:
@@ -123,8 +123,12 @@ class WebServer:
         self._runner = runner
         self.daemon.watchers.append(self._changed)
         shown = host if ":" not in host else f"[{host}]"
-        if host in ("0.0.0.0", "::", ""):
-            shown = "magboard.local"
+        if not is_loopback(host):
+            addresses = lan_addresses(host)
+            if await self._announcer.start(port, addresses):
+                shown = "magboard.local"
+            elif host in ("0.0.0.0", "::", "") and addresses:
+                shown = addresses[0]
         self.url = f"http://{shown}:{port}/"
         log.info("web page: %s", self.url)
         if self.token is not None:
@@ -136,8 +140,6 @@ class WebServer:
                 self.url,
                 self.token.value,
             )
-        if not is_loopback(host):
-            await self._announcer.start(port, lan_addresses(host))
         return True
 
     async def stop(self) -> None:

@@ -32,7 +32,7 @@ def free_port() -> int:
 class WebDaemon:
     """``python -m board_driver run --sim --config DIR/config.toml``, its log collected."""
 
-    def __init__(self, directory: Path, extra_config: str = "") -> None:
+    def __init__(self, directory: Path, extra_config: str = "", host: str = "127.0.0.1") -> None:
         directory.mkdir(parents=True, exist_ok=True)
         self.directory = directory
         self.port = free_port()
@@ -44,7 +44,7 @@ path = "{directory / "games.sqlite"}"
 [sim]
 state_file = "{directory / "sim-board.json"}"
 [web]
-host = "127.0.0.1"
+host = "{host}"
 port = {self.port}
 {extra_config}
 """
@@ -64,7 +64,9 @@ port = {self.port}
             bufsize=1,
         )
         threading.Thread(target=self._read, daemon=True).start()
-        self.url = self._wait_for_url()
+        #: The address the daemon gives in its log (magboard.local on a LAN).
+        self.announced_url = self._wait_for_url()
+        self.url = f"http://127.0.0.1:{self.port}/"
 
     def _read(self) -> None:
         assert self.proc.stdout is not None

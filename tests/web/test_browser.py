@@ -89,7 +89,7 @@ def click(page, *squares: str) -> None:
 def wait_moves(page, *sans: str) -> None:
     """Wait until the move list reads ``sans`` (SAN, in order). Polled: the page's CSP
     forbids the eval that ``page.wait_for_function`` needs."""
-    selector = "#moves .ply:not(:text('…'))"
+    selector = "#moves .ply"
     expected = list(sans)
     for _ in range(WAIT_MS // 50):
         if page.locator(selector).all_inner_texts() == expected:

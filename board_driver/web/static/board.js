@@ -322,14 +322,16 @@ function renderStatus() {
 function renderMoves() {
   const list = $("moves");
   list.innerHTML = "";
-  list.start = state.first_move;
   let li = null;
+  let number = state.first_move;
   state.moves.forEach((san, i) => {
     const ply = i + (state.first_side === "black" ? 1 : 0);
     if (ply % 2 === 0 || li === null) {
       li = document.createElement("li");
+      li.insertAdjacentHTML("beforeend", `<span class="num">${number}.</span> `);
+      if (ply % 2 === 1) li.insertAdjacentHTML("beforeend", '<span class="skip">…</span> ');
       list.appendChild(li);
-      if (ply % 2 === 1) li.insertAdjacentHTML("beforeend", '<span class="ply">…</span> ');
+      number++;
     }
     const span = document.createElement("span");
     span.className = "ply" + (i === state.moves.length - 1 ? " last" : "");
