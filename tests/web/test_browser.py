@@ -129,6 +129,8 @@ def test_a_short_game_by_click_key_and_drag_with_hints_and_its_pgn(open_page, tm
     wait_moves(page, "f3", "e5")
     assert page.locator("#announce").inner_text() == "Black: e5"
 
+    # The move's white flash is brief.
+    page.wait_for_selector("#sq-e5[data-led='.']")
     # Lifting g2 with hints on: its destinations g3 and g4 light green.
     click(page, "g2")
     page.wait_for_selector("#sq-g4[data-led='g']")
@@ -155,6 +157,7 @@ def test_a_short_game_by_click_key_and_drag_with_hints_and_its_pgn(open_page, tm
     page.wait_for_selector("#sq-e1[data-led='r']")
     assert led(page, "e8") == ("g", "0")
     assert page.locator("#resign").is_disabled()
+    page.wait_for_selector("#sq-h4[data-led='.']")  # after the flash
     shot(page, tmp_path, "web-finished.png")
 
     with page.expect_download() as download:
