@@ -7,8 +7,10 @@ tests/generate_scripts.py) and times each unit of work the daemon does:
 - per raw scan (the bouncing form of a subset of games): ``Debouncer.feed`` and the same
   for every event it yields.
 
-Prints events per second and the cost of one event at p50, p99 and max. The target is p99
-under 1 ms here, so that a Pi Zero 2 (about ten times slower) stays inside one 5 ms scan.
+Prints events per second and the cost of one event at p50, p99 and max, in CPU time of
+the thread (what the code costs, without the time other processes took the core: this
+machine is shared) and in wall time. The target is p99 under 1 ms here, so that a Pi
+Zero 2 (about ten times slower) stays inside one 5 ms scan.
 
     python bench/replay.py [--games N] [--scan-games N]
 """
@@ -38,9 +40,8 @@ def _percentile(samples: list[float], fraction: float) -> float:
     return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
 
 
-def time_events(scripts) -> tuple[list[float], int]:
+def time_events(scripts, clock=time.thread_time) -> tuple[list[float], int]:
     """Seconds per lift/place/choose/button event; and how many moves were committed."""
-    clock = time.perf_counter
     samples: list[float] = []
     moves = 0
     for script in scripts:
@@ -59,9 +60,8 @@ def time_events(scripts) -> tuple[list[float], int]:
     return samples, moves
 
 
-def time_scans(scripts) -> tuple[list[float], int]:
+def time_scans(scripts, clock=time.thread_time) -> tuple[list[float], int]:
     """Seconds per raw scan, through debounce and whatever it yields; and the event count."""
-    clock = time.perf_counter
     samples: list[float] = []
     events = 0
     for script in scripts:
@@ -104,16 +104,18 @@ def main() -> int:
 
     corpus = generate_corpus(SHARED_DATA / "selfplay.pgn")
     scripts = [g.script for g in corpus[: args.games]]
-    samples, moves = time_events(scripts)
-    p99 = report(f"events ({moves} moves in {len(scripts)} games)", samples, "events")
-
     scan_scripts = [to_scans(g.script, seed=i) for i, g in enumerate(corpus[: args.scan_games])]
-    scan_samples, events = time_scans(scan_scripts)
-    scan_p99 = report(f"raw scans ({events} debounced events)", scan_samples, "scans")
-
-    worst = max(p99, scan_p99)
+    worst = 0.0
+    for label, clock in (("CPU time", time.thread_time), ("wall time", time.perf_counter)):
+        print(f"-- {label}")
+        samples, moves = time_events(scripts, clock)
+        p99 = report(f"events ({moves} moves in {len(scripts)} games)", samples, "events")
+        scan_samples, events = time_scans(scan_scripts, clock)
+        scan_p99 = report(f"raw scans ({events} debounced events)", scan_samples, "scans")
+        if clock is time.thread_time:
+            worst = max(p99, scan_p99)
     verdict = "within" if worst < TARGET_P99_MS else "OVER"
-    print(f"p99 {worst:.3f} ms: {verdict} the {TARGET_P99_MS} ms target")
+    print(f"CPU p99 {worst:.3f} ms: {verdict} the {TARGET_P99_MS} ms target")
     return 0
 
 

@@ -204,6 +204,7 @@ class GpioButtons:
             raise ButtonConfigError(f"[buttons] gpio must be 'gpiod' or 'rpigpio', got {gpio!r}")
         self.debouncer = ButtonDebouncer(self.names, debounce_ms=debounce_ms)
         self.clock = clock
+        self.debouncer.feed(clock(), self._reader.read())  # what is held now is no press
         self.period = 1.0 / poll_hz
         self._presses: ButtonPresses | None = None
         self._stop = threading.Event()

@@ -89,10 +89,12 @@ class Hardware:
     bridge: Any = None  # the BridgeLink, when a port is on the serial bridge
     buttons: Any = None  # GpioButtons, or None
 
-    def close(self) -> None:
-        """Lights off and every port released; safe to call twice."""
+    def close(self, *, lights_off: bool = True) -> None:
+        """Every port released, the lights off (or left as they are); safe to call twice."""
         for port in (self.buttons, self.leds, self.sensing, self.bridge):
-            if port is None:
+            if port is None or (port is self.leds and not lights_off):
+                continue
+            if port is self.bridge and not lights_off and self.leds is self.bridge:
                 continue
             with contextlib.suppress(Exception):
                 port.close()
@@ -258,6 +260,12 @@ class Daemon:
             if self.web:
                 await self._start_web()
             await self._stop.wait()
+        except (DaemonError, StoreError):
+            self.exit_code = 1
+            self._override = FAULT_FRAME
+            with contextlib.suppress(Exception):
+                self._show_leds()
+            raise
         finally:
             await self._shutdown()
         return self.exit_code
@@ -340,10 +348,8 @@ class Daemon:
                 self._scan_loop.stop()
         for handle in [*self._timers.values(), *self._tick_timers.values()]:
             handle.cancel()
-        if self.hw.leds is not None and self.exit_code == 0:
-            with contextlib.suppress(Exception):
-                self.hw.leds.show([(0, 0, 0)] * 64)
-        self.hw.close()
+        # A clean stop turns the lights off; a fault leaves its pattern lit for whoever looks.
+        self.hw.close(lights_off=self.exit_code == 0)
         if self.store is not None:
             self.store.close()
         log.info("stopped%s", f" (exit {self.exit_code})" if self.exit_code else "")
@@ -658,15 +664,14 @@ class Daemon:
         on = frame.blink == 0 or (loop_time % BLINK_PERIOD_S) < BLINK_PERIOD_S / 2
         key = (frame, on)
         if key != self._shown:
-            if self._shown is None or self._shown[0] != frame:
-                if self.on_frame is not None:
-                    self.on_frame(frame)
-                if self._loop is not None:
-                    self._tell_watchers([])
+            new_frame = self._shown is None or self._shown[0] != frame
             self._shown = key
-            if self.hw.render is not None and self.hw.leds is not None:
-                self.hw.leds.show(self.hw.render(frame, on))
+            self.hw.leds.show(self.hw.render(frame, on))
             log.debug("leds\n%s", frame.at_phase(on))
+            if self.on_frame is not None and new_frame:
+                self.on_frame(frame)
+            if new_frame and self._loop is not None:
+                self._tell_watchers([])
         if frame.blink and self._loop is not None:
             # Wake at the next phase change only while something blinks.
             half = BLINK_PERIOD_S / 2

@@ -18,13 +18,23 @@ class MissingLibraryError(ImportError):
 
 
 def require_library(
-    module: str, *, backend: str, package: str, apt: str | None = None
+    module: str,
+    *,
+    backend: str,
+    package: str,
+    apt: str | None = None,
+    in_pi_extra: bool = True,
 ) -> ModuleType:
-    """Import ``module`` for ``backend``; MissingLibraryError naming ``package`` if absent."""
+    """Import ``module`` for ``backend``; MissingLibraryError naming ``package`` if absent.
+
+    ``in_pi_extra``: whether ``pip install 'magboard[pi]'`` brings the package.
+    """
     try:
         return importlib.import_module(module)
     except ImportError as exc:
-        hint = f"pip install {package!r} (or: pip install 'magboard[pi]')"
+        hint = f"pip install {package!r}"
+        if in_pi_extra:
+            hint += " (or: pip install 'magboard[pi]')"
         if apt:
             hint += f", or on Raspberry Pi OS: sudo apt install {apt}"
         raise MissingLibraryError(

@@ -114,7 +114,13 @@ def drive(
                 note(tracker.tick(now))
             note(tracker.handle(event))
 
-    debouncer = Debouncer(debounce_ms, initial=tracker.board) if script.uses_scans else None
+    debouncer = None
+    if script.uses_scans:
+        if any(isinstance(item, Lift | Place) for item in script.items):
+            raise ValueError(
+                f"{script.name}: a script gives raw scans or lift/place events, not both"
+            )
+        debouncer = Debouncer(debounce_ms, initial=tracker.board)
     for item in script.items:
         if debouncer is not None and not isinstance(item, Lift | Place):
             # Changes that matured while the matrix kept reading the last scan.

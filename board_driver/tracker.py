@@ -15,7 +15,35 @@ judges:
 - anything else: ``illegal``, out of sync, the lights show what to empty and fill.
 
 It judges earlier when an event can only belong to the next move: the board shows a
-complete move and the other side lifts one of its pieces.
+complete move and a piece that took no part in it is lifted (the other side's turn).
+A committed move can still grow by the same side before the other side lifts anything:
+a rook move becomes castling when its king follows (touch-move off or warn), and a
+promotion takes the piece named by a late ``choose``.
+
+Game events are JSON-able dicts with ``t`` (ms) and ``type``:
+
+==================== ================================================================
+``move``             ``san uci fen from to side ply`` (+ ``captured``, ``rook_from``
+                     ``rook_to``, ``en_passant``, ``promotion``; ``replaces``: the SAN
+                     of a rook move that became castling)
+``check``            ``side`` (in check), ``king``, ``checkers`` (square names)
+``game_over``        ``result termination winner`` (``winner`` null for a draw)
+``game_resumed``     ``fen``: a late promotion choice undid an automatic ending
+``illegal``          ``empty fill`` (square names, against the last position),
+                     ``reason`` (``no_legal_move`` | ``touch_move``, then ``san`` of the
+                     move refused, ``square`` owed a move, ``touched``)
+``restored``         ``fen``: the board is back in sync (as it was, or on the way to a move)
+``touch_move``       ``square mode played``: a move accepted against touch-move (warn)
+``takeback``         ``san uci side fen``: the move undone, the position now
+``promotion_amended`` like ``move``, with ``replaces``
+``adjust``           ``side``: j'adoube announced
+``draw_offer``       ``side``
+``claim_refused``    ``reason``
+``refused``          ``button reason``: a control that does not apply now
+``new_game_pending`` ``missing extra``: squares to fill and empty for the start position
+``new_game``         ``fen``
+``hint_requested``   (for an engine, when one plays)
+==================== ================================================================
 
 >>> from board_driver.events import Lift, Place
 >>> from board_driver.squares import square
@@ -41,6 +69,7 @@ from board_driver.tracking.touch import TouchMove
 from rules import (
     BISHOP,
     KNIGHT,
+    PIECE_TYPES,
     QUEEN,
     ROOK,
     WHITE,
@@ -216,14 +245,17 @@ class Tracker:
         self._footprints = [Footprint.of(m, self._committed) for m in self._legal]
         turn = self._position.turn
         own = 0
-        for sq in squares_of(self._committed):
-            piece = self._position.piece_at(sq)
-            if piece is not None and piece.color == turn:
+        for piece_type in PIECE_TYPES:
+            for sq in self._position.pieces(piece_type, turn):
                 own |= bit(sq)
-        self._own = own
+        self._own = own  # the side to move's pieces
         self._lift_t: dict[int, int] = {}
         self._place_t: dict[int, int] = {}
-        self._refill_t: dict[int, int] = {}  # a square lifted and filled again (no flicker)
+        self._refill_t: dict[int, int] = {}  # a square lifted and filled again
+        self._history: list[tuple[int, bool, int]] = []  # (t, lifted?, square) since the move
+        # A capture the board shows done whose victim's square was never seen empty: the
+        # switch can miss a victim swapped for the capturer faster than the debounce time.
+        self._unseen: tuple[Footprint, int] | None = None  # and its place in the history
         self._touch = TouchMove()
         self._adjusting = False
         self._adjusted: set[int] = set()
@@ -243,28 +275,48 @@ class Tracker:
         if self._playing():
             self._warned = None
             passing = t - self._place_t.get(sq, -(1 << 62)) < self.timing.pass_ms
-            if passing:
-                del self._place_t[sq]  # a sliding piece crossed this square
-            elif self.board != self._committed:
-                early = self._early_commit(sq)
-                if early is not None:
-                    out += self._commit(early, t)
-            self._close_windows(sq)
-            exempt = (
-                passing
-                or sq in self._lift_t
-                or self._adjusting
-                or self._in_window(sq)
-                or self.options.touch_move == "off"
-            )
-            if self._adjusting:
-                self._adjusted.add(sq)
-            if not exempt and self._committed & b:
-                self._touch.lift(self._position, sq, t)
-            self._lift_t[sq] = t
+            if not passing and self.board != self._committed:
+                out += self._before_lift(t, sq)
+            self._note_lift(t, sq)
         self.board &= ~b
         self._deadline = t + self.timing.settle_ms
         return out
+
+    def _before_lift(self, t: int, sq: int) -> list[Event]:
+        """A lift that can only belong to the next move commits the one the board shows."""
+        amend = self._castle_amend
+        if amend is not None and self.board == amend.footprint.after:
+            if not amend.footprint.touched & bit(sq):
+                return self._amend_castling(t)
+            return []
+        early = self._early_commit(sq)
+        if early is not None:
+            return self._commit(early, t)
+        self._note_unseen_capture()
+        return []
+
+    def _note_lift(self, t: int, sq: int) -> None:
+        """Record a lift in the history of this move (and what it touched)."""
+        b = bit(sq)
+        self._history.append((t, True, sq))
+        passing = t - self._place_t.get(sq, -(1 << 62)) < self.timing.pass_ms
+        if passing:
+            del self._place_t[sq]  # a sliding piece crossed this square
+        self._close_windows(sq)
+        exempt = (
+            passing
+            or sq in self._lift_t
+            or self._adjusting
+            or self._in_window(sq)
+            or self.options.touch_move == "off"
+        )
+        if self._adjusting:
+            self._adjusted.add(sq)
+        if not exempt and self._committed & b:
+            self._touch.lift(
+                self._position, sq, t, together_ms=self.timing.pass_ms, legal=self._legal
+            )
+        self._lift_t[sq] = t
 
     def _place(self, t: int, sq: int) -> list[Event]:
         b = bit(sq)
@@ -272,22 +324,26 @@ class Tracker:
             raise ValueError(f"place {square_name(sq)} at {t} ms: a piece already stands there")
         if self._playing():
             self._warned = None
-            lifted = self._lift_t.get(sq)
-            if lifted is not None:
-                if t - lifted < self.timing.pass_ms:
-                    self._touch.forget(sq, lifted)  # the square flickered: no hand touched it
-                else:
-                    self._refill_t[sq] = t
-            self._place_t[sq] = t
-            if self._adjusting:
-                if sq in self._adjusted:
-                    self._adjusted.discard(sq)
-                else:
-                    self._adjusting = False  # a piece left for another square: j'adoube ends
-                    self._adjusted.clear()
+            self._note_place(t, sq)
         self.board |= b
         self._deadline = t + self.timing.settle_ms
         return []
+
+    def _note_place(self, t: int, sq: int) -> None:
+        """Record a place in the history of this move."""
+        self._history.append((t, False, sq))
+        lifted = self._lift_t.get(sq)
+        if lifted is not None:
+            self._refill_t[sq] = t
+            if t - lifted < self.timing.pass_ms:
+                self._touch.forget(sq, lifted)  # the square flickered: no hand touched it
+        self._place_t[sq] = t
+        if self._adjusting:
+            if sq in self._adjusted:
+                self._adjusted.discard(sq)
+            else:
+                self._adjusting = False  # a piece left for another square: j'adoube ends
+                self._adjusted.clear()
 
     def _close_windows(self, sq: int) -> None:
         """A lift that is not part of the last move's completion ends its amendments."""
@@ -304,10 +360,10 @@ class Tracker:
         )
 
     def _early_commit(self, sq: int) -> Footprint | None:
-        """The other side lifts one of its pieces while the board shows a complete move:
-        that move is done (the lift belongs to the next one)."""
-        piece = self._position.piece_at(sq)
-        if piece is None or piece.color == self._position.turn or not self._committed & bit(sq):
+        """A piece that took no part lifted while the board shows a complete move: that
+        move is done, and the lift belongs to the next one (the other side's, by 4.2.1:
+        its own piece, or the victim of a capture)."""
+        if not self._committed & bit(sq):
             return None
         found = self._complete()
         if found is None or found.touched & bit(sq) or not self._allowed(found.move):
@@ -380,6 +436,7 @@ class Tracker:
         if not self._playing():
             return self._judge_setup(t)
         if self.board == self._committed:
+            self._unseen = None
             return self._restored(t)
         found = self._complete()
         violating = None
@@ -395,8 +452,53 @@ class Tracker:
             if depth:
                 return self._take_back(depth, t)
         if self._on_the_way():
+            self._note_unseen_capture()
             return self._restored(t)
+        if violating is None and self._unseen is not None:
+            explained = self._try_unseen_capture(t)
+            if explained is not None:
+                return explained
         return self._illegal(t, violating)
+
+    def _unseen_capture(self) -> Footprint | None:
+        """The one capture whose result the board shows, its victim's square never seen
+        emptied and filled again (it reads as the capturer still in the hand)."""
+        found = [
+            fp
+            for fp in self._footprints
+            if fp.target is not None and fp.after == self.board and self._allowed(fp.move)
+        ]
+        if len({(fp.move.from_square, fp.move.to_square) for fp in found}) != 1:
+            return None
+        wanted = self._choice or QUEEN
+        return next((fp for fp in found if fp.move.promotion in (None, wanted)), None)
+
+    def _note_unseen_capture(self) -> None:
+        unseen = self._unseen_capture()
+        if unseen is not None and (self._unseen is None or self._unseen[0] != unseen):
+            self._unseen = (unseen, len(self._history))
+
+    def _try_unseen_capture(self, t: int) -> list[Event] | None:
+        """Out of sync, unless the capture the board once showed (its swap unseen) was
+        made and the other side has since made a complete move: then both are committed."""
+        assert self._unseen is not None
+        capture, index = self._unseen
+        later = self._history[index:]
+        saved = dict(self.__dict__)
+        saved["_occupancies"] = list(self._occupancies)
+        out = self._commit(capture, t)
+        if self._playing():
+            for when, lifted, sq in later:
+                if lifted:
+                    self._note_lift(when, sq)
+                else:
+                    self._note_place(when, sq)
+            found = self._complete()
+            if found is not None and self._allowed(found.move):
+                return out + self._commit(found, t)
+        self.game.pop()
+        self.__dict__.update(saved)
+        return None
 
     def _restored(self, t: int) -> list[Event]:
         if not self._out_of_sync:
@@ -416,6 +518,8 @@ class Tracker:
         if violating is not None:
             event["reason"] = "touch_move"
             event["san"] = self._position.san(violating.move)
+            owed, _ = self._touch.demand(self._legal)
+            event["square"] = square_name(owed) if owed is not None else None
             event["touched"] = _names(sum(bit(sq) for sq in self._touch.squares()))
         else:
             event["reason"] = "no_legal_move"
@@ -510,7 +614,8 @@ class Tracker:
         out: list[Event] = []
         before = self._position
         if not self._allowed(move):  # only under warn: enforce never commits it
-            touched = self._touch.own if self._touch.own is not None else self._touch.opponent
+            touched, _ = self._touch.demand(self._legal)
+            assert touched is not None
             out.append(
                 {
                     "t": t,
@@ -737,9 +842,9 @@ class Tracker:
             checkers = sum(bit(sq) for sq in position.checkers())
         touched = 0
         if self.options.touch_move != "off":
-            for sq in self._touch.squares():
-                if board & bit(sq):
-                    touched |= bit(sq)
+            owed, _ = self._touch.demand(self._legal)
+            if owed is not None and board & bit(owed):
+                touched |= bit(owed)
             if self._warned is not None:
                 touched |= bit(self._warned)
         return BoardView(

@@ -8,12 +8,16 @@ class FenError(ValueError):
 
     ``field`` names the part at fault: ``'placement'``, ``'side'``, ``'castling'``,
     ``'en passant'``, ``'halfmove'``, ``'fullmove'`` (or ``'fen'`` for the whole text,
-    e.g. a wrong number of fields).
+    e.g. a wrong number of fields). For an impossible position the message names every
+    problem found, and ``problems`` lists them as ``(field, message)`` pairs.
     """
 
-    def __init__(self, field: str, message: str) -> None:
+    def __init__(
+        self, field: str, message: str, problems: list[tuple[str, str]] | None = None
+    ) -> None:
         super().__init__(message)
         self.field = field
+        self.problems = problems if problems is not None else [(field, message)]
 
 
 class IllegalMoveError(ValueError):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .core import BLACK, WHITE, Color, Move
+from .core import Color, Move
 from .errors import ClaimRefused, IllegalMoveError
 from .position import Position
 
@@ -47,7 +47,7 @@ class Game:
 
     >>> g = Game()
     >>> for san in ['f3', 'e5', 'g4', 'Qh4']:
-    ...     g.push(g.position.parse_san(san))
+    ...     _ = g.push_san(san)
     >>> g.outcome()
     Outcome(termination='checkmate', winner=False)
     >>> g.san_moves()
@@ -119,7 +119,7 @@ class Game:
         if recorded is not None:
             return recorded
         pos = self.position
-        has_moves = bool(pos.legal_moves())
+        has_moves = bool(pos._legal())
         if not has_moves:
             if pos.is_check():
                 return Outcome("checkmate", not pos.turn)
@@ -140,66 +140,79 @@ class Game:
         keys = self._keys[max(0, len(self._keys) - 1 - span) :]
         return keys.count(self._keys[-1])
 
-    def can_claim_threefold(self) -> bool:
-        """May the side to move claim a draw by threefold repetition (9.2): has the
-        current position stood three times, or would one of its legal moves make a
-        position stand for the third time?"""
-        return self._threefold_now() or self._threefold_move() is not None
+    def can_claim_threefold(self, move: Move | None = None) -> bool:
+        """May the side to move claim a draw by threefold repetition (FIDE 9.2)?
 
-    def _threefold_now(self) -> bool:
-        return self._repetitions() >= 3
+        Without ``move``: has the position just reached stood three times (9.2.1.2)?
+        With ``move``: would that legal move make a position stand for the third time
+        (9.2.1.1, a claim with an intended move, see :meth:`claim_draw`)?"""
+        if move is None:
+            return self._repetitions() >= 3
+        repetitions, _ = self._after(move)
+        return repetitions >= 3
 
-    def _threefold_move(self) -> Move | None:
+    def can_claim_fifty_moves(self, move: Move | None = None) -> bool:
+        """May the side to move claim a draw under the fifty-move rule (FIDE 9.3)?
+
+        Without ``move``: have the last 50 moves of each player (100 half-moves) been
+        made without a capture or a pawn move? With ``move``: would that move complete them?"""
+        if move is None:
+            return self.position.halfmove_clock >= 100
+        _, clock = self._after(move)
+        return clock >= 100
+
+    def _after(self, move: Move) -> tuple[int, int]:
+        """(how often the position would have stood, halfmove clock) after a legal move."""
         pos = self.position
-        for move in pos.legal_moves():
-            if move.is_capture or abs(pos._board[move.from_square]) == 1:
-                continue  # an irreversible move can never repeat a position
-            pos.push(move)
-            try:
-                key = pos.repetition_key()
-                span = pos.halfmove_clock
-                keys = self._keys[max(0, len(self._keys) - span) :]
-                if keys.count(key) + 1 >= 3:
-                    return move
-            finally:
-                pos.pop()
-        return None
+        move = pos.legal_move(move)
+        pos.push(move)
+        try:
+            key = pos.repetition_key()
+            span = pos.halfmove_clock
+            keys = self._keys[max(0, len(self._keys) - span) :]
+            return keys.count(key) + 1, pos.halfmove_clock
+        finally:
+            pos.pop()
 
-    def can_claim_fifty_moves(self) -> bool:
-        """May the side to move claim a draw under the fifty-move rule (9.3): have the
-        last fifty moves of each player had no capture and no pawn move, or would one of
-        its legal moves complete them?"""
-        pos = self.position
-        if pos.halfmove_clock >= 100:
-            return True
-        if pos.halfmove_clock == 99:
-            return any(
-                not m.is_capture and abs(pos._board[m.from_square]) != 1 for m in pos.legal_moves()
-            )
-        return False
+    def claim_draw(self, move: Move | None = None) -> Outcome:
+        """Claim a draw for the side to move by threefold repetition or the fifty-move rule.
 
-    def claim_draw(self) -> Outcome:
-        """Claim a draw for the side to move, by threefold repetition or the fifty-move
-        rule. Records and returns the outcome; :class:`ClaimRefused` says why not."""
+        Without ``move`` the claim is about the position just reached. With ``move`` the
+        claimant declares the move that makes the repetition or completes the fifty moves
+        (9.2.1.1, 9.3.1): the move is played, and it stands even if the claim is refused
+        (9.5.3). Records and returns the outcome; :class:`ClaimRefused` says why not.
+
+        >>> g = Game()
+        >>> for san in ['Nf3', 'Nf6', 'Ng1', 'Ng8'] * 2:
+        ...     _ = g.push_san(san)
+        >>> g.claim_draw()
+        Outcome(termination='threefold_repetition', winner=None)
+        """
         ended = self.outcome()
         if ended is not None:
             raise ClaimRefused(
                 "draw claim refused: the game is already over "
                 f"({ended.termination}, {ended.result()})"
             )
-        if self._threefold_now() or self._threefold_move() is not None:
+        played = ""
+        if move is not None:
+            san = self.position.san(self.position.legal_move(move))
+            self.push(move)
+            ended = self.outcome()
+            if ended is not None:  # the declared move ended the game by itself
+                return ended
+            played = f"; the declared move {san} stands (FIDE 9.5.3)"
+        if self._repetitions() >= 3:
             return self._record(Outcome("threefold_repetition", None))
-        if self.can_claim_fifty_moves():
+        if self.position.halfmove_clock >= 100:
             return self._record(Outcome("fifty_moves", None))
-        pos = self.position
         seen = self._repetitions()
-        plies = pos.halfmove_clock
+        plies = self.position.halfmove_clock
         raise ClaimRefused(
-            "draw claim refused: the position has stood "
-            f"{seen} time{'s' if seen != 1 else ''} (a threefold repetition needs 3, "
-            "or a move that makes it so), and "
-            f"{plies} half-move{'s' if plies != 1 else ''} have passed without a capture or "
-            "pawn move (the fifty-move rule needs 100)"
+            "draw claim refused: this position has stood "
+            f"{seen} time{'s' if seen != 1 else ''} (a threefold repetition needs 3) and "
+            f"{plies} half-move{'s have' if plies != 1 else ' has'} passed without a capture "
+            f"or a pawn move (the fifty-move rule needs 100){played}"
         )
 
     def resign(self, color: Color) -> Outcome:
@@ -232,4 +245,4 @@ class Game:
         return write_pgn(self, headers)
 
 
-__all__ = ["BLACK", "TERMINATIONS", "WHITE", "Game", "Outcome"]
+__all__ = ["TERMINATIONS", "Game", "Outcome"]

@@ -49,7 +49,7 @@ def write_pgn(game: Game, headers: dict[str, str] | None = None) -> str:
     outcome = game.outcome()
     result = outcome.result() if outcome else headers.get("Result", "*")
     if result not in RESULTS:
-        raise ValueError(f"PGN Result header {result!r} must be one of {', '.join(RESULTS)}")
+        raise PgnError(f"PGN Result header {result!r} must be one of {', '.join(RESULTS)}")
     tags: dict[str, str] = {}
     for name in SEVEN_TAG_ROSTER:
         tags[name] = result if name == "Result" else headers.get(name, _DEFAULTS[name])
@@ -159,7 +159,7 @@ def read_pgn(text: str) -> list[PgnGame]:
         elif kind == "result":
             games.append(reader.finish(match["result"]))
             reader = _GameReader(len(games) + 1)
-        else:
+        elif match["san"] not in ("e.p.", "ep"):  # "exd6 e.p." written apart
             reader.move(match["san"], line_no)
     if depth:
         raise PgnError(f"PGN game {reader.number}: a variation '(' is never closed")
@@ -194,6 +194,12 @@ class _GameReader:
         self.started = True
         pos = game.position
         label = f"{pos.fullmove_number}{'.' if pos.turn else '...'} {san}"
+        ended = game.outcome()
+        if ended is not None:
+            raise PgnError(
+                f"PGN game {self.number}, line {line_no}, move {label}: a move after the end "
+                f"of the game ({ended.termination.replace('_', ' ')}, {ended.result()})"
+            )
         try:
             game.push(pos.parse_san(san))
         except (SanError, IllegalMoveError) as e:

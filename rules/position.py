@@ -16,7 +16,6 @@ from .core import (
     KNIGHT,
     PAWN,
     PIECE_NAMES,
-    QUEEN,
     ROOK,
     SQUARE_NAMES,
     Color,
@@ -33,18 +32,20 @@ from .tables import (
     CASTLE_WK,
     CASTLE_WQ,
     CASTLING_KEPT,
+    DIAG_LINES,
     DIAG_RAYS,
     EN_PASSANT,
     KING_MOVES,
     KING_SQUARES,
     KNIGHT_MOVES,
     KNIGHT_SQUARES,
+    ORTHO_LINES,
     ORTHO_RAYS,
     PAWN_ATTACKS,
     PAWN_CAPTURES,
     PAWN_DOUBLE,
     PAWN_PUSH,
-    RAYS_WITH_PREFIX,
+    SINGLE,
     SLIDER_MOVES,
     WHITE_KINGSIDE,
     WHITE_QUEENSIDE,
@@ -135,6 +136,7 @@ class Position:
         "_board",
         "_castling",
         "_kings",
+        "_legal_cache",
         "_pieces",
         "_stack",
         "ep_square",
@@ -165,6 +167,7 @@ class Position:
                 kings[0] = sq
         self._kings = kings
         self._stack = []
+        self._legal_cache = None
 
     # ------------------------------------------------------------------ FEN
 
@@ -172,8 +175,8 @@ class Position:
     def from_fen(cls, fen: str) -> Position:
         """The position a FEN describes. Strict: raises :class:`FenError` naming the field.
 
-        >>> Position.from_fen('8/8/8/8/8/8/8/K6k w - - 0 1').legal_moves()[0].uci()
-        'a1b1'
+        >>> sorted(m.uci() for m in Position.from_fen('8/8/8/8/8/8/8/K6k w - - 0 1').legal_moves())
+        ['a1a2', 'a1b1', 'a1b2']
         """
         board, turn, castling, ep, half, full = parse_fen_fields(fen)
         _validate(board, turn, castling, ep)
@@ -211,17 +214,16 @@ class Position:
         pos._pieces = (set(self._pieces[0]), set(self._pieces[1]))
         pos._kings = self._kings[:]
         pos._stack = self._stack[:]
+        pos._legal_cache = self._legal_cache
         return pos
 
     def __eq__(self, other: object) -> bool:
-        """Same pieces, side, castling rights, e.p. square and clocks (history aside)."""
+        """Equal when their FENs are: same pieces, side, castling rights, clocks, and
+        e.p. square where an e.p. capture is legal (history aside)."""
         if not isinstance(other, Position):
             return NotImplemented
         return (
-            self._board == other._board
-            and self.turn == other.turn
-            and self._castling == other._castling
-            and self.ep_square == other.ep_square
+            self.repetition_key() == other.repetition_key()
             and self.halfmove_clock == other.halfmove_clock
             and self.fullmove_number == other.fullmove_number
         )
@@ -286,10 +288,10 @@ class Position:
         return _attacked(self._board, self._kings[self.turn], self.turn)
 
     def is_checkmate(self) -> bool:
-        return self.is_check() and not self._gen()
+        return self.is_check() and not self._legal()
 
     def is_stalemate(self) -> bool:
-        return not self.is_check() and not self._gen()
+        return not self.is_check() and not self._legal()
 
     def is_insufficient_material(self) -> bool:
         """No sequence of legal moves can mate: K v K, K + one minor v K, or only
@@ -331,16 +333,25 @@ class Position:
 
     def legal_moves(self) -> list[Move]:
         """All legal moves, each carrying its flags (capture, castling, e.p., promotion)."""
-        return self._gen()
+        return list(self._legal())
+
+    def _legal(self) -> list[Move]:
+        """The legal moves, computed once per position (push and pop forget them).
+        Callers must not change the list."""
+        moves = self._legal_cache
+        if moves is None:
+            moves = self._legal_cache = self._gen()
+        return moves
 
     def is_legal(self, move: Move) -> bool:
         """Is this move (compared by from, to, promotion) legal here?"""
-        return move in self._gen()
+        return move in self._legal()
 
     def legal_move(self, move: Move) -> Move:
         """The legal move equal to ``move``, with its flags; :class:`IllegalMoveError` if none."""
-        for m in self._gen():
-            if m == move:
+        key = move._key
+        for m in self._legal():
+            if m._key == key:
                 return m
         raise IllegalMoveError(self._why_illegal(move))
 
@@ -352,26 +363,80 @@ class Position:
         return self.legal_move(Move.from_uci(text))
 
     def _why_illegal(self, move: Move) -> str:
+        """Why a move is not legal here, in words a player understands."""
         text = move.uci()
+        frm, to = move.from_square, move.to_square
+        board = self._board
         side = "White" if self.turn else "Black"
-        p = self._board[move.from_square]
+        p = board[frm]
         where = f"in {self.fen()}"
+        origin, target = SQUARE_NAMES[frm], SQUARE_NAMES[to]
         if not p:
-            return f"illegal move {text}: no piece on {SQUARE_NAMES[move.from_square]} {where}"
+            return f"illegal move {text}: no piece on {origin} {where}"
         if (p > 0) != self.turn:
             return f"illegal move {text}: it is {side}'s turn {where}"
-        name = PIECE_NAMES[abs(p)]
-        if abs(p) == PAWN and move.to_square >> 3 in (0, 7) and move.promotion is None:
+        kind = abs(p)
+        name = PIECE_NAMES[kind]
+        last_rank = to >> 3 in (0, 7)
+        if kind == PAWN and last_rank and move.promotion is None:
             return f"illegal move {text}: a pawn reaching the last rank must promote {where}"
-        if move.promotion is not None and abs(p) != PAWN:
-            return f"illegal move {text}: only a pawn promotes, this is a {name} {where}"
+        if move.promotion is not None and (kind != PAWN or not last_rank):
+            if kind != PAWN:
+                return f"illegal move {text}: only a pawn promotes, this is a {name} {where}"
+            return f"illegal move {text}: a pawn promotes only on the last rank {where}"
+        if kind == KING and to - frm in (2, -2) and frm >> 3 == to >> 3:
+            return (
+                f"illegal move {text}: castling is not allowed here (it needs the right, "
+                f"empty squares between king and rook, and no check on the king's path) {where}"
+            )
+        q = board[to]
+        if q and (q > 0) == self.turn:
+            return f"illegal move {text}: {target} holds {side}'s own {PIECE_NAMES[abs(q)]} {where}"
+        if to not in self._reach(frm):
+            return f"illegal move {text}: the {name} on {origin} cannot go to {target} {where}"
+        if kind == KING:
+            return f"illegal move {text}: the king would be in check on {target} {where}"
         if self.is_check():
             return (
                 f"illegal move {text}: {side} is in check and this {name} move "
                 f"does not end it {where}"
             )
-        origin = SQUARE_NAMES[move.from_square]
-        return f"illegal move {text}: the {name} on {origin} cannot go there {where}"
+        return (
+            f"illegal move {text}: the {name} on {origin} is pinned, the move would leave "
+            f"{side}'s king in check {where}"
+        )
+
+    def _reach(self, frm: int) -> set[int]:
+        """The squares the piece on ``frm`` could move to, were its king not in danger."""
+        board = self._board
+        p = board[frm]
+        kind = abs(p)
+        white = p > 0
+        if kind == PAWN:
+            step = 8 if white else -8
+            reach = set()
+            if not board[frm + step]:
+                reach.add(frm + step)
+                dbl = PAWN_DOUBLE[white][frm]
+                if dbl is not None and not board[dbl[1].to_square]:
+                    reach.add(dbl[1].to_square)
+            for t in PAWN_ATTACKS[white][frm]:
+                if (board[t] and (board[t] > 0) != white) or t == self.ep_square:
+                    reach.add(t)
+            return reach
+        if kind == KNIGHT:
+            return set(KNIGHT_SQUARES[frm])
+        if kind == KING:
+            return set(KING_SQUARES[frm])
+        rays = {BISHOP: DIAG_RAYS, ROOK: ORTHO_RAYS}.get(kind)
+        rays = rays[frm] if rays else ORTHO_RAYS[frm] + DIAG_RAYS[frm]
+        reach = set()
+        for ray in rays:
+            for t in ray:
+                reach.add(t)
+                if board[t]:
+                    break
+        return reach
 
     def perft(self, depth: int) -> int:
         """The number of leaf positions ``depth`` plies ahead (the last ply counted in bulk)."""
@@ -424,45 +489,49 @@ class Position:
         n_checks = 0
         mask = None
         pins = {}
-        rays = RAYS_WITH_PREFIX[ksq]
-        er, eb, eq = -4 * sign, -3 * sign, -5 * sign
-        for d in range(8):
-            slider = er if d < 4 else eb
-            blocker = -1
-            for t, line in rays[d]:
-                q = board[t]
-                if q:
-                    if enemy[q]:
-                        if q == slider or q == eq:  # noqa: SIM109 (faster than a tuple)
-                            if blocker < 0:
-                                n_checks += 1
-                                mask = line
-                            else:
-                                pins[blocker] = line
-                        break
-                    if blocker >= 0:
-                        break
-                    blocker = t
+        _, _, straight, diagonal, _ = _ATTACKER_CODES[white]
+        for rays, sliders in ((ORTHO_LINES[ksq], straight), (DIAG_LINES[ksq], diagonal)):
+            for ray in rays:
+                blocker = -1
+                for t, line in ray:
+                    q = board[t]
+                    if q:
+                        if enemy[q]:
+                            if q in sliders:
+                                if blocker < 0:
+                                    n_checks += 1
+                                    mask = line
+                                else:
+                                    pins[blocker] = line
+                            break
+                        if blocker >= 0:
+                            break
+                        blocker = t
         en = -2 * sign
         for t in KNIGHT_SQUARES[ksq]:
             if board[t] == en:
                 n_checks += 1
-                mask = frozenset((t,))
+                mask = SINGLE[t]
         ep_ = -sign
         for t in PAWN_ATTACKS[white][ksq]:
             if board[t] == ep_:
                 n_checks += 1
-                mask = frozenset((t,))
+                mask = SINGLE[t]
 
         if n_checks < 2:
+            free = not pins and mask is None
+            out = moves
+            ap = append
+            pin = None
             for sq in self._pieces[white]:
                 p = board[sq] * sign
                 if p == 6:
                     continue
-                pin = pins.get(sq) if pins else None
-                # A pinned piece or one that must answer check fills a scratch list first.
-                out = moves if pin is None and mask is None else []
-                ap = out.append
+                if not free:
+                    # A pinned piece or one that must answer check fills a scratch list.
+                    pin = pins.get(sq)
+                    out = moves if pin is None and mask is None else []
+                    ap = out.append
                 if p == 1:
                     to, ms = PAWN_PUSH[white][sq]
                     if not board[to]:
@@ -579,6 +648,7 @@ class Position:
         white = self.turn
         ep = self.ep_square
         self._stack.append((move, p, cap, self._castling, ep, self.halfmove_clock))
+        self._legal_cache = None
         pieces = self._pieces
         us = pieces[white]
         us.remove(frm)
@@ -625,6 +695,7 @@ class Position:
         if not self._stack:
             raise IndexError("pop from a position with no moves pushed")
         move, p, cap, castling, ep, half = self._stack.pop()
+        self._legal_cache = None
         board = self._board
         white = not self.turn
         self.turn = white
@@ -680,34 +751,42 @@ class Position:
 
 
 def _validate(board: list[int], turn: bool, castling: int, ep: int | None) -> None:
-    """Raise FenError for a position that cannot arise: the problem found, by field."""
+    """Raise FenError naming every reason the position cannot arise (field of the first)."""
+    problems = _problems(board, turn, castling, ep)
+    if problems:
+        raise FenError(problems[0][0], "; ".join(text for _, text in problems), problems)
+
+
+def _problems(board: list[int], turn: bool, castling: int, ep: int | None) -> list[tuple[str, str]]:
+    found = []
+    kings_ok = True
     for color, name in ((True, "White"), (False, "Black")):
-        king = 6 if color else -6
-        n = board.count(king)
+        n = board.count(6 if color else -6)
         if n != 1:
-            raise FenError(
-                "placement",
-                f"FEN placement: {name} has {'no king' if n == 0 else f'{n} kings'}, "
-                "needs exactly one",
-            )
-        pawn = 1 if color else -1
-        if board.count(pawn) > 8:
-            raise FenError("placement", f"FEN placement: {name} has more than 8 pawns")
+            kings_ok = False
+            count = "no king" if n == 0 else f"{n} kings"
+            found.append(("placement", f"FEN placement: {name} has {count}, needs exactly one"))
+        if board.count(1 if color else -1) > 8:
+            found.append(("placement", f"FEN placement: {name} has more than 8 pawns"))
         if sum(1 for p in board if (p > 0 if color else p < 0)) > 16:
-            raise FenError("placement", f"FEN placement: {name} has more than 16 pieces")
-    for sq in list(range(8)) + list(range(56, 64)):
+            found.append(("placement", f"FEN placement: {name} has more than 16 pieces"))
+    for sq in (*range(8), *range(56, 64)):
         if board[sq] in (1, -1):
-            raise FenError(
-                "placement",
-                f"FEN placement: a pawn on {SQUARE_NAMES[sq]} (pawns never stand on rank 1 or 8)",
+            found.append(
+                (
+                    "placement",
+                    f"FEN placement: a pawn on {SQUARE_NAMES[sq]} "
+                    "(pawns never stand on rank 1 or 8)",
+                )
             )
-    other_king = board.index(-6 if turn else 6)
-    if _attacked(board, other_king, not turn):
-        side = "Black" if turn else "White"
-        raise FenError(
-            "side",
-            f"FEN side: {side} is in check with {'White' if turn else 'Black'} to move "
-            "(the side not to move cannot be in check)",
+    if kings_ok and _attacked(board, board.index(-6 if turn else 6), not turn):
+        side, mover = ("Black", "White") if turn else ("White", "Black")
+        found.append(
+            (
+                "side",
+                f"FEN side: {side} is in check with {mover} to move "
+                "(the side not to move cannot be in check)",
+            )
         )
     needs = (
         (WHITE_KINGSIDE, "K", 4, 6, 7, 4),
@@ -716,37 +795,39 @@ def _validate(board: list[int], turn: bool, castling: int, ep: int | None) -> No
         (BLACK_QUEENSIDE, "q", 60, -6, 56, -4),
     )
     for bit, letter, ksq, king, rsq, rook in needs:
-        if castling & bit:
-            if board[ksq] != king:
-                raise FenError(
-                    "castling",
-                    f"FEN castling {letter!r}: no {'white' if king > 0 else 'black'} king on "
-                    f"{SQUARE_NAMES[ksq]}",
-                )
-            if board[rsq] != rook:
-                raise FenError(
-                    "castling",
-                    f"FEN castling {letter!r}: no {'white' if rook > 0 else 'black'} rook on "
-                    f"{SQUARE_NAMES[rsq]}",
-                )
+        if not castling & bit:
+            continue
+        colour = "white" if king > 0 else "black"
+        if board[ksq] != king:
+            found.append(
+                ("castling", f"FEN castling {letter!r}: no {colour} king on {SQUARE_NAMES[ksq]}")
+            )
+        if board[rsq] != rook:
+            found.append(
+                ("castling", f"FEN castling {letter!r}: no {colour} rook on {SQUARE_NAMES[rsq]}")
+            )
     if ep is not None:
         name = SQUARE_NAMES[ep]
         step = -8 if turn else 8  # from the e.p. square toward the pawn that moved
-        pawn = -1 if turn else 1
         if board[ep]:
-            raise FenError("en passant", f"FEN en passant {name}: the square is not empty")
-        if board[ep + step] != pawn:
-            raise FenError(
-                "en passant",
-                f"FEN en passant {name}: no {'black' if turn else 'white'} pawn on "
-                f"{SQUARE_NAMES[ep + step]} that could just have moved two squares",
+            found.append(("en passant", f"FEN en passant {name}: the square is not empty"))
+        if board[ep + step] != (-1 if turn else 1):
+            found.append(
+                (
+                    "en passant",
+                    f"FEN en passant {name}: no {'black' if turn else 'white'} pawn on "
+                    f"{SQUARE_NAMES[ep + step]} that could just have moved two squares",
+                )
             )
         if board[ep - step]:
-            raise FenError(
-                "en passant",
-                f"FEN en passant {name}: {SQUARE_NAMES[ep - step]} is occupied, so no pawn "
-                "can just have moved two squares from it",
+            found.append(
+                (
+                    "en passant",
+                    f"FEN en passant {name}: {SQUARE_NAMES[ep - step]} is occupied, so no pawn "
+                    "can just have moved two squares from it",
+                )
             )
+    return found
 
 
-__all__ = ["BISHOP", "KING", "KNIGHT", "PAWN", "QUEEN", "ROOK", "Position"]
+__all__ = ["Position"]

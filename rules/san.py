@@ -16,9 +16,10 @@ _LETTER_OF = " PNBRQK"  # index = piece type
 
 def move_to_san(pos: Position, move: Move) -> str:
     """The SAN of a legal move in ``pos``, with minimal disambiguation and ``+`` / ``#``."""
-    legal = pos.legal_moves()
+    legal = pos._legal()
+    key = move._key
     for m in legal:
-        if m == move:
+        if m._key == key:
             move = m
             break
     else:
@@ -59,6 +60,7 @@ def move_to_san(pos: Position, move: Move) -> str:
             text += "#" if not pos._gen() else "+"
     finally:
         pos.pop()
+        pos._legal_cache = legal  # the position is back: its moves still hold
     return text
 
 
@@ -73,6 +75,12 @@ _SAN = re.compile(
     $""",
     re.VERBOSE,
 )
+
+
+def _where(pos: Position) -> str:
+    return f"for {'White' if pos.turn else 'Black'} in {pos.fen()}"
+
+
 _CASTLING = {"O-O": "king", "0-0": "king", "O-O-O": "queen", "0-0-0": "queen"}
 
 
@@ -86,19 +94,18 @@ def parse_san(pos: Position, text: str) -> Move:
         core = core[:-1]
     if core.endswith("e.p."):
         core = core[:-4].rstrip()
-    side = "White" if pos.turn else "Black"
-    where = f"for {side} in {pos.fen()}"
-    legal = pos.legal_moves()
+    legal = pos._legal()
     wing = _CASTLING.get(core)
     if wing is not None:
         for m in legal:
             if m.is_castling and (m.to_square > m.from_square) == (wing == "king"):
                 return m
-        raise SanError(f"illegal SAN {text!r}: castling {wing}side is not legal {where}")
+        raise SanError(f"illegal SAN {text!r}: castling {wing}side is not legal {_where(pos)}")
     match = _SAN.match(core)
     if not match:
         raise SanError(
-            f"cannot read SAN {text!r}: expected e.g. 'e4', 'Nf3', 'exd5', 'e8=Q', 'O-O' ({where})"
+            f"cannot read SAN {text!r}: expected e.g. 'e4', 'Nf3', 'exd5', 'e8=Q', 'O-O' "
+            f"({_where(pos)})"
         )
     letter = match["piece"] or "P"
     kind = _LETTER_OF.index(letter)
@@ -124,9 +131,9 @@ def parse_san(pos: Position, text: str) -> Move:
         return found[0]
     if found:
         options = ", ".join(sorted(pos.san(m) for m in found))
-        raise SanError(f"ambiguous SAN {text!r}: could be {options} ({where})")
+        raise SanError(f"ambiguous SAN {text!r}: could be {options} ({_where(pos)})")
     if kind == PAWN and promo is None and to >> 3 in (0, 7):
         raise SanError(
-            f"illegal SAN {text!r}: a pawn reaching {match['to']} must promote ({where})"
+            f"illegal SAN {text!r}: a pawn reaching {match['to']} must promote ({_where(pos)})"
         )
-    raise SanError(f"illegal SAN {text!r}: no such legal move {where}")
+    raise SanError(f"illegal SAN {text!r}: no such legal move {_where(pos)}")

@@ -42,6 +42,10 @@ RAYS_WITH_PREFIX = tuple(
     tuple(tuple((t, frozenset(ray[: i + 1])) for i, t in enumerate(ray)) for ray in RAYS[sq])
     for sq in range(64)
 )
+ORTHO_LINES = tuple(tuple(r for r in RAYS_WITH_PREFIX[sq][:4] if r) for sq in range(64))
+DIAG_LINES = tuple(tuple(r for r in RAYS_WITH_PREFIX[sq][4:] if r) for sq in range(64))
+#: SINGLE[sq]: frozenset({sq}), the only answer to a knight's or pawn's check but capture.
+SINGLE = tuple(frozenset((sq,)) for sq in range(64))
 KNIGHT_SQUARES = tuple(_step(sq, KNIGHT_STEPS) for sq in range(64))
 KING_SQUARES = tuple(_step(sq, DIRECTIONS) for sq in range(64))
 

@@ -43,6 +43,9 @@ HESITATION = (300, 800)  # over the settle time: only where the board is on the 
 BETWEEN_MOVES = (300, 1200)
 QUICK_REPLY = (120, 220)  # the other side starts before the settle time has passed
 SLIDE_REST = (25, 70)  # under the 100 ms pass time, even with bounce
+# The victim's square must be seen empty before the capturing piece lands: in raw scans,
+# for the 30 ms debounce time after its bounce has settled.
+REFILL_MIN = 60
 SCAN_PERIOD_MS = 5
 
 PROMOTION_LETTER = {chess.QUEEN: "q", chess.ROOK: "r", chess.BISHOP: "b", chess.KNIGHT: "n"}
@@ -207,6 +210,7 @@ def _play_move(
         hands.habits[f"{kind} {way}"] += 1
         if way == "victim first":
             hands.lift(victim)
+            victim_left = hands.t
             hands.step()
             hands.lift(fr)
             choose_in_hand()
@@ -214,16 +218,19 @@ def _play_move(
                 hands.slide(crossed)
             else:
                 hands.step()
+            hands.t = max(hands.t, victim_left + REFILL_MIN)
             hands.place(to)
         elif way == "mover first":
             hands.lift(fr)
             hands.step()
             hands.lift(victim)
+            victim_left = hands.t
             choose_in_hand()
             if crossed:
                 hands.slide(crossed)
             else:
                 hands.step()
+            hands.t = max(hands.t, victim_left + REFILL_MIN)
             hands.place(to)
         else:
             hands.lift(fr)

@@ -86,12 +86,16 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+#: Event keys the account for people leaves out (``--json`` has them all).
+_NOT_IN_ACCOUNT = frozenset({"t", "type", "leds", "fen", "uci", "from", "to", "ply"})
+
+
 def _account(data: dict[str, Any], *, frames: bool) -> str:
     """The default output: the script's announcements and its outcome, for people."""
     lines = [f"{data['script']}:"]
     for event in data["events"]:
         details = " ".join(
-            f"{key}={value}" for key, value in event.items() if key not in ("t", "type", "leds")
+            f"{key}={value}" for key, value in event.items() if key not in _NOT_IN_ACCOUNT
         )
         lines.append(f"  {event['t'] / 1000:8.3f} s  {event['type']:<17} {details}".rstrip())
         if frames and "leds" in event:

@@ -66,10 +66,10 @@ def open_leds(backend: str = "neopixel_spi", **options: Any) -> LedPort:
         )
     layout = StripLayout(**{k: v for k, v in options.items() if k in _LAYOUT_KEYS})
     mine = {k: v for k, v in options.items() if k in _BACKEND_KEYS[backend]}
-    if "pixel_order" in mine and mine["pixel_order"] not in PIXEL_ORDERS:
+    if options.get("pixel_order", "GRB") not in PIXEL_ORDERS:
         raise LedConfigError(
             f"[leds] pixel_order must be one of {', '.join(PIXEL_ORDERS)}, "
-            f"got {mine['pixel_order']!r}"
+            f"got {options['pixel_order']!r}"
         )
     if backend == "sim":
         return SimulatedLeds()

@@ -70,9 +70,13 @@ def render_terminal(colours: Sequence[RGB], *, colour: bool = True, pieces: int 
             mark = "●" if pieces >> sq & 1 else " "
             r, g, b = colours[sq]
             if colour:
-                # Stretch to full scale: the cap is for eyes above a real board, not a screen.
-                scale = 255 / peak
-                r, g, b = (min(255, round(v * scale)) for v in (r, g, b))
+                if (r, g, b) == OFF:
+                    # Unlit squares keep the board's pattern: a1 is a dark square.
+                    r = g = b = 40 if (rank + file) % 2 == 0 else 80
+                else:
+                    # Stretch to full scale: the cap is for eyes over a board, not a screen.
+                    scale = 255 / peak
+                    r, g, b = (min(255, round(v * scale)) for v in (r, g, b))
                 cells.append(f"\x1b[48;2;{r};{g};{b}m {mark} \x1b[0m")
             else:
                 lit = (r, g, b) != OFF

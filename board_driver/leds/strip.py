@@ -41,10 +41,11 @@ class PixelStrip:
         """Turn every LED off and release the library's hardware."""
         if self.pixels is None:
             return
-        self.pixels.fill((0, 0, 0))
-        self.pixels.show()
         deinit = getattr(self.pixels, "deinit", None)
         if deinit is not None:
-            deinit()
+            deinit()  # the Adafruit drivers blank the strip and release the pin
+        else:
+            self.pixels.fill((0, 0, 0))
+            self.pixels.show()
         self.pixels = None
         self._shown = None

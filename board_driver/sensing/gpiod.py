@@ -20,6 +20,8 @@ from board_driver.hwlib import require_library
 from board_driver.pinmap import DEFAULT_COLUMNS, DEFAULT_ROWS, check_distinct, check_lines
 from board_driver.sensing.orientation import Orientation
 
+_BITS = tuple(1 << bit for bit in range(8))
+
 
 def settle(settle_ns: int) -> None:
     """Wait ``settle_ns`` for the columns to follow a newly driven row.
@@ -84,37 +86,50 @@ class GpiodMatrix:
             active_low=active_low,
         )
         self._settle_ns = int(settle_us * 1000)
+        # The line changes of a scan, made once: select row 0; then for each next row,
+        # select it and release the one before; at the end release the last.
+        rows_ = self._rows
+        self._steps = [{rows_[0]: Value.ACTIVE}] + [
+            {rows_[i]: Value.ACTIVE, rows_[i - 1]: Value.INACTIVE} for i in range(1, 8)
+        ]
+        self._release_last = {rows_[7]: Value.INACTIVE}
         with gpiod.Chip(self.chip_path) as handle:
-            self._request = handle.request_lines(
-                config={tuple(self._rows): row_settings, tuple(self._columns): column_settings},
-                consumer=consumer,
-            )
+            try:
+                self._request = handle.request_lines(
+                    config={tuple(self._rows): row_settings, tuple(self._columns): column_settings},
+                    consumer=consumer,
+                )
+            except OSError as exc:
+                raise OSError(
+                    exc.errno,
+                    f"cannot claim the matrix lines on {self.chip_path} ({exc.strerror}): another "
+                    "program holds them (see `gpioinfo`), or the service user is not in the "
+                    "'gpio' group",
+                ) from exc
 
     def scan(self) -> int:
         """Drive each row in turn and read the 8 columns in one call."""
         request = self._request
-        active, inactive = self._active, self._inactive
+        active = self._active
         columns = self._columns
+        settle_ns = self._settle_ns
         row_bytes = []
-        previous = None
-        for row in self._rows:
-            change = {row: active}
-            if previous is not None:
-                change[previous] = inactive
-            request.set_values(change)
-            settle(self._settle_ns)
+        for step in self._steps:
+            request.set_values(step)
+            if settle_ns:
+                settle(settle_ns)
             byte = 0
-            for bit, value in enumerate(request.get_values(columns)):
+            for bit, value in zip(_BITS, request.get_values(columns), strict=True):
                 if value is active:
-                    byte |= 1 << bit
+                    byte |= bit
             row_bytes.append(byte)
-            previous = row
-        request.set_values({previous: inactive})
+        request.set_values(self._release_last)
         return self.orientation.bitmap(row_bytes)
 
     def close(self) -> None:
-        """Release the lines (the kernel returns them to inputs)."""
+        """Leave every row undriven and release the lines."""
         if self._request is not None:
+            self._request.set_values({row: self._inactive for row in self._rows})
             self._request.release()
             self._request = None
 

@@ -37,7 +37,9 @@ class SquareHealth:
         flicker_changes: int = 8,
         flicker_window_ms: int = 1000,
         stuck_games: int = 10,
+        log_problems: bool = True,
     ) -> None:
+        self.log_problems = log_problems
         self.flicker_changes = flicker_changes
         self.flicker_window_ms = flicker_window_ms
         self.stuck_games = stuck_games
@@ -68,8 +70,9 @@ class SquareHealth:
                         "(a loose wire, a cracked reed, or a magnet at the edge of its range)"
                     )
         self._last = bitmap
-        for problem in problems:
-            log.warning("sensing: %s", problem)
+        if self.log_problems:
+            for problem in problems:
+                log.warning("sensing: %s", problem)
         return problems
 
     def game_over(self) -> list[str]:
@@ -87,8 +90,9 @@ class SquareHealth:
                     "check its reed switch and diode with `magboard diagnose`"
                 )
         self._changed_this_game = 0
-        for problem in problems:
-            log.warning("sensing: %s", problem)
+        if self.log_problems:
+            for problem in problems:
+                log.warning("sensing: %s", problem)
         return problems
 
     def flickering(self) -> list[int]:

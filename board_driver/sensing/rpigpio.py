@@ -19,8 +19,13 @@ from board_driver.sensing.orientation import Orientation
 
 def import_rpigpio():
     """The ``RPi.GPIO`` module, set to BCM numbering."""
+    # Not in the `pi` extra: on a Pi 5 the same module comes from rpi-lgpio instead.
     gpio = require_library(
-        "RPi.GPIO", backend="rpigpio", package="RPi.GPIO", apt="python3-rpi.gpio"
+        "RPi.GPIO",
+        backend="rpigpio",
+        package="RPi.GPIO",
+        apt="python3-rpi.gpio (Pi 1-4) or python3-rpi-lgpio (Pi 5)",
+        in_pi_extra=False,
     )
     gpio.setwarnings(False)
     if gpio.getmode() not in (None, gpio.BCM):

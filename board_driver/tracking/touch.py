@@ -17,13 +17,13 @@ piece touched that *can* be captured:
 
 from __future__ import annotations
 
-from rules import KING, Move, Position
+from rules import KING, ROOK, Move, Position
 
 
 class TouchMove:
     """The pieces touched by the side to move since the last move, and what they demand."""
 
-    __slots__ = ("_own_first", "opponent", "opponent_t", "own", "own_t")
+    __slots__ = ("_demand", "_own_first", "opponent", "opponent_t", "own", "own_t")
 
     def __init__(self) -> None:
         self.own: int | None = None
@@ -31,6 +31,7 @@ class TouchMove:
         self.opponent: int | None = None
         self.opponent_t = 0
         self._own_first = True
+        self._demand: tuple[int | None, list[Move] | None] | None = None  # cached
 
     @property
     def owed(self) -> bool:
@@ -41,36 +42,50 @@ class TouchMove:
         """The touched pieces' squares (own first)."""
         return [sq for sq in (self.own, self.opponent) if sq is not None]
 
-    def lift(self, position: Position, square: int, t_ms: int) -> None:
-        """A piece standing on ``square`` in ``position`` was lifted at ``t_ms``."""
+    def lift(
+        self,
+        position: Position,
+        square: int,
+        t_ms: int,
+        together_ms: int = 0,
+        legal: list[Move] | None = None,
+    ) -> None:
+        """A piece standing on ``square`` in ``position`` was lifted at ``t_ms``.
+
+        Lifts within ``together_ms`` of the first count as one grip (the switches of two
+        pieces taken together open a few milliseconds apart). ``legal``: the position's
+        legal moves, if already known."""
         piece = position.piece_at(square)
         if piece is None:
             return
-        legal = position.legal_moves()
+        self._demand = None
+        if legal is None:
+            legal = position.legal_moves()
         if piece.color == position.turn:
             if self.own is not None:
-                # King and rook lifted in the same instant: the king counts first (4.4.1),
+                # King and rook lifted together: the king counts first (4.4.1),
                 # so that a castling read from one scan is not a rook move owed.
-                same_instant = t_ms == self.own_t
-                own_piece = position.piece_at(self.own)
-                if not (same_instant and piece.piece_type == KING and own_piece is not None):
+                together = t_ms - self.own_t <= together_ms
+                first = position.piece_at(self.own)
+                if not (together and piece.piece_type == KING and first.piece_type == ROOK):
                     return
                 if not any(m.from_square == square for m in legal):
                     return
             elif not any(m.from_square == square for m in legal):
                 return
-            if self.opponent is None:
-                self._own_first = True
+            if self.opponent is None or t_ms - self.opponent_t <= together_ms:
+                self._own_first = True  # 4.3.3: when unclear, the own piece was first
             self.own, self.own_t = square, t_ms
         elif self.opponent is None and any(m.captured_square == square for m in legal):
             self.opponent, self.opponent_t = square, t_ms
             if self.own is None:
                 self._own_first = False
-            elif t_ms == self.own_t:
+            elif t_ms - self.own_t <= together_ms:
                 self._own_first = True  # 4.3.3: when unclear, the own piece was first
 
     def forget(self, square: int, lifted_at: int) -> None:
         """The lift of ``square`` at ``lifted_at`` was a flicker, not a hand: undo it."""
+        self._demand = None
         if self.own == square and self.own_t == lifted_at:
             self.own = None
             self._own_first = False
@@ -78,20 +93,33 @@ class TouchMove:
             self.opponent = None
             self._own_first = True
 
-    def allows(self, move: Move, legal: list[Move]) -> bool:
-        """May ``move`` be played, given the pieces touched? (4.3.1 to 4.3.3)"""
+    def demand(self, legal: list[Move]) -> tuple[int | None, list[Move] | None]:
+        """The square whose piece dictates the move, and the moves it allows (4.3.1 to
+        4.3.3); ``(None, None)`` when nothing touched binds. ``legal`` is the position's
+        legal moves (the same list each time: the answer is kept until the next touch)."""
+        if self._demand is None:
+            self._demand = self._find_demand(legal)
+        return self._demand
+
+    def _find_demand(self, legal: list[Move]) -> tuple[int | None, list[Move] | None]:
         own, opp = self.own, self.opponent
         if own is None and opp is None:
-            return True
+            return None, None
         if own is not None and opp is not None:
             both = [m for m in legal if m.from_square == own and m.captured_square == opp]
             if both:
-                return move in both
-        groups = []
+                return own, both
         own_moves = [m for m in legal if own is not None and m.from_square == own]
         opp_moves = [m for m in legal if opp is not None and m.captured_square == opp]
-        groups = [own_moves, opp_moves] if self._own_first else [opp_moves, own_moves]
-        for group in groups:
-            if group:
-                return move in group
-        return True
+        groups = [(own, own_moves), (opp, opp_moves)]
+        if not self._own_first:
+            groups.reverse()
+        for square, moves in groups:
+            if moves:
+                return square, moves
+        return None, None
+
+    def allows(self, move: Move, legal: list[Move]) -> bool:
+        """May ``move`` be played, given the pieces touched?"""
+        _, moves = self.demand(legal)
+        return moves is None or move in moves

@@ -11,18 +11,19 @@ flickers must give the same, with no phantom move.
 from __future__ import annotations
 
 import json
-import random
 from collections import Counter
 
 import pytest
 
+from board_driver.cli import main
 from board_driver.replay import replay_script
 from board_driver.script import format_script, parse_script
 from tests.conftest import SHARED_DATA
 from tests.generate_scripts import GeneratedGame, generate_corpus, to_scans
 
 PGN = SHARED_DATA / "selfplay.pgn"
-SCAN_SUBSET = 25  # games replayed as raw scans in the default run; all of them under -m slow
+#: More ways of moving the same games, under ``-m slow``: other seeds for the habits.
+SLOW_SEEDS = (1, 2, 3, 4, 5)
 
 
 @pytest.fixture(scope="module")
@@ -63,12 +64,12 @@ def _problems(generated: GeneratedGame, script) -> list[str]:
     return [f"{script.name}: {problem}" for problem in out]
 
 
-def _replay_all(games: list[GeneratedGame], *, scans: bool) -> list[str]:
+def _replay_all(games: list[GeneratedGame], *, scans: bool, seed: int = 0) -> list[str]:
     problems = []
     for index, generated in enumerate(games):
         script = generated.script
         if scans:
-            script = to_scans(script, seed=index)
+            script = to_scans(script, seed=seed + index)
         # Through the text form, as a recorded script would come: the writer and the
         # strict reader must agree on every one of them.
         script = parse_script(format_script(script), script.name)
@@ -93,9 +94,6 @@ def test_the_generator_moves_pieces_in_every_way_the_issue_lists(corpus):
         "promotion q choose none",
         "promotion q choose before",
         "promotion q choose after",
-        "promotion r choose before",
-        "promotion r choose after",
-        "promotion b choose after",
         "promotion swap",
         "hesitation",
         "quick reply",
@@ -104,6 +102,13 @@ def test_the_generator_moves_pieces_in_every_way_the_issue_lists(corpus):
         "touch_move warn",
     ):
         assert habits[habit] > 0, f"no game uses {habit!r}"
+    underpromotions = Counter()
+    for habit, count in habits.items():
+        if habit.startswith(("promotion r ", "promotion b ")):
+            underpromotions[habit.split()[1]] += count
+            underpromotions[habit.split()[-1]] += count
+    assert underpromotions["r"] == 7 and underpromotions["b"] == 2
+    assert underpromotions["before"] > 0 and underpromotions["after"] > 0
     assert len(corpus) == 100
     assert sum(len(g.sans) for g in corpus) == 10475
 
@@ -113,16 +118,38 @@ def test_every_game_replays_move_for_move_in_lift_place_form(corpus):
     assert not problems, f"{len(problems)} problems, first ones:\n" + "\n".join(problems[:10])
 
 
-def test_a_seeded_subset_replays_the_same_from_raw_bouncing_scans(corpus):
-    subset = random.Random(1).sample(corpus, SCAN_SUBSET)
-    problems = _replay_all(subset, scans=True)
+def test_every_game_replays_the_same_from_raw_bouncing_scans(corpus):
+    problems = _replay_all(corpus, scans=True)
     assert not problems, f"{len(problems)} problems, first ones:\n" + "\n".join(problems[:10])
 
 
 @pytest.mark.slow
-def test_every_game_replays_the_same_from_raw_bouncing_scans(corpus):
-    problems = _replay_all(corpus, scans=True)
+@pytest.mark.parametrize("seed", SLOW_SEEDS)
+def test_other_hands_on_the_same_games_replay_exactly_too(seed):
+    games = generate_corpus(PGN, seed=1000 * seed)
+    problems = _replay_all(games, scans=False) + _replay_all(games, scans=True, seed=seed)
     assert not problems, f"{len(problems)} problems, first ones:\n" + "\n".join(problems[:10])
+
+
+def test_the_command_replays_recorded_corpus_files(corpus, tmp_path, capsys):
+    """Scripts written to files as a bug report would carry them, read back by the command."""
+    paths = []
+    for index in (0, 57, 99):
+        generated = corpus[index]
+        for scans in (False, True):
+            script = to_scans(generated.script, seed=index) if scans else generated.script
+            path = tmp_path / f"{generated.name}{'-scans' if scans else ''}.script"
+            path.write_text(script.to_text(comment=f"{generated.name}, recorded by a test"))
+            paths.append((path, generated))
+    assert main(["replay", "--json", *(str(p) for p, _ in paths)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == len(paths)
+    for line, (path, generated) in zip(lines, paths, strict=True):
+        data = json.loads(line)
+        assert data["script"] == str(path)
+        assert data["moves"] == generated.sans
+        assert data["result"] == generated.result
+        assert data["in_sync"] is True
 
 
 def test_the_raw_scans_really_bounce_and_flicker(corpus):
@@ -140,3 +167,28 @@ def test_the_raw_scans_really_bounce_and_flicker(corpus):
         if a.bitmap == c.bitmap != b.bitmap and c.t_ms - b.t_ms == 5
     ]
     assert flickers
+
+
+# Two habits the first tracker misread; the corpus has them too, these pin them down.
+
+
+def test_castling_rook_first_then_a_quick_reply_is_still_castling():
+    script = parse_script(
+        "option touch_move off\n"
+        "lift g1\nplace f3\nlift g8\nplace f6\nlift e2\nplace e3\n"
+        "lift e7\nplace e6\nlift f1\nplace e2\nlift f8\nplace e7\n"
+        "@5000 lift h1\n@5100 place f1\n"  # Rf1, committed at 5350
+        "@5700 lift e1\n@5800 place g1\n"  # the king follows: castling, rook first
+        "@5950 lift b8\n@6100 place c6\n"  # Black replies within the settle time
+    )
+    result = replay_script(script)
+    assert result.moves[-2:] == ["O-O", "Nc6"]
+    assert result.in_sync
+
+
+def test_a_quick_capture_is_committed():
+    # The victim leaves and the capturing pawn lands 80 ms later: exd5, done quickly.
+    script = parse_script(
+        "lift e2\nplace e4\nlift d7\nplace d5\nlift e4\n@1700 lift d5\n@1780 place d5\n"
+    )
+    assert replay_script(script).moves == ["e4", "d5", "exd5"]

@@ -198,3 +198,28 @@ def test_without_config_or_gpio_it_runs_the_simulator_and_says_how_to_reach_it(t
         proc.send_signal(signal.SIGTERM)
         proc.wait(10)
     assert proc.returncode == 0
+
+
+def test_after_a_crash_a_move_made_but_not_yet_judged_is_judged_on_restart(tmp_path):
+    write_config(tmp_path, "[game]\nsettle_ms = 1000")  # time enough to kill before judging
+    daemon = DaemonProcess(tmp_path)
+    daemon.wait_ready()
+    daemon.send("gap 60", "lift e2", "place e4")
+    assert daemon.wait_for(lambda: daemon.sim_pieces() == 0xFFFF00001000EFFF, timeout=5)
+    daemon.kill()  # within the settle time: the move is on the board, not in the store
+    assert daemon.moves_logged() == []
+
+    again = DaemonProcess(tmp_path)
+    again.wait_ready()
+    assert again.wait_for(lambda: len(again.moves_logged()) == 1), again.output()
+    assert "lifted e2 placed e4" in again.output()
+    # Half a move when the power went: finished after the restart.
+    again.send("gap 60", "wait 1100", "lift e7")
+    assert again.wait_for(lambda: again.sim_pieces() == 0xFFEF00001000EFFF, timeout=5)
+    again.kill()
+    third = DaemonProcess(tmp_path)
+    third.wait_ready()
+    third.send("gap 60", "place e5")
+    assert third.wait_for(lambda: len(third.moves_logged()) == 1), third.output()
+    assert third.moves_logged()[0][:2] == (2, "e5")
+    third.terminate()

@@ -61,7 +61,7 @@ def test_json_for_the_spec_example(capsys, scholar):
     assert (data["result"], data["termination"], data["in_sync"]) == ("1-0", "checkmate", True)
     types = [e["type"] for e in data["events"]]
     assert types.count("move") == 7
-    assert types[-2:] == ["move", "game_over"]
+    assert types[-3:] == ["move", "check", "game_over"]  # mate: a check that ends the game
     last_move = [e for e in data["events"] if e["type"] == "move"][-1]
     assert last_move["san"] == "Qxf7#" and last_move["uci"] == "h5f7"
     assert all(isinstance(e["t"], int) for e in data["events"])
@@ -122,6 +122,16 @@ def test_an_unreadable_script_exits_2_naming_the_line_and_prints_nothing(capsys,
     assert f"{bad}:3: place e4: a piece already stands on e4" in err
 
 
+def test_an_empty_script_is_a_game_not_yet_begun(capsys, tmp_path):
+    empty = tmp_path / "empty.script"
+    empty.write_text("# nothing happened\n")
+    code, out, _ = run(capsys, str(empty), "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert (data["moves"], data["result"], data["termination"]) == ([], "*", None)
+    assert data["in_sync"] is True and data["events"] == []
+
+
 def test_a_missing_file_exits_2(capsys, tmp_path):
     code, out, err = run(capsys, str(tmp_path / "nowhere.script"))
     assert code == 2 and out == ""
@@ -146,9 +156,20 @@ def test_the_same_game_as_raw_scans_gives_the_same_result(capsys, tmp_path):
 
 
 def _doc_scripts() -> list[str]:
-    text = (ROOT / "docs" / "board-script.md").read_text()
-    blocks = re.findall(r"```\n(.*?)```", text, flags=re.S)
-    return [b for b in blocks if re.search(r"^(@\d+ +)?(lift|scan|fen|gap)\b", b, flags=re.M)]
+    """The fenced blocks of docs/board-script.md that are board scripts."""
+    blocks: list[str] = []
+    current: list[str] | None = None
+    for line in (ROOT / "docs" / "board-script.md").read_text().splitlines():
+        if line.startswith("```"):
+            if current is None:
+                current = [] if line == "```" else ["<not a script>"]
+            else:
+                blocks.append("\n".join(current) + "\n")
+                current = None
+        elif current is not None:
+            current.append(line)
+    keyword = re.compile(r"^(@\d+ +)?(lift|scan|fen|gap)\b", flags=re.M)
+    return [b for b in blocks if "<not a script>" not in b and keyword.search(b)]
 
 
 def test_every_example_in_the_users_documentation_reads_and_replays_as_it_says():

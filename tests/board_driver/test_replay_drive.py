@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import pytest
+
 from board_driver.events import Button, Choose, Lift, Place
 from board_driver.frame import Frame
 from board_driver.replay import drive
-from board_driver.script import parse_script
+from board_driver.script import Scan, Script, parse_script
 from board_driver.squares import square
 
 START = 0xFFFF00000000FFFF
@@ -108,3 +110,9 @@ def test_ticks_never_go_backwards():
         Lift(130, square("e2")),
         Place(150, square("e4")),
     ]
+
+
+def test_a_script_built_in_code_may_not_mix_scans_and_lifts_either():
+    script = Script(items=[Scan(100, START & ~(1 << square("e2"))), Place(400, square("e4"))])
+    with pytest.raises(ValueError, match="not both"):
+        drive(RecordingTracker(), script)

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from board_driver.events import Button, Choose, Lift, Place
+from board_driver.events import BUTTON_NAMES, Button, Choose, Lift, Place
 from board_driver.script import (
     START_FEN,
     Scan,
@@ -220,3 +222,53 @@ def test_the_writer_refuses_times_that_go_backwards():
     script = Script(items=[Lift(500, sq("e2")), Place(400, sq("e4"))])
     with pytest.raises(ValueError, match="backwards"):
         format_script(script)
+
+
+@st.composite
+def scripts(draw) -> Script:
+    """Valid scripts from the start position: lifts of standing pieces, places on empty
+    squares, choices, buttons and waits, at random times."""
+    board = 0xFFFF00000000FFFF
+    gap = draw(st.integers(0, 1000))
+    items = []
+    clock = 0
+    for _ in range(draw(st.integers(0, 30))):
+        kind = draw(st.sampled_from(["lift", "place", "choose", "button", "wait"]))
+        timed = draw(st.booleans())
+        if kind == "wait":
+            start = clock + draw(st.integers(0, 500)) if timed else clock
+            clock = start + draw(st.integers(0, 2000))
+            items.append(Wait(clock, clock - start))
+            continue
+        t = clock + draw(st.integers(0, 700)) if timed else clock + gap
+        if kind in ("lift", "place"):
+            wanted = 1 if kind == "lift" else 0
+            choices = [s for s in range(64) if board >> s & 1 == wanted]
+            if not choices:
+                continue
+            sq = draw(st.sampled_from(choices))
+            board ^= 1 << sq
+            items.append(Lift(t, sq) if kind == "lift" else Place(t, sq))
+        elif kind == "choose":
+            items.append(Choose(t, draw(st.sampled_from("qrbn"))))
+        else:
+            items.append(Button(t, draw(st.sampled_from(sorted(BUTTON_NAMES)))))
+        clock = t
+    options = draw(
+        st.dictionaries(
+            st.sampled_from(["touch_move", "takeback", "hints"]), st.just(None), max_size=3
+        )
+    )
+    for name in options:
+        options[name] = (
+            draw(st.sampled_from(["off", "warn", "enforce"]))
+            if name == "touch_move"
+            else draw(st.booleans())
+        )
+    return Script(options=options, gap_ms=gap, items=items)
+
+
+@given(scripts())
+@settings(max_examples=150, deadline=None)
+def test_any_valid_script_survives_writing_and_reading_back(script):
+    assert parse_script(format_script(script)) == script

@@ -3,9 +3,11 @@
 ``tests/fakes/modules`` holds ``gpiod``, ``RPi.GPIO``, ``board``, ``neopixel`` and
 ``neopixel_spi`` written against the real libraries' APIs; the :func:`fake_hw` fixture
 puts that directory first on ``sys.path`` and gives the test the :class:`World` they all
-act on. Use it by importing the fixture into a test module::
+act on. Import the fixture function into a test module and ask for ``fake_hw``::
 
-    from tests.fakes import fake_hw  # noqa: F401
+    from tests.fakes import fake_hw_fixture  # noqa: F401
+
+    def test_something(fake_hw): ...
 """
 
 from __future__ import annotations
@@ -28,8 +30,8 @@ def _forget_fakes() -> None:
             del sys.modules[name]
 
 
-@pytest.fixture
-def fake_hw(tmp_path, monkeypatch):
+@pytest.fixture(name="fake_hw")
+def fake_hw_fixture(tmp_path, monkeypatch):
     """A fresh fake Raspberry Pi 5 (see :class:`World`) with the fake libraries importable."""
     world = World(tmp_path / "dev")
     _forget_fakes()
@@ -40,8 +42,8 @@ def fake_hw(tmp_path, monkeypatch):
     _forget_fakes()
 
 
-@pytest.fixture
-def no_hw_libs(monkeypatch):
+@pytest.fixture(name="no_hw_libs")
+def no_hw_libs_fixture(monkeypatch):
     """No hardware library installed, as on a laptop (None in sys.modules makes import fail)."""
     _forget_fakes()
     for name in ("gpiod", "RPi", "RPi.GPIO", "board", "neopixel", "neopixel_spi"):

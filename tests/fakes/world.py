@@ -17,6 +17,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 _current: World | None = None
+# Bumped on every electrical change, so levels can be cached between changes (the bench
+# measures our code, not this model).
+_version = 0
+
+
+def _changed() -> None:
+    global _version
+    _version += 1
 
 
 def current() -> World:
@@ -39,6 +47,18 @@ class Pin:
     level: int = 0  # the physical level an output drives
     bias: str | None = None  # "up" | "down" | None
     owner: str | None = None
+
+    def __setattr__(self, name: str, value) -> None:
+        object.__setattr__(self, name, value)
+        _changed()
+
+
+class Buttons(dict):
+    """BCM pin -> held down (shorted to ground)."""
+
+    def __setitem__(self, key, value) -> None:
+        super().__setitem__(key, value)
+        _changed()
 
 
 @dataclass
@@ -99,7 +119,7 @@ class World:
         self.closed = 0
         self.diodes = True
         self.diode_cathode = "row"  # the active-low wiring; "column" for active-high
-        self.buttons: dict[int, bool] = {}  # BCM pin -> held down (shorted to ground)
+        self.buttons: dict[int, bool] = Buttons()
         self.strip_pin: int | None = 10
         self.strip = Strip()
         self.spi_enabled = True
@@ -117,6 +137,11 @@ class World:
         else:
             self.add_chip("pinctrl-bcm2711", PI4_NAMES, bcm=True)
             self.add_chip("raspberrypi-exp-gpio", [f"line{n}" for n in range(8)])
+
+    def __setattr__(self, name: str, value) -> None:
+        object.__setattr__(self, name, value)
+        if name in ("closed", "diodes", "diode_cathode", "rows", "columns"):
+            _changed()
 
     def add_chip(self, label: str, line_names: list[str], *, bcm: bool = False) -> ChipSpec:
         name = f"gpiochip{len(self.chips)}"
@@ -138,7 +163,7 @@ class World:
         self.closed |= 1 << (8 * row + column)
 
     # -- the electronics ---------------------------------------------------------------
-    def _strong(self, pin: int) -> int | None:
+    def driven(self, pin: int) -> int | None:
         """The level a pin's own driver forces, or None."""
         p = self.pins[pin]
         if self.buttons.get(pin):
@@ -151,47 +176,61 @@ class World:
             return 1 if p.level == 1 else None
         return p.level
 
-    def _neighbours(self, pin: int, towards_cathode: bool) -> list[int]:
-        """Pins joined to ``pin`` by a closed switch, through which current may flow
-        from ``pin`` (towards_cathode) or into ``pin`` (not towards_cathode)."""
-        out = []
-        if pin in self.rows:
-            r = self.rows.index(pin)
+    def _adjacency(self) -> tuple[dict, dict]:
+        """For each wired pin, the pins current can flow to (out) and come from (in)."""
+        key = (self.closed, self.diodes, self.diode_cathode, tuple(self.rows), tuple(self.columns))
+        cached = self.__dict__.get("_adjacency_cache")
+        if cached and cached[0] == key:
+            return cached[1], cached[2]
+        out: dict[int, list[int]] = {p: [] for p in (*self.rows, *self.columns)}
+        into: dict[int, list[int]] = {p: [] for p in (*self.rows, *self.columns)}
+        for r, row in enumerate(self.rows):
             for c, column in enumerate(self.columns):
-                if self.closed >> (8 * r + c) & 1:
-                    row_is_cathode = self.diode_cathode == "row"
-                    # current row -> column needs the row to be the anode
-                    ok = not self.diodes or (towards_cathode != row_is_cathode)
-                    if ok:
-                        out.append(column)
-        if pin in self.columns:
-            c = self.columns.index(pin)
-            for r, row in enumerate(self.rows):
-                if self.closed >> (8 * r + c) & 1:
-                    column_is_cathode = self.diode_cathode == "column"
-                    ok = not self.diodes or (towards_cathode != column_is_cathode)
-                    if ok:
-                        out.append(row)
-        return out
+                if not self.closed >> (8 * r + c) & 1:
+                    continue
+                if not self.diodes:
+                    for a, b in ((row, column), (column, row)):
+                        out[a].append(b)
+                        into[a].append(b)
+                    continue
+                # A diode conducts from its anode to its cathode only.
+                anode, cathode = (column, row) if self.diode_cathode == "row" else (row, column)
+                out[anode].append(cathode)
+                into[cathode].append(anode)
+        self.__dict__["_adjacency_cache"] = (key, out, into)
+        return out, into
 
-    def _reach(self, pin: int, towards_cathode: bool) -> set[int]:
-        seen, todo = {pin}, [pin]
+    @staticmethod
+    def _spread(starts: list[int], edges: dict) -> set[int]:
+        seen, todo = set(starts), list(starts)
         while todo:
-            for nxt in self._neighbours(todo.pop(), towards_cathode):
+            for nxt in edges.get(todo.pop(), ()):
                 if nxt not in seen:
                     seen.add(nxt)
                     todo.append(nxt)
         return seen
 
+    def _solve(self) -> tuple[set[int], set[int]]:
+        """The wired pins pulled low (they can sink current into a line held at 0) and
+        pulled high (a line held at 1 can source current to them), for the present state."""
+        if self.__dict__.get("_solved_version") == _version:
+            return self.__dict__["_solved"]
+        out, into = self._adjacency()
+        wired = list(out)
+        zeros = [p for p in wired if self.driven(p) == 0]
+        ones = [p for p in wired if self.driven(p) == 1]
+        solved = (self._spread(zeros, into), self._spread(ones, out))
+        self.__dict__["_solved"] = solved
+        self.__dict__["_solved_version"] = _version
+        return solved
+
     def level(self, pin: int) -> int:
         """The physical level read on ``pin``."""
-        own = self._strong(pin)
-        if own is not None and self.pins[pin].mode == "out":
+        own = self.driven(pin)
+        if own is not None and (self.pins[pin].mode == "out" or self.buttons.get(pin)):
             return own
-        # Pulled low: current can flow from this pin to a node held at 0.
-        low = any(self._strong(p) == 0 for p in self._reach(pin, towards_cathode=True))
-        # Pulled high: current can flow from a node held at 1 into this pin.
-        high = any(self._strong(p) == 1 for p in self._reach(pin, towards_cathode=False))
+        low, high = self._solve()
+        low, high = pin in low, pin in high
         if low and high:
             self.shorts += 1
             return 0
