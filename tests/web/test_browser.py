@@ -217,6 +217,11 @@ def test_an_under_promotion_from_a_fen_set_up(open_page, daemon):
     assert '[FEN "k7/4P3/8/8/8/4K3/8/8 w - - 0 1"]' in text
     assert "1. e8=N" in text
     assert download.value.suggested_filename == f"magboard-game-{game}.pgn"
+    # Any stored game: the list links each one; the first game here is the one before.
+    page.wait_for_selector(f"#games a:text('Game {game}')")
+    with page.expect_download() as download:
+        page.click("#games a:text-is('Game 1')")
+    assert '[Event "magboard game 1"]' in Path(download.value.path()).read_text()
 
 
 def test_actions_without_the_token_are_refused_and_the_page_says_so(open_page, daemon):

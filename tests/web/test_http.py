@@ -146,3 +146,26 @@ def test_a_token_from_the_config_is_the_one_that_counts(tmp_path):
         )
     finally:
         daemon.stop()
+
+
+def test_draw_offer_accept_and_a_refused_claim(tmp_path):
+    daemon = WebDaemon(tmp_path)
+    token = daemon.token
+    try:
+        status, answer = daemon.request("api/button", {"button": "claim_draw"}, token=token)
+        assert status == 200
+        refused = [e for e in answer["events"] if e["type"] == "claim_refused"]
+        assert refused and refused[0]["reason"]
+        assert daemon.state()["result"] == "*"
+
+        status, answer = daemon.request("api/button", {"button": "draw_offer"}, token=token)
+        assert [e["side"] for e in answer["events"] if e["type"] == "draw_offer"] == ["white"]
+        assert daemon.state()["draw_offer"] == "white"
+        status, answer = daemon.request("api/button", {"button": "draw_accept"}, token=token)
+        state = daemon.state()
+        assert (state["result"], state["termination"]) == ("1/2-1/2", "agreement")
+        assert state["draw_offer"] is None
+        status, text = daemon.request(f"games/{state['game_id']}.pgn", method="GET")
+        assert '[Result "1/2-1/2"]' in text
+    finally:
+        daemon.stop()
