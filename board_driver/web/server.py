@@ -305,7 +305,11 @@ class WebServer:
             return _error(409, str(exc))
         finally:
             announced, self._capture = self._capture, None
-        return web.json_response({"ok": True, "events": announced})
+        answer: dict[str, Any] = {"ok": True, "events": announced}
+        board = self.daemon.hw.sim_board
+        if board is not None:
+            answer["sim_pieces"] = f"{board.pieces:016x}"  # the page's clicks go on from here
+        return web.json_response(answer)
 
     def _sim_board(self) -> Any:
         board = self.daemon.hw.sim_board

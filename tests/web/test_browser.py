@@ -245,3 +245,22 @@ def test_actions_without_the_token_are_refused_and_the_page_says_so(open_page, d
     page.click("#resign")
     page.wait_for_selector("#status:text('Game over: 0-1 (resignation)')")
     assert "web: action button refused (401)" in daemon.output()
+
+
+def test_a_capture_by_clicking_and_its_take_back(open_page, daemon):
+    page = open_page()
+    click(page, "e2", "e4")
+    wait_moves(page, "e4")
+    click(page, "d7", "d5")
+    wait_moves(page, "e4", "d5")
+    click(page, "e4", "d5")  # with a pawn in hand, clicking the victim captures it
+    wait_moves(page, "e4", "d5", "exd5")
+    assert page.locator("#sq-d5").get_attribute("data-piece") == "P"
+    page.click("#takeback")  # the simulator's hands put both pawns back
+    wait_moves(page, "e4", "d5")
+    page.wait_for_selector("#messages li:text('Taken back: exd5')")
+    assert page.locator("#sq-d5").get_attribute("data-piece") == "p"
+    assert page.locator("#sq-e4").get_attribute("data-sensed") == "1"
+    state = daemon.state()
+    assert state["in_sync"] and state["turn"] == "white"
+    assert page.errors == []

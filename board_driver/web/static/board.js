@@ -252,14 +252,18 @@ function send(action, body) {
         const why = answer.error || response.statusText;
         say(`Refused (${response.status}): ${why}`, true);
         if (response.status === 401 || response.status === 403) $("token").focus();
+        if (action === "sim") { hand = []; showHand(); }
       }
+      // The board's pieces as they now stand (the simulator's answer), else the last state.
+      const pieces = answer.sim_pieces || (state && state.sim_pieces);
+      if (inFlight === 1 && pieces) simOcc = bitsOf(pieces);
       return answer;
     } catch (err) {
       say("The board cannot be reached: " + err, true);
+      if (inFlight === 1 && state && state.sim_pieces) simOcc = bitsOf(state.sim_pieces);
       return {};
     } finally {
       inFlight--;
-      if (inFlight === 0 && state && state.sim_pieces) simOcc = bitsOf(state.sim_pieces);
     }
   });
   queue = done;
