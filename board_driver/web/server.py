@@ -85,7 +85,7 @@ class WebServer:
         self._pending: list[dict] = []
         self._flush_scheduled = False
         self._recent: list[dict] = []
-        self._capture: list[dict] | None = None
+        self._captures: list[list[dict]] = []  # one per action being answered
         self._sim_lock = asyncio.Lock()
         self._announcer = Announcer()
         self._static = {
@@ -158,8 +158,8 @@ class WebServer:
         """A daemon watcher (on the loop): collect, and push once per loop turn."""
         events = [{k: v for k, v in e.items() if k != "leds"} for e in announced]
         self.page.follow(events)
-        if self._capture is not None:
-            self._capture.extend(events)
+        for capture in self._captures:
+            capture.extend(events)
         self._pending.extend(events)
         if not self._flush_scheduled:
             self._flush_scheduled = True
@@ -296,7 +296,8 @@ class WebServer:
             body = {}
         if not isinstance(body, dict):
             return _error(400, "the request body must be a JSON object")
-        self._capture = []
+        announced: list[dict] = []
+        self._captures.append(announced)
         try:
             await handler(body)
         except InputError as exc:
@@ -304,7 +305,7 @@ class WebServer:
         except ActionRefused as exc:
             return _error(409, str(exc))
         finally:
-            announced, self._capture = self._capture, None
+            self._captures = [c for c in self._captures if c is not announced]
         answer: dict[str, Any] = {"ok": True, "events": announced}
         board = self.daemon.hw.sim_board
         if board is not None:
