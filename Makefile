@@ -14,7 +14,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 run: $(STAMP)
-	$(BIN)/magboard demo
+	$(BIN)/magboard run --sim
 
 test: $(STAMP)
 	$(BIN)/ruff check .

@@ -34,7 +34,6 @@ import logging
 import signal
 import sqlite3
 import sys
-import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -46,7 +45,7 @@ from board_driver.debounce import Debouncer
 from board_driver.events import BoardEvent, Button, Choose, Lift, Place
 from board_driver.frame import Frame
 from board_driver.notify import Notifier
-from board_driver.script import Scan, ScriptError, Wait, parse_script
+from board_driver.scriptfeed import describe
 from board_driver.squares import square_name, squares_of
 from board_driver.store import Store, StoreError, rebuild_game
 
@@ -182,6 +181,27 @@ def open_hardware(config: Config) -> Hardware:
     return Hardware(sensing, leds, renderer.render, sim_board, bridge, buttons)
 
 
+def _lock_store(path: Path) -> Any:
+    """One daemon per store: a second one would interleave two games' moves."""
+    import fcntl
+
+    lock_path = Path(f"{path}.lock")
+    try:
+        lock_path.parent.mkdir(parents=True, exist_ok=True)
+        handle = open(lock_path, "w")  # noqa: SIM115 - held open while the daemon runs
+    except OSError as exc:
+        raise StoreError(f"{lock_path}: cannot create ({exc.strerror})") from None
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        handle.close()
+        raise DaemonError(
+            f"another magboard daemon is running with the store {path} "
+            "(stop it first: `systemctl stop magboard`, or use another config)"
+        ) from None
+    return handle
+
+
 def gpio_present() -> bool:
     """Whether this machine has GPIO chips (a Raspberry Pi, or another board with some)."""
     return any(Path("/dev").glob("gpiochip*"))
@@ -288,6 +308,7 @@ class Daemon:
     async def _start(self) -> None:
         config = self.config
         path = config.store_path()
+        self._lock = _lock_store(path)
         self.store = Store.open(path)
         try:
             first = self.hw.sensing.scan()
@@ -352,6 +373,8 @@ class Daemon:
         self.hw.close(lights_off=self.exit_code == 0)
         if self.store is not None:
             self.store.close()
+        if getattr(self, "_lock", None) is not None:
+            self._lock.close()
         log.info("stopped%s", f" (exit {self.exit_code})" if self.exit_code else "")
 
     # ------------------------------------------------------------------ the game
@@ -432,7 +455,7 @@ class Daemon:
         for event in events:
             tick = self.tracker.tick(event.t_ms)
             found = self.tracker.handle(event)
-            log.debug("event %s", _describe_event(event))
+            log.debug("event %s", describe(event))
             self._after(tick + found)
             self._schedule_ticks(event.t_ms)
 
@@ -627,7 +650,7 @@ class Daemon:
             event = Choose(self.now_ms(), event.piece)
         elif isinstance(event, Button):
             event = Button(self.now_ms(), event.name)
-        log.info("button: %s", _describe_event(event))
+        log.info("button: %s", describe(event))
         self.handle([event])
 
     # ------------------------------------------------------------------ lights
@@ -710,166 +733,18 @@ class Daemon:
     # ------------------------------------------------------------------ scripts
 
     async def _play_script(self) -> None:
-        feeder = ScriptFeeder(self)
-        try:
-            if self.script == "-":
-                await feeder.play_lines(_stdin_lines(self._loop, self.script_input or sys.stdin))
-            else:
-                text = Path(self.script).read_text(encoding="utf-8")
-                await feeder.play_text(text, self.script)
-        except asyncio.CancelledError:
-            raise
-        log.info("script finished")
+        from board_driver.scriptfeed import ScriptFeeder, stream_lines, text_lines
 
-
-# ---------------------------------------------------------------------- script feeding
-
-
-class ScriptFeeder:
-    """Plays board-script lines into the simulated board, in real time.
-
-    ``lift``/``place``/``scan`` change the simulated board's pieces (so the scans go
-    through the normal sensing and debounce path); ``choose``/``button`` go to the
-    tracker as a button or the web page would. Times are the script's: ``@ms`` from the
-    start of the script, otherwise ``gap`` after the event before; a line that arrives
-    late (typed, or piped slowly) is played at once, keeping its spacing to the next.
-
-    A script with a ``fen`` or ``option`` line starts a new game from it on a board set up
-    to match; one without continues the current game on the pieces standing.
-    """
-
-    def __init__(self, daemon: Daemon) -> None:
-        self.daemon = daemon
-        self.board = daemon.hw.sim_board
-        if self.board is None:
+        if self.hw.sim_board is None:
             raise DaemonError("--script needs the simulated board (--sim)")
-        self.start: float | None = None
-        self.last_t_ms = 0
-        self.last_real = 0.0
-
-    async def play_text(self, text: str, name: str) -> None:
-        script = parse_script(text, name)  # checked before the daemon started too
-        await self._begin(script)
-        for item in script.items:
-            await self._play(item)
-
-    async def play_lines(self, lines: Any) -> None:
-        """Lines as they come (standard input): each is checked and played in turn."""
-        headers: list[str] = []
-        body: list[str] = []
-        preamble: list[str] = []
-        played = 0
-        number = 0
-        async for raw in lines:
-            number += 1
-            content = raw.split("#", 1)[0].strip()
-            if not content:
-                continue
-            keyword = content.lstrip("@0123456789 ").split(" ", 1)[0]
-            if not body and keyword in ("fen", "option", "gap"):
-                trial_headers = [*headers, content]
-                try:
-                    parse_script("\n".join(trial_headers), "<stdin>")
-                except ScriptError as exc:
-                    log.error("script line %d: %s", number, exc.problem)
-                    continue
-                headers = trial_headers
-                continue
-            if not body and self.start is None:
-                script = parse_script("\n".join(headers), "<stdin>")
-                await self._begin(script)
-                preamble = self._preamble(script)
-            trial = [*headers, *preamble, *body, content]
-            try:
-                script = parse_script("\n".join(trial), "<stdin>")
-            except ScriptError as exc:
-                log.error("script line %d: %s", number, exc.problem)
-                continue
-            body.append(content)
-            skip = len(preamble)
-            for item in script.items[skip + played :]:
-                await self._play(item)
-                played += 1
-
-    def _preamble(self, script: Any) -> list[str]:
-        """Lines at time 0 that take the parser's idea of the pieces (the script's ``fen``)
-        to the simulated board's, so that its lift/place checks hold for this board."""
-        import rules
-
-        assumed = rules.Position.from_fen(script.fen).occupancy()
-        standing = self.board.pieces
-        lines = [f"@0 lift {square_name(sq)}" for sq in squares_of(assumed & ~standing)]
-        lines += [f"@0 place {square_name(sq)}" for sq in squares_of(standing & ~assumed)]
-        return lines
-
-    async def _begin(self, script: Any) -> None:
-        loop = asyncio.get_running_loop()
-        self.start = loop.time()
-        self.last_real = self.start
-        self.last_t_ms = 0
-        if script.options or script.fen != _START_FEN:
-            import rules
-
-            self._set_pieces(rules.Position.from_fen(script.fen).occupancy())
-            # Let the scanner see the pieces set up before the new game takes them as given.
-            await asyncio.sleep(max(0.1, 3 * self.daemon.config.sensing.debounce_ms / 1000))
-            self.daemon.new_game(script.fen, dict(script.options))
-            log.info("script: new game from %s", script.fen)
-
-    def _set_pieces(self, bitmap: int) -> None:
-        current = self.board.pieces
-        for sq in squares_of(current & ~bitmap):
-            self.board.lift(sq)
-        for sq in squares_of(bitmap & ~current):
-            self.board.place(sq)
-
-    async def _play(self, item: Any) -> None:
-        loop = asyncio.get_running_loop()
-        assert self.start is not None
-        spacing = (item.t_ms - self.last_t_ms) / 1000
-        due = max(self.start + item.t_ms / 1000, self.last_real + spacing)
-        delay = due - loop.time()
-        if delay > 0:
-            await asyncio.sleep(delay)
-        self.last_real = max(due, loop.time()) if delay > 0 else loop.time()
-        self.last_t_ms = item.t_ms
-        try:
-            if isinstance(item, Lift):
-                self.board.lift(item.square)
-            elif isinstance(item, Place):
-                self.board.place(item.square)
-            elif isinstance(item, Scan):
-                self._set_pieces(item.bitmap)
-            elif isinstance(item, Choose | Button):
-                t = self.daemon.now_ms()
-                event = Choose(t, item.piece) if isinstance(item, Choose) else Button(t, item.name)
-                self.daemon.handle([event])
-            elif isinstance(item, Wait):
-                pass
-        except ValueError as exc:
-            log.error("script: %s", exc)
-        log.debug("script: %s", _describe_event(item))
-
-
-_START_FEN = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
-
-
-async def _stdin_lines(loop: asyncio.AbstractEventLoop, stream: TextIO):
-    """Lines of ``stream`` as they arrive, read on a thread that never holds up the exit."""
-    queue: asyncio.Queue[str | None] = asyncio.Queue()
-
-    def reader() -> None:
-        try:
-            for line in stream:
-                loop.call_soon_threadsafe(queue.put_nowait, line)
-        except (OSError, ValueError, RuntimeError):
-            pass
-        with contextlib.suppress(RuntimeError):
-            loop.call_soon_threadsafe(queue.put_nowait, None)
-
-    threading.Thread(target=reader, name="magboard script input", daemon=True).start()
-    while (line := await queue.get()) is not None:
-        yield line
+        feeder = ScriptFeeder(self, self.hw.sim_board)
+        if self.script == "-":
+            lines = stream_lines(self.script_input or sys.stdin)
+            await feeder.play(lines, "<stdin>")
+        else:
+            text = Path(self.script).read_text(encoding="utf-8")
+            await feeder.play(text_lines(text), self.script)
+        log.info("script finished")
 
 
 # ---------------------------------------------------------------------- helpers
@@ -897,20 +772,6 @@ def _ply_of(fen: str) -> int:
     """Half-moves played before this position, from its FEN's move number and side."""
     fields = fen.split()
     return (int(fields[5]) - 1) * 2 + (fields[1] == "b")
-
-
-def _describe_event(event: Any) -> str:
-    if isinstance(event, Lift | Place):
-        return f"{type(event).__name__.lower()} {square_name(event.square)}"
-    if isinstance(event, Choose):
-        return f"choose {event.piece}"
-    if isinstance(event, Button):
-        return f"button {event.name}"
-    if isinstance(event, Scan):
-        return f"scan {event.bitmap:016x}"
-    if isinstance(event, Wait):
-        return f"wait {event.ms}"
-    return repr(event)
 
 
 def _log_announcement(event: dict, game_id: int | None) -> None:

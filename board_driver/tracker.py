@@ -165,6 +165,8 @@ class Tracker:
         board: int | None = None,
         colours: Colours = DEFAULT_COLOURS,
     ) -> None:
+        if board is not None and not (isinstance(board, int) and 0 <= board < 1 << 64):
+            raise ValueError(f"board: expected a 64-bit occupancy bitmap, got {board!r}")
         self.game = game if game is not None else Game()
         self.options = options
         self.timing = timing
@@ -184,7 +186,10 @@ class Tracker:
         self._draw_offer: Color | None = None
         self._new_turn()
         self.board = self._committed if board is None else board
-        self._out_of_sync = self.board != self._committed
+        # After a restart a piece may be in the hand (a move on its way): no complaint.
+        self._out_of_sync = self.board != self._committed and not (
+            self._playing() and self._on_the_way()
+        )
 
     # ------------------------------------------------------------------ public
 
@@ -225,7 +230,8 @@ class Tracker:
         return []
 
     def finish(self, t_ms: int) -> list[Event]:
-        """The board is left alone for good: whatever is pending is judged."""
+        """The board is left alone for good: whatever is pending is judged (at the time
+        it falls due: the board has been still since the last event)."""
         if self._deadline is None:
             return []
         due, self._deadline = self._deadline, None
@@ -253,9 +259,11 @@ class Tracker:
         self._place_t: dict[int, int] = {}
         self._refill_t: dict[int, int] = {}  # a square lifted and filled again
         self._history: list[tuple[int, bool, int]] = []  # (t, lifted?, square) since the move
-        # A capture the board shows done whose victim's square was never seen empty: the
-        # switch can miss a victim swapped for the capturer faster than the debounce time.
-        self._unseen: tuple[Footprint, int] | None = None  # and its place in the history
+        # A move the board once showed done, and where it stands in the history: a move
+        # whose piece the other side lifted at once (to capture it), or a capture whose
+        # victim swap the switches missed (faster than the debounce time). If the board
+        # later makes no sense, it may make sense after that move.
+        self._shadow: tuple[Footprint, int] | None = None
         self._touch = TouchMove()
         self._adjusting = False
         self._adjusted: set[int] = set()
@@ -292,7 +300,11 @@ class Tracker:
         early = self._early_commit(sq)
         if early is not None:
             return self._commit(early, t)
-        self._note_unseen_capture()
+        done = self._complete()
+        if done is not None and self._allowed(done.move):
+            self._note_shadow(done)
+        else:
+            self._note_shadow(self._unseen_capture())
         return []
 
     def _note_lift(self, t: int, sq: int) -> None:
@@ -436,7 +448,7 @@ class Tracker:
         if not self._playing():
             return self._judge_setup(t)
         if self.board == self._committed:
-            self._unseen = None
+            self._shadow = None
             return self._restored(t)
         found = self._complete()
         violating = None
@@ -452,10 +464,10 @@ class Tracker:
             if depth:
                 return self._take_back(depth, t)
         if self._on_the_way():
-            self._note_unseen_capture()
+            self._note_shadow(self._unseen_capture())
             return self._restored(t)
-        if violating is None and self._unseen is not None:
-            explained = self._try_unseen_capture(t)
+        if violating is None and self._shadow is not None:
+            explained = self._try_shadow(t)
             if explained is not None:
                 return explained
         return self._illegal(t, violating)
@@ -473,20 +485,19 @@ class Tracker:
         wanted = self._choice or QUEEN
         return next((fp for fp in found if fp.move.promotion in (None, wanted)), None)
 
-    def _note_unseen_capture(self) -> None:
-        unseen = self._unseen_capture()
-        if unseen is not None and (self._unseen is None or self._unseen[0] != unseen):
-            self._unseen = (unseen, len(self._history))
+    def _note_shadow(self, found: Footprint | None) -> None:
+        if found is not None and (self._shadow is None or self._shadow[0] != found):
+            self._shadow = (found, len(self._history))
 
-    def _try_unseen_capture(self, t: int) -> list[Event] | None:
-        """Out of sync, unless the capture the board once showed (its swap unseen) was
-        made and the other side has since made a complete move: then both are committed."""
-        assert self._unseen is not None
-        capture, index = self._unseen
+    def _try_shadow(self, t: int) -> list[Event] | None:
+        """Out of sync, unless the move the board once showed was made and the other side
+        has since made a complete move: then both are committed."""
+        assert self._shadow is not None
+        shadow, index = self._shadow
         later = self._history[index:]
         saved = dict(self.__dict__)
         saved["_occupancies"] = list(self._occupancies)
-        out = self._commit(capture, t)
+        out = self._commit(shadow, t)
         if self._playing():
             for when, lifted, sq in later:
                 if lifted:

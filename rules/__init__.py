@@ -9,13 +9,14 @@ No I/O, no clock, no hardware: everything here is a function of its arguments.
 >>> move = pos.parse_san('Nf3')
 >>> str(move), pos.san(move)
 ('g1f3', 'Nf3')
->>> pos.push(move)
+>>> pos.push(move)                 # in place; pop() takes it back
 >>> pos.fen()
 'rnbqkbnr/pppppppp/8/8/8/5N2/PPPPPPPP/RNBQKB1R b KQkq - 1 1'
 >>> pos.pop()
 Move.from_uci('g1f3')
 
-A game keeps the history and knows how it ends:
+``Position.push`` trusts its move (perft speed); ``Game.push`` checks it. A game keeps
+the history and knows how it ends:
 
 >>> game = rules.Game()
 >>> for san in ['e4', 'e5', 'Bc4', 'Nc6', 'Qh5', 'Nf6', 'Qxf7']:
@@ -26,6 +27,16 @@ Outcome(termination='checkmate', winner=True)
 '1-0'
 >>> game.san_moves()[-1]
 'Qxf7#'
+
+Draws that must be claimed are claimed by the side to move:
+
+>>> game = rules.Game()
+>>> for san in ['Nf3', 'Nf6', 'Ng1', 'Ng8'] * 2:
+...     _ = game.push_san(san)
+>>> game.can_claim_threefold(), game.outcome()
+(True, None)
+>>> game.claim_draw().result()
+'1/2-1/2'
 
 Bad input raises a precise :class:`ValueError` that says what and where:
 

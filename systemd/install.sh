@@ -46,6 +46,7 @@ fi
 
 VENV="$PREFIX/opt/magboard"
 UNIT="$PREFIX/etc/systemd/system/magboard.service"
+COMMAND_LINK="$PREFIX/usr/local/bin/magboard"
 RULES="$PREFIX/etc/udev/rules.d/99-magboard.rules"
 CONFIG_DIR="$PREFIX/etc/magboard"
 STATE_DIR="$PREFIX/var/lib/magboard"
@@ -118,6 +119,13 @@ install_all() {
         say "installed magboard[pi] into ${VENV#"$PREFIX"}"
     else
         say "skipped (prefix): python3 -m venv /opt/magboard && pip install '$SOURCE_DIR[pi]'"
+    fi
+
+    # The command on everyone's PATH: `magboard games`, `magboard config check`, ...
+    mkdir -p "$(dirname "$COMMAND_LINK")"
+    if [ "$(readlink "$COMMAND_LINK" 2>/dev/null)" != /opt/magboard/bin/magboard ]; then
+        ln -sfn /opt/magboard/bin/magboard "$COMMAND_LINK"
+        say "linked: /usr/local/bin/magboard -> /opt/magboard/bin/magboard"
     fi
 
     local unit_changed=0 rules_changed=0
@@ -195,6 +203,9 @@ uninstall_all() {
         system udevadm control --reload-rules
     fi
     remove "$VENV"
+    if [ "$(readlink "$COMMAND_LINK" 2>/dev/null)" = /opt/magboard/bin/magboard ]; then
+        remove "$COMMAND_LINK"
+    fi
     if [ "$PURGE" = 1 ]; then
         remove "$CONFIG_DIR"
         remove "$STATE_DIR"

@@ -14,7 +14,8 @@ from typing import ClassVar
 
 from board_driver.config import Config, ConfigError, load_config
 from board_driver.daemon import Daemon, DaemonError, Hardware, gpio_present, open_hardware
-from board_driver.script import ScriptError, parse_script
+from board_driver.script import ScriptError
+from board_driver.scriptfeed import parse_on_board
 from board_driver.store import StoreError
 
 log = logging.getLogger("magboard")
@@ -97,13 +98,6 @@ def run(args: argparse.Namespace) -> int:
         config = choose_config(args)
     except ConfigError as exc:
         return _fail(f"config is not usable:\n{exc}", 2)
-    if args.script and args.script != "-":
-        try:
-            parse_script(Path(args.script).read_text(encoding="utf-8"), args.script)
-        except OSError as exc:
-            return _fail(f"{args.script}: cannot read the script ({exc.strerror})", 2)
-        except (ScriptError, UnicodeDecodeError) as exc:
-            return _fail(str(exc), 2)
     try:
         hardware = open_hardware(config)
     except DaemonError as exc:
@@ -112,6 +106,17 @@ def run(args: argparse.Namespace) -> int:
             "`magboard run --sim` runs without hardware)",
             1,
         )
+    if args.script and args.script != "-":
+        # Checked whole before anything moves, against the pieces standing on the board.
+        try:
+            text = Path(args.script).read_text(encoding="utf-8")
+            parse_on_board(text, args.script, hardware.sim_board.pieces)
+        except OSError as exc:
+            hardware.close()
+            return _fail(f"{args.script}: cannot read the script ({exc.strerror})", 2)
+        except (ScriptError, UnicodeDecodeError) as exc:
+            hardware.close()
+            return _fail(str(exc), 2)
     _attach_leds_file(config, hardware)
     script = args.script
     on_frame = None

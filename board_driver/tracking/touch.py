@@ -33,11 +33,6 @@ class TouchMove:
         self._own_first = True
         self._demand: tuple[int | None, list[Move] | None] | None = None  # cached
 
-    @property
-    def owed(self) -> bool:
-        """Is any touched piece owed a move?"""
-        return self.own is not None or self.opponent is not None
-
     def squares(self) -> list[int]:
         """The touched pieces' squares (own first)."""
         return [sq for sq in (self.own, self.opponent) if sq is not None]

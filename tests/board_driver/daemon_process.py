@@ -18,7 +18,11 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
+#: Every daemon started and not yet ended, so that a failed test leaves none running.
+RUNNING: list[DaemonProcess] = []
 MOVE_LINE = re.compile(r"move (\d+): (\S+) \((\w+)\) stored in game (\d+)")
 
 
@@ -40,14 +44,17 @@ leds_file = "{directory / "leds.json"}"
 
 
 class DaemonProcess:
-    """``python -m board_driver run --sim --script - --config ...``, with its stdin open."""
+    """``python -m board_driver run --sim --script - --config ...``, with its stdin open.
+
+    ``script=None``: ``run --config ...`` only, with the hardware the config names.
+    """
 
     def __init__(
         self,
         directory: Path,
         *args: str,
         watchdog_usec: int | None = None,
-        script: str = "-",
+        script: str | None = "-",
     ) -> None:
         self.directory = directory
         self.config = directory / "config.toml"
@@ -69,9 +76,7 @@ class DaemonProcess:
                 "-m",
                 "board_driver",
                 "run",
-                "--sim",
-                "--script",
-                script,
+                *(["--sim", "--script", script] if script else []),
                 "--config",
                 str(self.config),
                 *args,
@@ -84,6 +89,7 @@ class DaemonProcess:
             text=True,
             bufsize=1,
         )
+        RUNNING.append(self)
         threading.Thread(target=self._read_output, daemon=True).start()
         threading.Thread(target=self._read_notices, daemon=True).start()
 
@@ -154,6 +160,8 @@ class DaemonProcess:
         return took
 
     def _close(self) -> None:
+        if self in RUNNING:
+            RUNNING.remove(self)
         if self.proc.stdin:
             try:
                 self.proc.stdin.close()
@@ -174,6 +182,14 @@ class DaemonProcess:
     def leds(self) -> list[tuple[int, int, int]]:
         data = json.loads((self.directory / "leds.json").read_text())
         return [tuple(c) for c in data["colours"]]
+
+
+@pytest.fixture(autouse=True)
+def no_daemon_left_running():
+    """Kill whatever daemon a test started and did not stop (a failed assertion)."""
+    yield
+    for daemon in list(RUNNING):
+        daemon.kill()
 
 
 def run_magboard(*args: str, env: dict | None = None, timeout: float = 60):

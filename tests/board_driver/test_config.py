@@ -176,3 +176,14 @@ def test_an_unreadable_config_is_a_clear_error(tmp_path):
     result = magboard("config", "check", "--config", str(path))
     assert result.returncode == 2
     assert "not UTF-8" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_the_module_examples_hold():
+    import doctest
+
+    import board_driver.config
+    import board_driver.notify
+    import board_driver.store
+
+    for module in (board_driver.config, board_driver.store, board_driver.notify):
+        assert doctest.testmod(module).failed == 0, module.__name__

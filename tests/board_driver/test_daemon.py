@@ -11,15 +11,20 @@ import sys
 
 import chess.pgn
 
+from board_driver.config import DEFAULT_COLOURS
+from board_driver.leds import Renderer
 from board_driver.squares import square
 from tests.board_driver.daemon_process import (
     ROOT,
     DaemonProcess,
+    no_daemon_left_running,  # noqa: F401 - an autouse fixture
     run_magboard,
     write_config,
 )
 
-RED, GREEN, OFF = (76, 0, 0), (0, 76, 0), (0, 0, 0)  # at the default brightness and gamma
+# The palette at the default brightness and gamma, as the LEDs get it.
+RED, GREEN, YELLOW = (Renderer().correct(DEFAULT_COLOURS[c]) for c in ("red", "green", "yellow"))
+OFF = (0, 0, 0)
 
 # Hands move quickly within a move; the board is still for the settle time between moves.
 SCHOLARS_MATE = [
@@ -106,7 +111,7 @@ def test_a_bad_script_line_is_named_and_the_rest_goes_on(tmp_path):
     daemon.send("gap 60", "lift e9", "lift e2", "place e4")
     assert daemon.wait_for(lambda: len(daemon.moves_logged()) == 1), daemon.output()
     daemon.terminate()
-    assert "script line 2: bad square 'e9'" in daemon.output()
+    assert "script <stdin>:2: bad square 'e9'" in daemon.output()
 
 
 def test_a_corrupt_database_is_a_clear_error(tmp_path):
@@ -223,3 +228,62 @@ def test_after_a_crash_a_move_made_but_not_yet_judged_is_judged_on_restart(tmp_p
     assert third.wait_for(lambda: len(third.moves_logged()) == 1), third.output()
     assert third.moves_logged()[0][:2] == (2, "e5")
     third.terminate()
+
+
+def test_on_the_serial_bridge_moves_are_stored_and_a_pulled_cable_is_lit(tmp_path):
+    # The real firmware on fake hardware behind a pty; the daemon's LEDs on the simulator,
+    # so that they can show the link lost (the bridge's own LEDs go dark with the link).
+    rig = subprocess.Popen(
+        [sys.executable, "-m", "tests.board_driver.bridge_board", str(tmp_path)],
+        cwd=ROOT,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+
+    def tell(command: str) -> None:
+        rig.stdin.write(command + "\n")
+        rig.stdin.flush()
+        assert rig.stdout.readline().strip() == "ok"
+
+    try:
+        assert rig.stdout.readline().strip() == "ready"
+        write_config(
+            tmp_path,
+            '[sensing]\nbackend = "bridge"\n[leds]\nbackend = "sim"\n'
+            f'[bridge]\ndevice = "{tmp_path / "magboard-bridge"}"',
+        )
+        daemon = DaemonProcess(tmp_path, script=None)
+        daemon.wait_ready()
+        for command in ("lift e2", "place e4"):
+            tell(command)
+        assert daemon.wait_for(lambda: len(daemon.moves_logged()) == 1), daemon.output()
+
+        tell("pull")
+        assert daemon.wait_for(lambda: "bridge link down" in daemon.output()), daemon.output()
+        assert daemon.wait_for(lambda: daemon.leds()[0] == YELLOW, timeout=3), daemon.leds()
+        tell("lift e7")  # 1... e5, played while the daemon cannot see
+        tell("place e5")
+        tell("plug")
+        assert daemon.wait_for(lambda: "bridge link up" in daemon.output()), daemon.output()
+        assert daemon.wait_for(lambda: len(daemon.moves_logged()) == 2), daemon.output()
+        assert daemon.moves_logged()[1][:2] == (2, "e5")
+        assert daemon.wait_for(lambda: daemon.leds() == [OFF] * 64, timeout=3)
+        daemon.terminate()
+        assert daemon.proc.returncode == 0
+    finally:
+        if rig.poll() is None:
+            rig.stdin.write("quit\n")
+            rig.stdin.flush()
+            rig.wait(10)
+
+
+def test_a_second_daemon_on_the_same_store_is_refused(tmp_path):
+    config = write_config(tmp_path)
+    daemon = DaemonProcess(tmp_path)
+    daemon.wait_ready()
+    second = run_magboard("run", "--sim", "--config", str(config))
+    daemon.terminate()
+    assert second.returncode == 1
+    assert "another magboard daemon is running" in second.stderr
+    assert "Traceback" not in second.stderr

@@ -19,7 +19,12 @@ import time
 import chess
 import chess.pgn
 
-from tests.board_driver.daemon_process import DaemonProcess, run_magboard, write_config
+from tests.board_driver.daemon_process import (  # noqa: F401 - the fixture is autouse
+    DaemonProcess,
+    no_daemon_left_running,
+    run_magboard,
+    write_config,
+)
 
 # 1. e4 e5 2. Nf3 Nc6 3. Bc4 Nf6 4. d3 Be7 5. O-O O-O 6. Nc3 d6 7. Ng5 Na5 8. Nxf7 Nxc4:
 # plain moves, captures (the victim lifted first) and castling (king first).

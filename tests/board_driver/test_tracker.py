@@ -6,6 +6,8 @@ these tests cover what a script cannot say.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 import rules
@@ -38,6 +40,8 @@ def test_bad_options_and_timing_are_named():
         Timing(settle_ms=-5)
     with pytest.raises(ValueError, match="settle_ms: must be more than 0"):
         Timing(settle_ms=0)
+    with pytest.raises(ValueError, match="board: expected a 64-bit occupancy bitmap"):
+        Tracker(board=1 << 64)
 
 
 def test_impossible_board_events_are_refused_and_change_nothing():
@@ -84,12 +88,22 @@ def test_tick_commits_once_the_board_is_still_and_finish_judges_what_is_pending(
 
 
 def test_a_board_that_does_not_match_at_start_is_guided_back():
-    # After a daemon restart the e2 pawn is missing from the board.
-    tracker = Tracker(board=rules.Position().occupancy() & ~(1 << square("e2")))
+    # After a daemon restart the a1 rook is missing and a piece stands on e4.
+    start = rules.Position().occupancy()
+    tracker = Tracker(board=start & ~(1 << square("a1")) | 1 << square("e4"))
     assert not tracker.in_sync
-    assert tracker.frame().rows()[6] == "....B..."  # fill e2, blinking blue
-    events = tracker.handle(Place(50, square("e2"))) + tracker.finish(50)
+    rows = tracker.frame().rows()
+    assert (rows[4], rows[7]) == ("....R...", "B.......")  # empty e4 red, fill a1 blue
+    events = tracker.handle(Place(50, square("a1"))) + tracker.handle(Lift(90, square("e4")))
+    events += tracker.finish(90)
     assert types(events) == ["restored"] and tracker.in_sync
+
+
+def test_a_restart_with_a_piece_in_the_hand_is_a_move_on_its_way():
+    tracker = Tracker(board=rules.Position().occupancy() & ~(1 << square("g1")))
+    assert tracker.in_sync and tracker.frame().rows() == ["........"] * 8
+    events = tracker.handle(Place(50, square("f3"))) + tracker.finish(50)
+    assert [e["san"] for e in events] == ["Nf3"]
 
 
 def test_a_game_resumed_with_its_moves_can_take_them_back():
@@ -146,3 +160,17 @@ def test_every_event_is_json_with_time_and_type():
     assert types(events) == expected
     for event in events:
         assert isinstance(event["t"], int) and isinstance(event["type"], str)
+
+
+def test_the_users_are_told_what_the_board_cannot_see():
+    # Case 12: the design's list, each with what the board does instead.
+    text = (Path(__file__).resolve().parents[2] / "docs" / "cannot-see.md").read_text()
+    assert text.startswith("## What the board cannot see")
+    for item in (
+        "Which piece a pawn became",
+        "Who lifted a piece",
+        "Two pieces exchanged while both were off the board",
+        "promotion button",
+        "side to move",
+    ):
+        assert item in text, item

@@ -17,7 +17,7 @@ import pytest
 from rules import Position
 from tests.conftest import SHARED_DATA
 
-RANDOM_GAMES = 60
+RANDOM_GAMES = 25
 RANDOM_SEED = 20261122
 
 
@@ -45,8 +45,9 @@ def _random_move_lists() -> list[list[str]]:
     return games
 
 
-def _compare_game(uci_moves: list[str], start: str = chess.STARTING_FEN) -> int:
-    """Walk one game through both libraries, comparing every position; the number seen."""
+def _compare_game(uci_moves: list[str], start: str, features: set[str]) -> int:
+    """Walk one game through both libraries, comparing every position; the number seen.
+    ``features`` collects the kinds of moves and endings met on the way."""
     board = chess.Board(start)
     pos = Position.from_fen(start)
     seen = 0
@@ -65,6 +66,12 @@ def _compare_game(uci_moves: list[str], start: str = chess.STARTING_FEN) -> int:
             assert move.is_capture == board.is_capture(their), (fen, text)
             assert move.is_en_passant == board.is_en_passant(their), (fen, text)
             assert move.is_castling == board.is_castling(their), (fen, text)
+            if move.promotion:
+                features.add(f"promotion {move.promotion}")
+            if move.is_en_passant:
+                features.add("en passant")
+            if move.is_castling:
+                features.add("castling")
         assert (
             pos.is_check(),
             pos.is_checkmate(),
@@ -77,6 +84,11 @@ def _compare_game(uci_moves: list[str], start: str = chess.STARTING_FEN) -> int:
             board.is_insufficient_material(),
         ), fen
         assert sorted(pos.checkers()) == sorted(board.checkers()), fen
+        for name in ("checkmate", "stalemate", "insufficient_material"):
+            if getattr(pos, f"is_{name}")():
+                features.add(name)
+        if len(pos.checkers()) == 2:
+            features.add("double check")
         seen += 1
         if uci is None:
             break
@@ -110,10 +122,15 @@ TRICKY = _tricky_walks()
 
 
 def test_selfplay_and_random_games_agree_with_python_chess():
-    seen = sum(_compare_game(moves) for moves in SELFPLAY + RANDOM)
-    seen += sum(_compare_game(moves, fen) for fen, moves in TRICKY)
+    features: set[str] = set()
+    seen = sum(_compare_game(moves, chess.STARTING_FEN, features) for moves in SELFPLAY + RANDOM)
+    seen += sum(_compare_game(moves, fen, features) for fen, moves in TRICKY)
     assert len(SELFPLAY) == 100
     assert seen >= 10_000
+    assert features == {
+        "promotion 2", "promotion 3", "promotion 4", "promotion 5", "en passant", "castling",
+        "checkmate", "stalemate", "insufficient_material", "double check",
+    }  # fmt: skip
 
 
 def _variants(san: str, board: chess.Board, move: chess.Move) -> list[str]:

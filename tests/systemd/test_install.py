@@ -7,6 +7,7 @@ machine), and so is the virtual environment unless --with-venv is given.
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -34,9 +35,14 @@ def install(prefix: Path, *args: str) -> subprocess.CompletedProcess:
 
 
 def tree(prefix: Path) -> dict[str, bytes]:
-    return {
-        str(p.relative_to(prefix)): p.read_bytes() for p in sorted(prefix.rglob("*")) if p.is_file()
-    }
+    """Every file and symlink under the prefix (a link as b"-> target")."""
+    found = {}
+    for p in sorted(prefix.rglob("*")):
+        if p.is_symlink():
+            found[str(p.relative_to(prefix))] = b"-> " + os.readlink(p).encode()
+        elif p.is_file():
+            found[str(p.relative_to(prefix))] = p.read_bytes()
+    return found
 
 
 def unit_settings(text: str) -> dict[str, list[str]]:
@@ -56,6 +62,7 @@ def test_install_stages_unit_rules_and_config_and_lists_skipped_system_steps(tmp
     config = parse_config(files["etc/magboard/config.toml"].decode())
     assert config.store.path == "/var/lib/magboard/magboard.sqlite"
     assert (tmp_path / "var/lib/magboard").is_dir()
+    assert files["usr/local/bin/magboard"] == b"-> /opt/magboard/bin/magboard"
     skipped = re.findall(r"skipped \(prefix\): (\S+)", result.stdout)
     for tool in ("apt-get", "useradd", "systemctl", "udevadm"):
         assert tool in skipped
@@ -144,3 +151,23 @@ def test_default_config_written_by_install_is_valid_toml(tmp_path):
     install(tmp_path)
     data = tomllib.loads((tmp_path / "etc/magboard/config.toml").read_text())
     assert data["web"]["host"] == "0.0.0.0"
+
+
+@pytest.mark.slow
+def test_with_venv_installs_magboard_with_the_pi_extra_into_the_prefix(tmp_path):
+    # Needs PyPI (pip downloads the `pi` extra's packages): run by hand with -m slow.
+    install(tmp_path, "--with-venv")
+    magboard = tmp_path / "opt/magboard/bin/magboard"
+    result = subprocess.run(
+        [str(magboard), "config", "check", "--config", str(tmp_path / "etc/magboard/config.toml")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    python = tmp_path / "opt/magboard/bin/python"
+    for module in ("gpiod", "neopixel_spi", "serial"):
+        found = subprocess.run([str(python), "-c", f"import {module}"], capture_output=True)
+        assert found.returncode == 0, f"{module}: {found.stderr.decode()}"
+    second = install(tmp_path, "--with-venv")  # again: the venv is kept, only updated
+    assert "created venv" not in second.stdout

@@ -1,0 +1,39 @@
+"""Scripts played on the board as it stands: checked against its pieces, errors at their line."""
+
+from __future__ import annotations
+
+import doctest
+
+import pytest
+
+import board_driver.scriptfeed
+from board_driver.events import Lift, Place
+from board_driver.script import START_OCCUPANCY, ScriptError
+from board_driver.scriptfeed import parse_on_board
+from board_driver.squares import square
+
+AFTER_E4 = 0xFFFF00001000EFFF
+
+
+def test_lifts_and_places_are_checked_against_the_pieces_standing():
+    script, skip = parse_on_board("# go on\ngap 50\nlift e4\nplace e5\n", "s", AFTER_E4)
+    assert script.items[skip:] == [Lift(50, square("e4")), Place(100, square("e5"))]
+    with pytest.raises(ScriptError) as caught:
+        parse_on_board("# go on\ngap 50\n\nlift e2\n", "s", AFTER_E4)
+    assert str(caught.value) == "s:4: lift e2: no piece stands on e2"
+
+
+def test_an_error_in_the_header_keeps_its_line():
+    with pytest.raises(ScriptError) as caught:
+        parse_on_board("gap fast\nlift e4\n", "s", AFTER_E4)
+    assert caught.value.line == 1
+
+
+def test_a_script_with_a_fen_is_its_own_game_and_ignores_the_pieces_standing():
+    text = "fen 4k3/P7/8/8/8/8/8/4K3 w - - 0 1\nlift a7\nplace a8\n"
+    script, skip = parse_on_board(text, "s", START_OCCUPANCY)
+    assert skip == 0 and len(script.items) == 2
+
+
+def test_the_module_examples_hold():
+    assert doctest.testmod(board_driver.scriptfeed).failed == 0
