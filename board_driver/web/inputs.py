@@ -9,7 +9,7 @@ says what was expected; the page shows it as it is.
 Traceback (most recent call last):
 ...
 board_driver.web.inputs.InputError: square: 'e9' is not a square (expected a1..h8)
->>> parse_fen("8/8/8/8/8/8/8/8 w - - 0 1", "fen")
+>>> parse_fen("4k3/8/8/8/8/8/8/8 w - - 0 1", "fen")
 Traceback (most recent call last):
 ...
 board_driver.web.inputs.InputError: fen: FEN placement: White has no king, needs exactly one
