@@ -39,6 +39,21 @@ class PageState:
                 self.setup_pending = False
 
 
+def _board_state(frame: Any) -> str:
+    """``ok``, or the daemon's own state its edge lights show: ``starting``, ``link_lost``
+    (the serial bridge) or ``fault`` (the board cannot be read)."""
+    from board_driver.daemon import FAULT_FRAME, LINK_LOST_FRAME, STARTING_FRAME
+
+    for name, pattern in (
+        ("fault", FAULT_FRAME),
+        ("link_lost", LINK_LOST_FRAME),
+        ("starting", STARTING_FRAME),
+    ):
+        if frame == pattern:
+            return name
+    return "ok"
+
+
 def _side(color: bool) -> str:
     return "white" if color else "black"
 
@@ -75,6 +90,7 @@ def snapshot(daemon: Any, page: PageState) -> dict[str, Any]:
         or (last is not None and last.promotion is not None)
     )
     return {
+        "board_state": _board_state(frame),
         "game_id": daemon.game_id,
         "start_fen": game.start.fen(),
         "first_move": game.start.fullmove_number,

@@ -29,6 +29,7 @@ def test_read_only_views_need_no_token(web_daemon):
     assert status == 200 and headers["Content-Type"].startswith("text/javascript")
     state = web_daemon.state()
     assert state["sim"] is True and state["sensed"] == START
+    assert state["board_state"] == "ok"
     assert len(state["pieces"]) == 64 and state["pieces"].startswith("RNBQKBNR")
 
 

@@ -301,6 +301,10 @@ function wireControls() {
 
 function renderStatus() {
   const status = $("status");
+  status.dataset.turn = state.turn;
+  status.dataset.result = state.result;
+  status.dataset.inSync = String(state.in_sync);
+  status.dataset.board = state.board_state;
   let text;
   status.className = "";
   if (state.result !== "*") {
@@ -313,14 +317,21 @@ function renderStatus() {
     text = `${cap(state.turn)} to move${state.check ? " — check!" : ""}`;
     if (state.draw_offer) text += ` — ${state.draw_offer} offers a draw`;
   }
+  const trouble = {
+    fault: "The board cannot be read (hardware fault): see the daemon's log",
+    link_lost: "The link to the board's microcontroller is lost: reconnecting",
+    starting: "The board is starting",
+  }[state.board_state];
+  if (trouble) {
+    status.textContent = trouble;
+    status.className = "over";
+    return;
+  }
   if (!state.in_sync && !state.setup_pending) {
     text += " — the board does not match the game: follow the lights (red: empty, blue: fill)";
     status.className = "out-of-sync";
   }
   status.textContent = text;
-  status.dataset.turn = state.turn;
-  status.dataset.result = state.result;
-  status.dataset.inSync = String(state.in_sync);
 }
 
 function renderMoves() {
