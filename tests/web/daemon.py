@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import signal
 import socket
 import subprocess
@@ -20,7 +19,6 @@ import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-URL_LINE = re.compile(r"web page: (http://\S+/)$")
 
 
 def free_port() -> int:
@@ -32,10 +30,17 @@ def free_port() -> int:
 class WebDaemon:
     """``python -m board_driver run --sim --config DIR/config.toml``, its log collected."""
 
-    def __init__(self, directory: Path, extra_config: str = "", host: str = "127.0.0.1") -> None:
+    def __init__(
+        self,
+        directory: Path,
+        extra_config: str = "",
+        host: str = "127.0.0.1",
+        port: int | None = None,
+        wait_for: str = "web page: ",
+    ) -> None:
         directory.mkdir(parents=True, exist_ok=True)
         self.directory = directory
-        self.port = free_port()
+        self.port = port or free_port()
         config = directory / "config.toml"
         config.write_text(
             f"""
@@ -64,8 +69,8 @@ port = {self.port}
             bufsize=1,
         )
         threading.Thread(target=self._read, daemon=True).start()
-        #: The address the daemon gives in its log (magboard.local on a LAN).
-        self.announced_url = self._wait_for_url()
+        #: The line that said the daemon is up (by default, the page's address).
+        self.started_line = self._wait_for_line(wait_for)
         self.url = f"http://127.0.0.1:{self.port}/"
 
     def _read(self) -> None:
@@ -75,17 +80,16 @@ port = {self.port}
                 self.lines.append(line.rstrip("\n"))
                 self._changed.notify_all()
 
-    def _wait_for_url(self, timeout: float = 20.0) -> str:
+    def _wait_for_line(self, text: str, timeout: float = 20.0) -> str:
         deadline = time.monotonic() + timeout
         with self._changed:
             while True:
                 for line in self.lines:
-                    found = URL_LINE.search(line)
-                    if found:
-                        return found[1]
+                    if text in line:
+                        return line
                 if time.monotonic() > deadline or self.proc.poll() is not None:
                     self.stop()
-                    raise AssertionError("the web page never came up:\n" + self.output())
+                    raise AssertionError(f"the daemon never said {text!r}:\n" + self.output())
                 self._changed.wait(0.1)
 
     @property

@@ -170,3 +170,15 @@ def test_draw_offer_accept_and_a_refused_claim(tmp_path):
         assert '[Result "1/2-1/2"]' in text
     finally:
         daemon.stop()
+
+
+def test_a_port_in_use_leaves_the_board_working_and_says_so(web_daemon, tmp_path):
+    second = WebDaemon(tmp_path, port=web_daemon.port, wait_for="web page not served")
+    try:
+        assert f"cannot listen on 127.0.0.1:{web_daemon.port}" in second.started_line
+        assert second.proc.poll() is None
+        # The first daemon's page is the one answering, untouched.
+        assert web_daemon.state()["game_id"] == 1
+    finally:
+        second.stop()
+    assert second.proc.returncode == 0
