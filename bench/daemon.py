@@ -135,6 +135,9 @@ def latency(directory: Path, rounds: int) -> list[float]:
 
 
 def main() -> None:
+    load = os.getloadavg()[0]
+    print(f"load average {load:.2f} on {os.cpu_count()} cores (a busy machine widens the tails;")
+    print("  `nice -n -15 python bench/daemon.py` as root shows the daemon's own figures)")
     with tempfile.TemporaryDirectory() as tmp:
         runs = [run_process(Path(tmp) / f"p{i}", idle_s=8.0 if i == 0 else 2.0) for i in range(3)]
         ready = statistics.median(r["ready_s"] for r in runs)

@@ -254,6 +254,7 @@ class Daemon:
         self._link_up: bool | None = None
         self._scan_loop: Any = None
         self._tasks: list[asyncio.Task] = []
+        self._lock: Any = None
 
     # ------------------------------------------------------------------ clock
 
@@ -373,7 +374,7 @@ class Daemon:
         self.hw.close(lights_off=self.exit_code == 0)
         if self.store is not None:
             self.store.close()
-        if getattr(self, "_lock", None) is not None:
+        if self._lock is not None:
             self._lock.close()
         log.info("stopped%s", f" (exit {self.exit_code})" if self.exit_code else "")
 
@@ -453,10 +454,13 @@ class Daemon:
     def handle(self, events: Iterable[BoardEvent]) -> None:
         """Hand board events to the tracker, in order; then store, log and light."""
         for event in events:
-            tick = self.tracker.tick(event.t_ms)
-            found = self.tracker.handle(event)
             log.debug("event %s", describe(event))
-            self._after(tick + found)
+            try:
+                found = self.tracker.handle(event)  # judges first what fell due before it
+            except ValueError as exc:  # an event no board can make: the tracker keeps its state
+                log.error("ignored %s: %s", describe(event), exc)
+                continue
+            self._after(found)
             self._schedule_ticks(event.t_ms)
 
     def _tick(self, t_ms: int) -> None:
@@ -483,6 +487,7 @@ class Daemon:
             _log_announcement(event, self._game_id)
             if event.get("type") == "move" and event.get("uci"):
                 self._start_flash(event["uci"])
+                self.notifier.status(f"game {self._game_id}: {event.get('san')} stored")
         in_sync = bool(self.tracker.in_sync)
         if in_sync != self._in_sync:
             if self._in_sync is not None or not in_sync:

@@ -99,7 +99,16 @@ ensure_group() {
 install_all() {
     need_root
     check_os
-    system apt-get install -y --no-install-recommends "${APT_PACKAGES[@]}"
+    local missing=()
+    for package in "${APT_PACKAGES[@]}"; do
+        if [ -n "$PREFIX" ] || ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "ok installed"; then
+            missing+=("$package")
+        fi
+    done
+    if [ "${#missing[@]}" -gt 0 ]; then
+        system apt-get update
+        system apt-get install -y --no-install-recommends "${missing[@]}"
+    fi
 
     for group in gpio spi dialout; do ensure_group "$group"; done
     if [ -n "$PREFIX" ] || ! getent passwd magboard >/dev/null; then
