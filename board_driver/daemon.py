@@ -219,8 +219,15 @@ class Daemon:
         notifier: Notifier | None = None,
         script_input: TextIO | None = None,
         on_frame: Callable[[Frame], None] | None = None,
+        web: bool = False,
     ) -> None:
         self.config = config
+        #: Serve the web page (``[web]``) on the loop; ``magboard run`` turns it on.
+        self.web = web
+        self._web_server: Any = None
+        #: Called on the loop after every tracker step (with the game events it announced)
+        #: and whenever the LED frame changes (with none): the web page listens here.
+        self.watchers: list[Callable[[list[dict]], None]] = []
         self.on_frame = on_frame
         self.hw = hardware
         self.script = script
@@ -273,6 +280,8 @@ class Daemon:
         try:
             self._show_leds()  # starting pattern
             await self._start()
+            if self.web:
+                await self._start_web()
             await self._stop.wait()
         except (DaemonError, StoreError):
             self.exit_code = 1
@@ -343,10 +352,19 @@ class Daemon:
         if self.script is not None:
             self._tasks.append(asyncio.create_task(self._play_script()))
 
+    async def _start_web(self) -> None:
+        from board_driver.web.server import WebServer
+
+        self._web_server = WebServer(self)
+        await self._web_server.start()  # a port in use is a warning, not a failure
+
     async def _shutdown(self) -> None:
         self.notifier.stopping()
         if self.engine is not None:
             await self.engine.close()
+        if self._web_server is not None:
+            with contextlib.suppress(Exception):
+                await self._web_server.stop()
         for task in self._tasks:
             task.cancel()
         for task in self._tasks:
@@ -556,6 +574,48 @@ class Daemon:
                     log.info("waiting for the board to match: %s", self._mismatch())
             self._in_sync = in_sync
         self._show_leds()
+        self._tell_watchers(announced)
+
+    def _tell_watchers(self, announced: list[dict]) -> None:
+        for watcher in list(self.watchers):
+            try:
+                watcher(announced)
+            except Exception:  # a watcher's bug must not stop the board
+                log.exception("watcher failed")
+
+    @property
+    def game_id(self) -> int | None:
+        """The stored number of the game being played."""
+        return self._game_id
+
+    def set_options(self, options: dict[str, Any]) -> None:
+        """Change the current game's options (``touch_move``, ``takeback``, ``hints``).
+
+        ValueError (from GameOptions) names a bad value; the options stay as they were.
+        """
+        from board_driver.tracker import GameOptions
+
+        base = self.tracker.options
+        self.tracker.options = GameOptions(
+            touch_move=options.get("touch_move", base.touch_move),
+            takeback=options.get("takeback", base.takeback),
+            hints=options.get("hints", base.hints),
+        )
+        assert self.store is not None and self._game_id is not None
+        self.store.set_options(self._game_id, _options_record(self.tracker.options))
+        log.info("options: %s", _brief(_options_record(self.tracker.options)))
+        o = self.tracker.options
+        self._after(
+            [
+                {
+                    "t": self.now_ms(),
+                    "type": "options",
+                    "touch_move": o.touch_move,
+                    "takeback": o.takeback,
+                    "hints": o.hints,
+                }
+            ]
+        )
 
     def _mismatch(self) -> str:
         expected = self.tracker.game.position.occupancy()
@@ -715,6 +775,8 @@ class Daemon:
             log.debug("leds\n%s", frame.at_phase(on))
             if self.on_frame is not None and new_frame:
                 self.on_frame(frame)
+            if new_frame and self._loop is not None:
+                self._tell_watchers([])
         if frame.blink and self._loop is not None:
             # Wake at the next phase change only while something blinks.
             half = BLINK_PERIOD_S / 2

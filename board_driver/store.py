@@ -242,11 +242,13 @@ class Store:
         return game_id
 
     def set_options(self, game_id: int, options: Mapping[str, str]) -> None:
-        """Add or change options of a game (e.g. the engine that plays a side)."""
+        """Add or change a game's options (the web page's settings, the engine that plays a
+        side), in one transaction."""
         with self._transaction() as db:
             for name, value in options.items():
                 db.execute(
-                    "INSERT OR REPLACE INTO options (game_id, name, value) VALUES (?, ?, ?)",
+                    "INSERT INTO options (game_id, name, value) VALUES (?, ?, ?) "
+                    "ON CONFLICT (game_id, name) DO UPDATE SET value = excluded.value",
                     (game_id, name, str(value)),
                 )
 

@@ -125,7 +125,7 @@ def run(args: argparse.Namespace) -> int:
         script = "-"
         on_frame = _terminal_view(hardware)
         log.info("type board-script lines: lift e2, place e4, choose n, button new_game ...")
-    daemon = Daemon(config, hardware, script=script, on_frame=on_frame)
+    daemon = Daemon(config, hardware, script=script, on_frame=on_frame, web=True)
     try:
         return asyncio.run(daemon.run())
     except StoreError as exc:

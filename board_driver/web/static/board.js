@@ -1,0 +1,471 @@
+// magboard's page: the state is pushed over a WebSocket; actions are POSTs with the token.
+// Squares are numbered as everywhere in magboard: a1 = 0, b1 = 1, ..., h8 = 63.
+"use strict";
+
+const FILES = "abcdefgh";
+const GLYPH = { k: "\u265A", q: "\u265B", r: "\u265C", b: "\u265D", n: "\u265E", p: "\u265F\uFE0E" };
+const NAME = { k: "king", q: "queen", r: "rook", b: "bishop", n: "knight", p: "pawn" };
+const LED_NAME = { r: "red", o: "orange", y: "yellow", g: "green", b: "blue", c: "cyan", w: "white" };
+const TERMINATION = {
+  checkmate: "checkmate", stalemate: "stalemate", insufficient_material: "insufficient material",
+  fivefold_repetition: "fivefold repetition", seventyfive_moves: "75-move rule",
+  threefold_repetition: "threefold repetition (claimed)", fifty_moves: "50-move rule (claimed)",
+  resignation: "resignation", agreement: "draw agreed",
+};
+
+const $ = (id) => document.getElementById(id);
+const squareName = (sq) => FILES[sq % 8] + (Math.floor(sq / 8) + 1);
+const squareIndex = (name) => FILES.indexOf(name[0]) + 8 * (Number(name[1]) - 1);
+const bitsOf = (hex) => BigInt("0x" + hex);
+const has = (bits, sq) => ((bits >> BigInt(sq)) & 1n) === 1n;
+const cap = (s) => s.charAt(0).toUpperCase() + s.slice(1);
+
+let state = null;
+let token = "";
+let cells = [];
+let focused = squareIndex("e2");
+let hand = [];            // squares whose pieces the user lifted by clicking, last on top
+let simOcc = 0n;          // the simulated board's pieces, updated as we send steps
+let inFlight = 0;         // actions sent and not yet answered
+let queue = Promise.resolve();
+let drag = null;
+
+// ---------------------------------------------------------------- token
+
+function loadToken() {
+  const match = location.hash.match(/token=([A-Za-z0-9_\-]+)/);
+  if (match) {
+    localStorage.setItem("magboard-token", match[1]);
+    history.replaceState(null, "", location.pathname + location.search);
+  }
+  token = localStorage.getItem("magboard-token") || "";
+  $("token-state").textContent = token ? "token saved" : "no token: actions are refused";
+}
+
+// ---------------------------------------------------------------- the board
+
+function buildBoard() {
+  const board = $("board");
+  for (let rank = 7; rank >= 0; rank--) {
+    const row = document.createElement("div");
+    row.className = "rank";
+    row.setAttribute("role", "row");
+    for (let file = 0; file < 8; file++) {
+      const sq = rank * 8 + file;
+      const cell = document.createElement("div");
+      cell.className = "sq " + ((rank + file) % 2 ? "light" : "dark");
+      cell.setAttribute("role", "gridcell");
+      cell.id = "sq-" + squareName(sq);
+      cell.dataset.square = squareName(sq);
+      cell.tabIndex = sq === focused ? 0 : -1;
+      cell.innerHTML = '<span class="led"></span><span class="piece" aria-hidden="true"></span>';
+      if (rank === 0) cell.insertAdjacentHTML("beforeend", `<span class="coord file" aria-hidden="true">${FILES[file]}</span>`);
+      if (file === 0) cell.insertAdjacentHTML("beforeend", `<span class="coord rank-label" aria-hidden="true">${rank + 1}</span>`);
+      cell.addEventListener("keydown", (e) => onKey(e, sq));
+      cell.addEventListener("focus", () => setFocus(sq, false));
+      row.appendChild(cell);
+      cells[sq] = cell;
+    }
+    board.appendChild(row);
+  }
+  board.addEventListener("pointerdown", onPointerDown);
+  board.addEventListener("pointermove", onPointerMove);
+  board.addEventListener("pointerup", onPointerUp);
+  board.addEventListener("pointercancel", () => { drag = null; });
+}
+
+function renderBoard() {
+  const sensed = bitsOf(state.sensed);
+  const blink = bitsOf(state.leds.blink);
+  for (let sq = 0; sq < 64; sq++) {
+    const cell = cells[sq];
+    const letter = state.pieces[sq];
+    const isSensed = has(sensed, sq);
+    const led = state.leds.colours[sq];
+    const blinking = led !== "." && has(blink, sq);
+    const piece = cell.querySelector(".piece");
+    if (letter !== ".") {
+      const white = letter === letter.toUpperCase();
+      piece.textContent = GLYPH[letter.toLowerCase()];
+      piece.className = "piece " + (white ? "white" : "black");
+    } else {
+      piece.textContent = "";
+      piece.className = "piece";
+    }
+    cell.classList.toggle("lifted", letter !== "." && !isSensed);
+    cell.classList.toggle("unknown", letter === "." && isSensed);
+    cell.classList.toggle("in-hand", hand.includes(sq));
+    cell.dataset.piece = letter;
+    cell.dataset.sensed = isSensed ? "1" : "0";
+    cell.dataset.led = led;
+    cell.dataset.blink = blinking ? "1" : "0";
+    let label = squareName(sq) + ", ";
+    if (letter !== ".") {
+      label += (letter === letter.toUpperCase() ? "white " : "black ") + NAME[letter.toLowerCase()];
+      if (!isSensed) label += ", lifted";
+    } else {
+      label += isSensed ? "a piece the game does not expect" : "empty";
+    }
+    if (led !== ".") label += `, light ${LED_NAME[led]}${blinking ? " blinking" : ""}`;
+    cell.setAttribute("aria-label", label);
+  }
+}
+
+function setFocus(sq, move = true) {
+  cells[focused].tabIndex = -1;
+  focused = sq;
+  cells[sq].tabIndex = 0;
+  if (move) cells[sq].focus();
+}
+
+function onKey(e, sq) {
+  const file = sq % 8, rank = Math.floor(sq / 8);
+  const moves = { ArrowUp: [0, 1], ArrowDown: [0, -1], ArrowLeft: [-1, 0], ArrowRight: [1, 0] };
+  if (moves[e.key]) {
+    const [df, dr] = moves[e.key];
+    const f = Math.min(7, Math.max(0, file + df)), r = Math.min(7, Math.max(0, rank + dr));
+    setFocus(r * 8 + f);
+    e.preventDefault();
+  } else if (e.key === "Enter" || e.key === " ") {
+    clickSquare(sq);
+    e.preventDefault();
+  } else if (e.key === "Escape") {
+    putBack();
+    e.preventDefault();
+  }
+}
+
+// ---------------------------------------------------------------- the simulator
+
+const occupied = (sq) => has(simOcc, sq);
+
+function steps(list) {
+  for (const [kind, sq] of list) {
+    if (kind === "lift") simOcc &= ~(1n << BigInt(sq));
+    else simOcc |= 1n << BigInt(sq);
+  }
+  return send("sim", { steps: list.map(([kind, sq]) => [kind, squareName(sq)]) });
+}
+
+function clickSquare(sq) {
+  if (!state) return;
+  if (!state.sim) {
+    say("This is a real board: move its pieces by hand.");
+    return;
+  }
+  if (hand.length === 0) {
+    if (occupied(sq)) {
+      hand.push(sq);
+      steps([["lift", sq]]);
+    } else {
+      steps([["place", sq]]);  // a piece from beside the board
+    }
+  } else if (!occupied(sq)) {
+    hand.pop();
+    steps([["place", sq]]);
+  } else {
+    hand.pop();               // a capture: the victim off, the piece in hand on
+    steps([["lift", sq], ["place", sq]]);
+  }
+  showHand();
+  if (state) renderBoard();
+}
+
+function putBack() {
+  if (!hand.length) return;
+  const sq = hand.pop();
+  if (!occupied(sq)) steps([["place", sq]]);
+  showHand();
+}
+
+function showHand() {
+  $("hand").textContent = hand.length
+    ? "In hand: the piece from " + hand.map(squareName).join(", ") + " (Escape puts it back)"
+    : "";
+}
+
+function cellAt(x, y) {
+  const el = document.elementFromPoint(x, y);
+  const cell = el && el.closest(".sq");
+  return cell ? squareIndex(cell.dataset.square) : null;
+}
+
+function onPointerDown(e) {
+  const sq = cellAt(e.clientX, e.clientY);
+  if (sq === null) return;
+  setFocus(sq);
+  drag = { start: sq, rest: null, moved: false };
+  e.preventDefault();
+}
+
+function onPointerMove(e) {
+  if (!drag || !state || !state.sim) return;
+  const sq = cellAt(e.clientX, e.clientY);
+  if (sq === null || sq === drag.start && !drag.moved) return;
+  if (!drag.moved) {
+    if (hand.length || !occupied(drag.start)) { drag = null; return; }
+    drag.moved = true;
+    steps([["lift", drag.start]]);
+  }
+  // A slide: the piece rests on each empty square it passes over, as on a real board.
+  if (sq !== drag.rest && !occupied(sq)) {
+    steps(drag.rest === null ? [["place", sq]] : [["lift", drag.rest], ["place", sq]]);
+    drag.rest = sq;
+  }
+}
+
+function onPointerUp(e) {
+  const d = drag;
+  drag = null;
+  if (!d) return;
+  const sq = cellAt(e.clientX, e.clientY);
+  if (!d.moved) {
+    if (sq === d.start) clickSquare(sq);
+    return;
+  }
+  if (sq === d.rest) return;
+  const list = [];
+  if (sq === null) {
+    // Dropped beside the board: a piece still in the air goes back where it came from.
+    if (d.rest === null) list.push(["place", d.start]);
+  } else {
+    if (d.rest !== null) list.push(["lift", d.rest]);
+    if (occupied(sq)) list.push(["lift", sq]);  // a capture: the victim leaves first
+    list.push(["place", sq]);
+  }
+  if (list.length) steps(list);
+}
+
+// ---------------------------------------------------------------- actions
+
+function send(action, body) {
+  inFlight++;
+  const done = queue.then(async () => {
+    try {
+      const response = await fetch("/api/" + action, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", Authorization: "Bearer " + token },
+        body: JSON.stringify(body || {}),
+      });
+      const answer = await response.json().catch(() => ({}));
+      if (!response.ok) {
+        const why = answer.error || response.statusText;
+        say(`Refused (${response.status}): ${why}`, true);
+        if (response.status === 401 || response.status === 403) $("token").focus();
+        if (action === "sim") { hand = []; showHand(); }
+      }
+      // The board's pieces as they now stand (the simulator's answer), else the last state.
+      const pieces = answer.sim_pieces || (state && state.sim_pieces);
+      if (inFlight === 1 && pieces) simOcc = bitsOf(pieces);
+      return answer;
+    } catch (err) {
+      say("The board cannot be reached: " + err, true);
+      if (inFlight === 1 && state && state.sim_pieces) simOcc = bitsOf(state.sim_pieces);
+      return {};
+    } finally {
+      inFlight--;
+    }
+  });
+  queue = done;
+  return done;
+}
+
+function wireControls() {
+  for (const b of document.querySelectorAll("[data-button]")) {
+    b.addEventListener("click", () => send("button", { button: b.dataset.button }));
+  }
+  for (const b of document.querySelectorAll("[data-piece]")) {
+    b.addEventListener("click", () => send("choose", { piece: b.dataset.piece }));
+  }
+  $("takeback").addEventListener("click", () => send("takeback", {}));
+  $("setup").addEventListener("click", () => { hand = []; showHand(); send("setup", {}); });
+  $("new-game").addEventListener("submit", (e) => {
+    e.preventDefault();
+    hand = [];
+    showHand();
+    send("new_game", { fen: $("fen").value.trim() });
+  });
+  $("touch-move").addEventListener("change", (e) => send("options", { touch_move: e.target.value }));
+  $("hints").addEventListener("change", (e) => send("options", { hints: e.target.checked }));
+  $("takeback-option").addEventListener("change", (e) => send("options", { takeback: e.target.checked }));
+  $("token-form").addEventListener("submit", (e) => {
+    e.preventDefault();
+    token = $("token").value.trim();
+    localStorage.setItem("magboard-token", token);
+    $("token").value = "";
+    $("token-state").textContent = token ? "token saved" : "no token: actions are refused";
+  });
+}
+
+// ---------------------------------------------------------------- the rest of the page
+
+function renderStatus() {
+  const status = $("status");
+  status.dataset.turn = state.turn;
+  status.dataset.result = state.result;
+  status.dataset.inSync = String(state.in_sync);
+  status.dataset.board = state.board_state;
+  let text;
+  status.className = "";
+  if (state.result !== "*") {
+    text = `Game over: ${state.result} (${TERMINATION[state.termination] || state.termination})`;
+    status.className = "over";
+  } else if (state.setup_pending) {
+    text = "New game: set up the start position (the lights show where)";
+    status.className = "out-of-sync";
+  } else {
+    text = `${cap(state.turn)} to move${state.check ? " — check!" : ""}`;
+    if (state.draw_offer) text += ` — ${state.draw_offer} offers a draw`;
+  }
+  const trouble = {
+    fault: "The board cannot be read (hardware fault): see the daemon's log",
+    link_lost: "The link to the board's microcontroller is lost: reconnecting",
+    starting: "The board is starting",
+  }[state.board_state];
+  if (trouble) {
+    status.textContent = trouble;
+    status.className = "over";
+    return;
+  }
+  if (!state.in_sync && !state.setup_pending) {
+    text += " — the board does not match the game: follow the lights (red: empty, blue: fill)";
+    status.className = "out-of-sync";
+  }
+  status.textContent = text;
+}
+
+function renderMoves() {
+  const list = $("moves");
+  list.innerHTML = "";
+  let li = null;
+  let number = state.first_move;
+  state.moves.forEach((san, i) => {
+    const ply = i + (state.first_side === "black" ? 1 : 0);
+    if (ply % 2 === 0 || li === null) {
+      li = document.createElement("li");
+      li.insertAdjacentHTML("beforeend", `<span class="num">${number}.</span> `);
+      if (ply % 2 === 1) li.insertAdjacentHTML("beforeend", '<span class="skip">…</span> ');
+      list.appendChild(li);
+      number++;
+    }
+    const span = document.createElement("span");
+    span.className = "ply" + (i === state.moves.length - 1 ? " last" : "");
+    span.textContent = san;
+    li.appendChild(span);
+    li.appendChild(document.createTextNode(" "));
+  });
+  list.scrollTop = list.scrollHeight;
+}
+
+function renderControls() {
+  const playing = state.result === "*" && !state.setup_pending;
+  document.body.classList.toggle("sim", state.sim);
+  document.body.classList.toggle("no-sim", !state.sim);
+  $("resign").disabled = !playing;
+  $("draw-offer").disabled = !playing;
+  $("draw-accept").disabled = !playing || !state.draw_offer;
+  $("claim-draw").disabled = !playing;
+  $("adjust").disabled = !playing;
+  $("takeback").disabled = !state.can_take_back;
+  for (const b of document.querySelectorAll("[data-piece]")) b.disabled = !state.can_promote;
+  $("touch-move").value = state.options.touch_move;
+  $("hints").checked = state.options.hints;
+  $("takeback-option").checked = state.options.takeback;
+  $("pgn-current").href = `/games/${state.game_id}.pgn`;
+  $("pgn-current").textContent = `Download this game (game ${state.game_id}, PGN)`;
+}
+
+function describe(e) {
+  const side = e.side ? cap(e.side) : "";
+  switch (e.type) {
+    case "move": return [`${side}: ${e.san}${e.replaces ? ` (was ${e.replaces})` : ""}`];
+    case "check": return [`Check to the ${e.side} king on ${e.king}`];
+    case "illegal": {
+      const what = [];
+      if (e.empty && e.empty.length) what.push("empty " + e.empty.join(" "));
+      if (e.fill && e.fill.length) what.push("fill " + e.fill.join(" "));
+      const why = e.reason === "touch_move" ? ` (touch-move: ${e.san} must be played)` : "";
+      return [`Not a legal move${why}: ${what.join(", ")}`, true];
+    }
+    case "restored": return ["The board matches the game again"];
+    case "takeback": return [`Taken back: ${e.san}`];
+    case "promotion_amended": return [`Promotion: ${e.san} (was ${e.replaces})`];
+    case "touch_move": return [`Touch-move: the piece on ${e.square} was touched first (played ${e.played})`, true];
+    case "claim_refused": return [`Draw claim refused: ${e.reason}`, true];
+    case "refused": return [`${e.button.replace("_", " ")} refused: ${e.reason}`, true];
+    case "game_over": return [`Game over: ${e.result} (${TERMINATION[e.termination] || e.termination})`];
+    case "game_resumed": return ["The game goes on"];
+    case "new_game": return ["New game"];
+    case "new_game_pending": return ["New game: set up the start position"];
+    case "draw_offer": return [`${side} offers a draw`];
+    case "adjust": return [`${side}: j'adoube`];
+    case "options": return [`Options: touch-move ${e.touch_move}, take-backs ${e.takeback ? "on" : "off"}, hints ${e.hints ? "on" : "off"}`];
+    default: return [null];
+  }
+}
+
+function say(text, bad = false) {
+  const li = document.createElement("li");
+  li.textContent = text;
+  if (bad) li.className = "bad";
+  const list = $("messages");
+  list.appendChild(li);
+  while (list.children.length > 30) list.removeChild(list.firstChild);
+  list.scrollTop = list.scrollHeight;
+  $("announce").textContent = text;
+}
+
+async function loadGames() {
+  try {
+    const games = await (await fetch("/api/games")).json();
+    const list = $("games");
+    list.innerHTML = "";
+    for (const g of games.slice(0, 50)) {
+      const li = document.createElement("li");
+      const a = document.createElement("a");
+      a.href = `/games/${g.id}.pgn`;
+      a.setAttribute("download", "");
+      a.textContent = `Game ${g.id}`;
+      li.appendChild(a);
+      const how = g.termination ? ` (${TERMINATION[g.termination] || g.termination})` : "";
+      li.appendChild(document.createTextNode(`: ${g.result}${how}, ${g.plies} plies, ${g.started.slice(0, 16).replace("T", " ")}`));
+      list.appendChild(li);
+    }
+  } catch (err) { /* the list is a convenience; the page works without it */ }
+}
+
+function onMessage(data) {
+  const message = JSON.parse(data);
+  const before = state;
+  state = message.state;
+  if (inFlight === 0 && state.sim_pieces) simOcc = bitsOf(state.sim_pieces);
+  hand = hand.filter((sq) => !has(simOcc, sq));
+  renderBoard();
+  renderStatus();
+  renderMoves();
+  renderControls();
+  showHand();
+  for (const e of message.events || []) {
+    const [text, bad] = describe(e);
+    if (text) say(text, bad);
+  }
+  if (!before || before.game_id !== state.game_id || before.result !== state.result ||
+      (message.events || []).some((e) => e.type === "move" && before.moves.length === 0)) loadGames();
+}
+
+function connect(delay = 500) {
+  const ws = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/ws");
+  ws.onopen = () => { $("connection").textContent = "live"; delay = 500; };
+  ws.onmessage = (m) => onMessage(m.data);
+  ws.onclose = () => {
+    $("connection").textContent = "disconnected: reconnecting…";
+    setTimeout(() => connect(Math.min(delay * 2, 8000)), delay);
+  };
+}
+
+document.addEventListener("DOMContentLoaded", () => {
+  loadToken();
+  buildBoard();
+  wireControls();
+  connect();
+});
