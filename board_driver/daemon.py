@@ -66,6 +66,10 @@ class DaemonError(Exception):
     """The daemon cannot start or go on; the message says what and where."""
 
 
+class DaemonConfigError(DaemonError):
+    """The config asks for something that cannot be had: exit 2 (restarting will not help)."""
+
+
 def edge_frame(letter: str, *, blink: bool = False) -> Frame:
     """A frame with only the edge squares lit, for the daemon's own states."""
     colours = tuple(letter if sq in EDGE_SQUARES else "." for sq in range(64))
@@ -443,12 +447,26 @@ class Daemon:
     # ------------------------------------------------------------------ the engine
 
     async def _start_engine(self) -> None:
-        """The engine's seat from ``[engine]``; a resumed game keeps the side it had."""
-        from board_driver.engine import EngineError, EngineLevel
+        """The engine's seat from ``[engine]``; a resumed game keeps the side it had.
+
+        An engine that cannot start does not stop the board: the daemon runs on, says so
+        (``engine_error``) and the seat asks again when it is the engine's turn. Only a
+        config that gives new games an engine side while no engine can be found at all
+        stops the daemon (exit 2, a config error: restarting would not mend it).
+        """
+        from board_driver.engine import EngineError, EngineLevel, EngineNotFound, find_engine
         from board_driver.engine.seat import EngineSeat
 
         assert self.store is not None
         section = self.config.engine
+        if section.side != "none":
+            try:
+                find_engine(section.path)
+            except EngineNotFound as exc:
+                raise DaemonConfigError(
+                    f"[engine] side = {section.side!r} but no engine can be found: {exc} "
+                    '(install it: `apt-get install stockfish`, or set [engine] side = "none")'
+                ) from exc
         stored = self.store.game(self._game_id).options if self._game_id is not None else {}
         side = stored.get("engine_side", section.side)
         self.engine = EngineSeat(
@@ -462,7 +480,14 @@ class Daemon:
         try:
             await self.engine.start()
         except (EngineError, OSError) as exc:
-            raise DaemonError(f"[engine] cannot start the engine: {exc}") from exc
+            log.error(
+                "engine: cannot start the engine for %s: %s (the board works on; "
+                "asked again when it is the engine's turn)",
+                side,
+                exc,
+            )
+            self._after([{"t": self.now_ms(), "type": "engine_error", "message": str(exc)}])
+            return
         if side != "none":
             log.info(
                 "engine: %s plays %s (%s)", self.engine.name, side, self.engine.level.describe()

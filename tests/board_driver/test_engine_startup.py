@@ -1,0 +1,60 @@
+"""The engine at the daemon's start: which side a game gets, and an engine that fails.
+
+Real ``magboard run --sim --script -`` processes; a stored game is prepared through the
+store's own API, as a daemon that ran before would have left it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from board_driver.engine import EngineNotFound, find_engine
+from board_driver.store import Store
+from tests.board_driver.daemon_process import DaemonProcess, run_magboard, write_config
+
+try:
+    STOCKFISH: Path | None = find_engine()
+except EngineNotFound:
+    STOCKFISH = None
+
+needs_stockfish = pytest.mark.skipif(STOCKFISH is None, reason="Stockfish not installed")
+
+
+def store_game(directory: Path, options: dict[str, str]) -> None:
+    """A game the daemon stored earlier, with these options (its engine side)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    with Store.open(directory / "games.sqlite") as store:
+        store.new_game(options=options)
+
+
+def test_a_stored_engine_game_whose_engine_cannot_start_leaves_the_board_usable(
+    tmp_path: Path,
+) -> None:
+    # The engine played Black in the stored game; since then the config gave up the
+    # engine and its path names nothing.
+    store_game(tmp_path, {"engine_side": "black"})
+    write_config(tmp_path, '[engine]\nside = "none"\npath = "/nonexistent/engine"\n')
+    proc = DaemonProcess(tmp_path)
+    try:
+        proc.wait_ready(timeout=30)
+        assert "engine: cannot start the engine for black" in proc.output()
+        assert "/nonexistent/engine: no such file" in proc.output()
+        # The board works: White's move is stored; the engine is asked again (and fails).
+        proc.send("gap 150", "lift e2", "place e4")
+        assert proc.wait_for(lambda: proc.moves_logged() != [], 10), proc.output()
+        assert proc.wait_for(lambda: "asking again in 5 s" in proc.output(), 10), proc.output()
+        assert proc.proc.poll() is None
+    finally:
+        proc.terminate()
+
+
+def test_a_config_giving_new_games_an_engine_that_does_not_exist_is_a_config_error(
+    tmp_path: Path,
+) -> None:
+    config = write_config(tmp_path, '[engine]\nside = "black"\npath = "/nonexistent/engine"\n')
+    result = run_magboard("run", "--sim", "--config", str(config), timeout=30)
+    assert result.returncode == 2, result.stderr
+    assert "[engine] side = 'black' but no engine can be found" in result.stderr
+    assert "Traceback" not in result.stderr
