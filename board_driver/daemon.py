@@ -254,6 +254,7 @@ class Daemon:
         self._lock: Any = None
         self.engine: Any = None  # the EngineSeat: a UCI engine playing a side, hints
         self._engine_record: tuple | None = None  # (game id, options) last stored
+        self._engine_side_for_new_games = config.engine.side  # until set_engine changes it
 
     # ------------------------------------------------------------------ clock
 
@@ -447,7 +448,8 @@ class Daemon:
     # ------------------------------------------------------------------ the engine
 
     async def _start_engine(self) -> None:
-        """The engine's seat from ``[engine]``; a resumed game keeps the side it had.
+        """The engine's seat from ``[engine]``; a resumed game keeps the side it had
+        (new games get the config's side, see :meth:`_engine_for_new_game`).
 
         An engine that cannot start does not stop the board: the daemon runs on, says so
         (``engine_error``) and the seat asks again when it is the engine's turn. Only a
@@ -496,10 +498,12 @@ class Daemon:
     def set_engine(self, side: str, level: Any = None) -> None:
         """Let the engine play ``side`` ("none", "white", "black") at ``level`` (an
         :class:`~board_driver.engine.EngineLevel`; None keeps the current one), from now
-        on, in this game and the next. ValueError if the side is unknown or no engine can
+        on, in this game and the next ones until the daemon restarts (then the config's
+        side applies to new games again). ValueError if the side is unknown or no engine can
         be found. For the web page (call it on the loop)."""
         assert self.engine is not None
         self.engine.configure(side, level)
+        self._engine_side_for_new_games = side
         record = self.engine.record()
         log.info("engine: %s plays %s (%s)", record.name, side, record.level)
         self._after(
@@ -513,6 +517,13 @@ class Daemon:
                 }
             ]
         )
+
+    def _engine_for_new_game(self) -> None:
+        """A new game gets the side for new games (the config's, or the last set_engine)."""
+        side = self._engine_side_for_new_games
+        if self.engine.side != side:
+            self.engine.side = side
+            log.info("engine: plays %s in the new game", side)
 
     def engine_state(self) -> dict[str, Any]:
         """The engine's side, name, level and what it is doing (see ``EngineSeat.state``)."""
@@ -556,6 +567,8 @@ class Daemon:
 
     def _after(self, announced: list[dict]) -> None:
         """What follows a tracker step: store first, then logs, then lights."""
+        if self.engine is not None and any(e.get("type") == "new_game" for e in announced):
+            self._engine_for_new_game()
         if self.engine is not None:
             self.engine.update(announced)  # its side on this tracker, its turn: ask it
         try:

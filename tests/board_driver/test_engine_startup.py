@@ -58,3 +58,29 @@ def test_a_config_giving_new_games_an_engine_that_does_not_exist_is_a_config_err
     assert result.returncode == 2, result.stderr
     assert "[engine] side = 'black' but no engine can be found" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+@needs_stockfish
+def test_the_configs_engine_side_applies_to_a_new_game_after_a_resumed_one(
+    tmp_path: Path,
+) -> None:
+    # The stored game was between two people; the config now gives Black to the engine.
+    store_game(tmp_path, {"engine_side": "none"})
+    write_config(tmp_path, '[engine]\nside = "black"\nskill = 0\ndepth = 1\nmovetime_ms = 0\n')
+    proc = DaemonProcess(tmp_path)
+    try:
+        proc.wait_ready(timeout=30)
+        # The resumed game keeps its side: people play both moves.
+        proc.send("gap 150", "lift e2", "place e4", "lift e7", "place e5")
+        assert proc.wait_for(lambda: len(proc.moves_logged()) == 2, 10), proc.output()
+        assert "engine move:" not in proc.output()
+        # A new game: the pieces set up again, then White's first move.
+        proc.send("button new_game", "lift e4", "place e2", "lift e5", "place e7")
+        assert proc.wait_for(lambda: "new game 2" in proc.output(), 10), proc.output()
+        proc.send("lift d2", "place d4")
+        assert proc.wait_for(lambda: "engine move:" in proc.output(), 20), proc.output()
+    finally:
+        proc.terminate()
+    with Store.open(tmp_path / "games.sqlite") as store:
+        assert store.game(1).options["engine_side"] == "none"
+        assert store.game(2).options["engine_side"] == "black"
