@@ -45,7 +45,8 @@ from board_driver.leds import PIXEL_ORDERS
 from board_driver.leds import layout as strip_layout
 from board_driver.leds.render import DEFAULT_PALETTE
 from board_driver.pinmap import DEFAULT_BUTTON_PINS, DEFAULT_COLUMNS, DEFAULT_ROWS
-from board_driver.tracker import TOUCH_MOVE_MODES
+from board_driver.sensing.loop import MAX_RATE_HZ, MIN_RATE_HZ
+from board_driver.tracker import MIN_SETTLE_MS, TOUCH_MOVE_MODES
 
 DEFAULT_PATH = Path("/etc/magboard/config.toml")
 #: The service's state directory (systemd ``StateDirectory=magboard``).
@@ -431,7 +432,7 @@ _SCHEMA: dict[str, tuple[type, dict[str, Check]]] = {
         SensingConfig,
         {
             "backend": _one_of(*SENSING_BACKENDS),
-            "rate_hz": _number(0, 2000, open_low=True),
+            "rate_hz": _number(MIN_RATE_HZ, MAX_RATE_HZ),
             "debounce_ms": _integer(0, 1000),
             "chip": _text,
             "rows": _pins,
@@ -474,7 +475,7 @@ _SCHEMA: dict[str, tuple[type, dict[str, Check]]] = {
             "touch_move": _one_of(*TOUCH_MOVE_MODES),
             "takeback": _boolean,
             "hints": _boolean,
-            "settle_ms": _integer(0, 10000),
+            "settle_ms": _integer(MIN_SETTLE_MS, 10000),
             "pass_ms": _integer(0, 10000),
         },
     ),

@@ -277,7 +277,12 @@ class Daemon:
                 self._loop.add_signal_handler(sig, self.stop, 0)
         try:
             self._show_leds()  # starting pattern
-            await self._start()
+            try:
+                await self._start()
+            except ValueError as exc:  # a value the parts refuse (the config's): named, no trace
+                raise DaemonConfigError(
+                    f"cannot start: {exc} (check the config: `magboard config check`)"
+                ) from exc
             await self._stop.wait()
         except (DaemonError, StoreError):
             self.exit_code = 1

@@ -116,6 +116,10 @@ class GameOptions:
                 raise ValueError(f"{name}: expected true or false, got {getattr(self, name)!r}")
 
 
+#: The shortest settle time the tracker works with: a move is judged once the board is still.
+MIN_SETTLE_MS = 1
+
+
 @dataclass(frozen=True, slots=True)
 class Timing:
     """``settle_ms``: how long the board must be still before a move is judged;
@@ -130,8 +134,8 @@ class Timing:
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < 0:
                 raise ValueError(f"{name}: expected a whole number of milliseconds, got {value!r}")
-        if self.settle_ms == 0:
-            raise ValueError("settle_ms: must be more than 0")
+        if self.settle_ms < MIN_SETTLE_MS:
+            raise ValueError(f"settle_ms: must be at least {MIN_SETTLE_MS}")
 
 
 def _side(color: Color) -> str:
