@@ -325,7 +325,15 @@ class EngineSeat:
         if self._key() != key or uci is None:
             return  # the position changed meanwhile: the hint is stale
         position = tracker.game.position
-        move = position.parse_uci(uci)
+        try:
+            move = position.parse_uci(uci)
+        except ValueError:
+            message = f"{self.name} answered {uci!r}, not a legal move"
+            log.error("hint: %s", message)
+            self.host.announce(
+                [{"t": self.host.now_ms(), "type": "engine_error", "message": message}]
+            )
+            return
         tracker.show_hint(move)
         event = {"t": self.host.now_ms(), "type": "hint", "engine": self.name}
         event.update(describe_move(position, move))

@@ -84,3 +84,49 @@ def test_the_configs_engine_side_applies_to_a_new_game_after_a_resumed_one(
     with Store.open(tmp_path / "games.sqlite") as store:
         assert store.game(1).options["engine_side"] == "none"
         assert store.game(2).options["engine_side"] == "black"
+
+
+def fake_uci_engine(directory: Path, bestmove: str) -> Path:
+    """A tiny UCI engine in Python that answers every ``go`` with ``bestmove``."""
+    import stat
+    import sys
+
+    script = directory / "fake-engine.py"
+    script.write_text(
+        f"""#!{sys.executable}
+import sys
+for line in sys.stdin:
+    command = line.split()[0] if line.split() else ""
+    if command == "uci":
+        print("id name Fake 1.0", "uciok", sep="\\n", flush=True)
+    elif command == "isready":
+        print("readyok", flush=True)
+    elif command == "go":
+        print("bestmove {bestmove}", flush=True)
+    elif command == "quit":
+        break
+"""
+    )
+    script.chmod(script.stat().st_mode | stat.S_IXUSR)
+    return script
+
+
+def test_an_illegal_hint_from_the_engine_is_an_engine_error_not_a_traceback(
+    tmp_path: Path,
+) -> None:
+    engine = fake_uci_engine(tmp_path, "e2e5")
+    write_config(tmp_path, f'[engine]\nside = "none"\npath = "{engine}"\n')
+    proc = DaemonProcess(tmp_path)
+    try:
+        proc.wait_ready(timeout=30)
+        proc.send("button hint")
+        assert proc.wait_for(
+            lambda: "hint: Fake 1.0 answered 'e2e5', not a legal move" in proc.output(), 10
+        ), proc.output()
+        # The board goes on: a move is still taken.
+        proc.send("gap 150", "lift e2", "place e4")
+        assert proc.wait_for(lambda: proc.moves_logged() != [], 10), proc.output()
+    finally:
+        proc.terminate()
+    assert "Traceback" not in proc.output()
+    assert "exception was never retrieved" not in proc.output()
