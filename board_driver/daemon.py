@@ -400,7 +400,9 @@ class Daemon:
             options = _options_from_record(stored.options, game_config)
             self._game_id = latest
             outcome = game.outcome()
-            self._result = (outcome.result(), outcome.termination) if outcome else None
+            # The stored result, not the rebuilt one: a daemon stopped between storing the
+            # last move and its result left it unwritten, and the first sync writes it.
+            self._result = (stored.result, stored.termination) if stored.result != "*" else None
             log.info(
                 "resuming game %d at ply %d%s",
                 latest,
