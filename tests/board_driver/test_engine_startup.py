@@ -12,7 +12,12 @@ import pytest
 
 from board_driver.engine import EngineNotFound, find_engine
 from board_driver.store import Store
-from tests.board_driver.daemon_process import DaemonProcess, run_magboard, write_config
+from tests.board_driver.daemon_process import (  # noqa: F401 - the fixture is autouse
+    DaemonProcess,
+    no_daemon_left_running,
+    run_magboard,
+    write_config,
+)
 
 try:
     STOCKFISH: Path | None = find_engine()
