@@ -602,14 +602,33 @@ def to_toml(config: Config) -> str:
     return "\n".join(lines)
 
 
+#: TOML basic-string escapes; any other control character is written as \\uXXXX.
+_TOML_ESCAPES = {
+    "\\": "\\\\",
+    '"': '\\"',
+    "\b": "\\b",
+    "\t": "\\t",
+    "\n": "\\n",
+    "\f": "\\f",
+    "\r": "\\r",
+}
+
+
+def _toml_char(char: str) -> str:
+    if char in _TOML_ESCAPES:
+        return _TOML_ESCAPES[char]
+    if ord(char) < 0x20 or ord(char) == 0x7F:
+        return f"\\u{ord(char):04x}"
+    return char
+
+
 def _toml_value(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int | float):
         return repr(value)
     if isinstance(value, str):
-        escaped = value.replace("\\", "\\\\").replace('"', '\\"')
-        return f'"{escaped}"'
+        return '"' + "".join(_toml_char(c) for c in value) + '"'
     if isinstance(value, tuple | list):
         return "[" + ", ".join(_toml_value(v) for v in value) + "]"
     raise TypeError(f"cannot write {value!r} as TOML")

@@ -170,6 +170,22 @@ def test_config_show_prints_the_effective_config(tmp_path):
     assert shown["leds"]["brightness"] == 0.3
 
 
+@pytest.mark.parametrize(
+    "odd",
+    ["two\nlines", 'quote " and \\ backslash', "tab\tcr\rnul\x00esc\x1bdel\x7f", "é ♞"],
+)
+def test_config_show_reads_back_for_odd_strings(tmp_path, odd: str) -> None:
+    path = tmp_path / "c.toml"
+    written = odd.replace("\\", "\\\\").replace('"', '\\"')
+    written = "".join(c if ord(c) >= 0x20 and c != "\x7f" else f"\\u{ord(c):04x}" for c in written)
+    path.write_text(f'[web]\ntoken = "{written}"\n[engine]\npath = "{written}"\n')
+    assert tomllib.loads(path.read_text())["web"]["token"] == odd
+    result = magboard("config", "show", "--config", str(path), "--sim")
+    assert result.returncode == 0, result.stderr
+    shown = tomllib.loads(result.stdout)
+    assert shown["web"]["token"] == odd and shown["engine"]["path"] == odd
+
+
 def test_an_unreadable_config_is_a_clear_error(tmp_path):
     path = tmp_path / "binary.toml"
     path.write_bytes(b"\xff\xfe\x00garbage")
