@@ -298,6 +298,7 @@ def parse_config(text: str, *, source: str = "<config>", path: Path | None = Non
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError([f"not valid TOML: {exc}"], source) from None
     problems: list[str] = []
+    bad: set[str] = set()  # "section.key" of every bad value
     sections: dict[str, Any] = {}
     for name, value in data.items():
         if name not in _SECTIONS:
@@ -306,11 +307,10 @@ def parse_config(text: str, *, source: str = "<config>", path: Path | None = Non
         if not isinstance(value, dict):
             problems.append(f"{name}: must be a table [{name}], not a value")
             continue
-        sections[name] = _read_section(name, value, problems)
-    if problems:
-        raise ConfigError(problems, source)
+        sections[name] = _read_section(name, value, problems, bad)
+    # The rules across keys too, on the keys that were good (a bad one left its default).
     config = Config(**sections, source=path)
-    _check_across(config, problems)
+    _check_across(config, problems, bad)
     if problems:
         raise ConfigError(problems, source)
     return config
@@ -506,7 +506,7 @@ _SCHEMA: dict[str, tuple[type, dict[str, Check]]] = {
 _SECTIONS = tuple(_SCHEMA)
 
 
-def _read_section(name: str, table: dict[str, Any], problems: list[str]) -> Any:
+def _read_section(name: str, table: dict[str, Any], problems: list[str], bad: set[str]) -> Any:
     cls, checks = _SCHEMA[name]
     values: dict[str, Any] = {}
     for key, value in table.items():
@@ -520,8 +520,9 @@ def _read_section(name: str, table: dict[str, Any], problems: list[str]) -> Any:
             continue
         try:
             values[key] = check(key, value)
-        except _Bad as bad:
-            problems.append(f"[{name}] {key}: {bad}")
+        except _Bad as why:
+            problems.append(f"[{name}] {key}: {why}")
+            bad.add(f"{name}.{key}")
     return cls(**values)
 
 
@@ -543,27 +544,36 @@ def _read_colours(table: Any, problems: list[str]) -> dict[str, tuple[int, int, 
     return colours
 
 
-def _check_across(config: Config, problems: list[str]) -> None:
-    """Rules that involve more than one key."""
+def _check_across(config: Config, problems: list[str], bad: set[str] = frozenset()) -> None:
+    """Rules that involve more than one key; a rule with a key in ``bad`` is left out
+    (that key is already named, and stands at its default here)."""
+
+    def good(*keys: str) -> bool:
+        return not bad.intersection(keys)
+
     s = config.sensing
-    if set(s.rows) & set(s.columns):
+    if good("sensing.rows", "sensing.columns") and set(s.rows) & set(s.columns):
         problems.append(f"[sensing] columns: {sorted(set(s.rows) & set(s.columns))} also rows")
-    pins = config.buttons.pins()
+    pins = {k: v for k, v in config.buttons.pins().items() if good(f"buttons.{k}")}
     repeated = sorted({p for p in pins.values() if list(pins.values()).count(p) > 1})
     if repeated:
         problems.append(f"[buttons]: pins {repeated} are given to more than one button")
     if config.buttons.backend == "gpio":
-        if not pins:
+        if not pins and len(config.buttons.pins()) == len(pins):
             problems.append('[buttons] backend: "gpio" but no button has a pin')
-        if s.backend in ("gpiod", "rpigpio"):
+        if s.backend in ("gpiod", "rpigpio") and good("sensing.rows", "sensing.columns"):
             clash = sorted(set(pins.values()) & (set(s.rows) | set(s.columns)))
             if clash:
                 problems.append(f"[buttons]: pins {clash} are also used by the switch matrix")
-    if config.engine.depth == 0 and config.engine.movetime_ms == 0:
+    if (
+        good("engine.depth", "engine.movetime_ms")
+        and config.engine.depth == 0
+        and config.engine.movetime_ms == 0
+    ):
         problems.append(
             "[engine] movetime_ms: 0 (no time limit) needs a depth; set depth or movetime_ms"
         )
-    if config.game.pass_ms > config.game.settle_ms:
+    if good("game.pass_ms", "game.settle_ms") and config.game.pass_ms > config.game.settle_ms:
         problems.append(
             f"[game] pass_ms: {config.game.pass_ms} is longer than settle_ms "
             f"({config.game.settle_ms})"

@@ -255,3 +255,18 @@ def test_a_value_the_parts_refuse_at_start_is_named_without_a_traceback(tmp_path
     daemon = Daemon(config, hardware, notifier=Notifier(environ={}))
     with pytest.raises(DaemonConfigError, match=r"cannot start: rate_hz must be 1\.\.5000"):
         asyncio.run(daemon.run())
+
+
+def test_one_check_lists_the_rules_across_keys_beside_a_bad_value(tmp_path) -> None:
+    path = tmp_path / "c.toml"
+    path.write_text(
+        '[sensing]\nrate_hz = "fast"\n[game]\nsettle_ms = 50\npass_ms = 100\n'
+        "[engine]\ndepth = -1\nmovetime_ms = 0\n"
+    )
+    result = magboard("config", "check", "--config", str(path))
+    assert result.returncode == 2
+    assert '[sensing] rate_hz: "fast" is not a number' in result.stderr
+    assert "[game] pass_ms: 100 is longer than settle_ms (50)" in result.stderr
+    assert "[engine] depth: -1 is not between 0 and 100" in result.stderr
+    # depth is already named: no rule is judged on the default standing in for it.
+    assert "needs a depth" not in result.stderr
