@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from board_driver.buttons import BUTTONS
+from board_driver.engine.player import MAX_HASH_MB, MAX_THREADS
 from board_driver.leds import PIXEL_ORDERS
 from board_driver.leds import layout as strip_layout
 from board_driver.leds.render import DEFAULT_PALETTE
@@ -498,8 +499,8 @@ _SCHEMA: dict[str, tuple[type, dict[str, Check]]] = {
             "depth": _integer(0, 100),
             "movetime_ms": _integer(0, 600_000),
             "elo": _elo,
-            "threads": _integer(1, 512),
-            "hash_mb": _integer(1, 65536),
+            "threads": _integer(1, MAX_THREADS),
+            "hash_mb": _integer(1, MAX_HASH_MB),
         },
     ),
 }

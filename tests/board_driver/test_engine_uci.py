@@ -177,8 +177,31 @@ def test_an_engine_that_never_answers_times_out(tmp_path: Path) -> None:
     async def scenario() -> None:
         await UciEngine.start(silent, timeout=0.5)
 
-    with pytest.raises(EngineTimeout, match=r"no answer to 'uci' within 0\.5 s"):
+    with pytest.raises(
+        EngineTimeout, match=r"no answer to 'uci' within 0\.5 s: is it a UCI engine\?"
+    ):
         run(scenario())
+
+
+def test_an_engine_that_fails_says_why_with_its_last_stderr_lines(tmp_path: Path) -> None:
+    failing = _fake_engine(
+        tmp_path,
+        'read line\necho "id name Failing 1"\necho uciok\nread line\n'
+        'echo "Failed to allocate 65536MB for transposition table." >&2\nexit 1\n',
+    )
+
+    async def scenario() -> None:
+        engine = await UciEngine.start(failing)
+        try:
+            await engine.configure({})
+        finally:
+            await engine.kill()
+
+    with pytest.raises(EngineCrashed) as caught:
+        run(scenario())
+    assert "(exit 1); it said: Failed to allocate 65536MB for transposition table." in str(
+        caught.value
+    )
 
 
 def test_a_program_that_is_no_engine_is_reported(tmp_path: Path) -> None:
