@@ -26,9 +26,10 @@ from collections.abc import AsyncIterator, Iterable
 from typing import Any, TextIO
 
 from board_driver.events import Button, Choose, Lift, Place
-from board_driver.script import START_FEN, START_OCCUPANCY, Scan, Script, ScriptError, Wait
+from board_driver.script import START_OCCUPANCY, Scan, Script, ScriptError, Wait
 from board_driver.script import parse_script as _parse_script
 from board_driver.squares import square_name, squares_of
+from rules import STARTING_FEN
 
 log = logging.getLogger("magboard")
 
@@ -50,7 +51,7 @@ def _keyword(line: str) -> str:
 
 def starts_new_game(header: Script) -> bool:
     """Whether a script's header sets up a game of its own (a ``fen`` or ``option`` line)."""
-    return bool(header.options) or header.fen != START_FEN
+    return bool(header.options) or header.fen != STARTING_FEN
 
 
 def parse_on_board(text: str, name: str, standing: int) -> tuple[Script, int]:

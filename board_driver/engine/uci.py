@@ -13,11 +13,12 @@ command. A search abandoned half way (the task cancelled because the game change
 stopped and its ``bestmove`` drained before the next command.
 
 >>> import asyncio
+>>> from rules import STARTING_FEN
 >>> async def first_move(path):
 ...     engine = await UciEngine.start(path)
 ...     try:
 ...         await engine.new_game()
-...         return await engine.best_move(START_FEN, [], SearchLimit(depth=1))
+...         return await engine.best_move(STARTING_FEN, [], SearchLimit(depth=1))
 ...     finally:
 ...         await engine.quit()
 >>> asyncio.run(first_move(find_engine()))  # doctest: +SKIP
@@ -35,7 +36,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-START_FEN = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
 #: Where Debian's ``stockfish`` package puts the binary (not on a user's PATH).
 DEBIAN_STOCKFISH = Path("/usr/games/stockfish")
 #: How long an engine may take to answer ``uci`` / ``isready``.
