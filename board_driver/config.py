@@ -42,6 +42,7 @@ from typing import Any
 
 from board_driver.buttons import BUTTONS
 from board_driver.engine.player import MAX_HASH_MB, MAX_THREADS
+from board_driver.engine.seat import SIDES as ENGINE_SIDES
 from board_driver.leds import PIXEL_ORDERS
 from board_driver.leds import layout as strip_layout
 from board_driver.leds.render import DEFAULT_PALETTE
@@ -66,8 +67,6 @@ LED_ALONG = strip_layout.ALONG
 DEFAULT_COLOURS: dict[str, tuple[int, int, int]] = {
     name: rgb for name, rgb in DEFAULT_PALETTE.items() if name != "off"
 }
-
-ENGINE_SIDES = ("none", "white", "black")
 
 
 class ConfigError(ValueError):
