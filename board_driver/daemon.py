@@ -584,10 +584,7 @@ class Daemon:
         except (StoreError, OSError, sqlite3.Error) as exc:
             self.fault(f"cannot store the game: {exc}")
             return
-        start_ply = _ply_of(self.tracker.game.start.fen())
         for event in announced:
-            if event.get("type") == "move" and event.get("fen"):
-                event = {**event, "ply": _ply_of(event["fen"]) - start_ply}
             _log_announcement(event, self._game_id)
             if event.get("type") == "move" and event.get("uci"):
                 self._start_flash(event["uci"])
@@ -831,12 +828,6 @@ def _options_from_record(record: dict[str, str], defaults: Any) -> Any:
         takeback=record.get("takeback", str(defaults.takeback).lower()) == "true",
         hints=record.get("hints", str(defaults.hints).lower()) == "true",
     )
-
-
-def _ply_of(fen: str) -> int:
-    """Half-moves played before this position, from its FEN's move number and side."""
-    fields = fen.split()
-    return (int(fields[5]) - 1) * 2 + (fields[1] == "b")
 
 
 def _log_announcement(event: dict, game_id: int | None) -> None:

@@ -290,11 +290,6 @@ class UciEngine:
                 await self._send(f"setoption name {name} value {_option_value(value)}")
             await self._ready()
 
-    async def is_ready(self, timeout: float = HANDSHAKE_TIMEOUT_S) -> None:
-        async with self._lock:
-            await self._drain_search()
-            await self._ready(timeout)
-
     async def new_game(self) -> None:
         """``ucinewgame``: forget what the last game taught the engine's tables."""
         async with self._lock:
