@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from board_driver.engine import EngineLevel, EngineNotFound, EnginePlayer  # noqa: E402
-from board_driver.engine.uci import START_FEN  # noqa: E402
+from rules import STARTING_FEN  # noqa: E402
 
 #: The Ruy Lopez, Morphy defence: positions the engine is asked about.
 LINE = [
@@ -68,14 +68,14 @@ async def main(path: str, moves: int) -> int:
         os.kill(pid, signal.SIGKILL)
         await asyncio.sleep(0.1)
         began = time.perf_counter()
-        await player.best_move(START_FEN, [])
+        await player.best_move(STARTING_FEN, [])
         print(f"restart after SIGKILL + one move: {1000 * (time.perf_counter() - began):.0f} ms")
         for name, level in LEVELS.items():
             player.set_level(level)
             times = []
             for ply in range(min(moves, len(LINE))):
                 began = time.perf_counter()
-                await player.best_move(START_FEN, LINE[:ply])
+                await player.best_move(STARTING_FEN, LINE[:ply])
                 times.append(1000 * (time.perf_counter() - began))
             print(
                 f"{name:>18}: move p50 {statistics.median(times):6.0f} ms, "

@@ -41,11 +41,14 @@ from pathlib import Path
 from typing import Any
 
 from board_driver.buttons import BUTTONS
+from board_driver.engine.player import MAX_HASH_MB, MAX_THREADS
+from board_driver.engine.seat import SIDES as ENGINE_SIDES
 from board_driver.leds import PIXEL_ORDERS
 from board_driver.leds import layout as strip_layout
 from board_driver.leds.render import DEFAULT_PALETTE
 from board_driver.pinmap import DEFAULT_BUTTON_PINS, DEFAULT_COLUMNS, DEFAULT_ROWS
-from board_driver.tracker import TOUCH_MOVE_MODES
+from board_driver.sensing.loop import MAX_RATE_HZ, MIN_RATE_HZ
+from board_driver.tracker import MIN_SETTLE_MS, TOUCH_MOVE_MODES
 
 DEFAULT_PATH = Path("/etc/magboard/config.toml")
 #: The service's state directory (systemd ``StateDirectory=magboard``).
@@ -64,8 +67,6 @@ LED_ALONG = strip_layout.ALONG
 DEFAULT_COLOURS: dict[str, tuple[int, int, int]] = {
     name: rgb for name, rgb in DEFAULT_PALETTE.items() if name != "off"
 }
-
-ENGINE_SIDES = ("none", "white", "black")
 
 
 class ConfigError(ValueError):
@@ -297,6 +298,7 @@ def parse_config(text: str, *, source: str = "<config>", path: Path | None = Non
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError([f"not valid TOML: {exc}"], source) from None
     problems: list[str] = []
+    bad: set[str] = set()  # "section.key" of every bad value
     sections: dict[str, Any] = {}
     for name, value in data.items():
         if name not in _SECTIONS:
@@ -305,11 +307,10 @@ def parse_config(text: str, *, source: str = "<config>", path: Path | None = Non
         if not isinstance(value, dict):
             problems.append(f"{name}: must be a table [{name}], not a value")
             continue
-        sections[name] = _read_section(name, value, problems)
-    if problems:
-        raise ConfigError(problems, source)
+        sections[name] = _read_section(name, value, problems, bad)
+    # The rules across keys too, on the keys that were good (a bad one left its default).
     config = Config(**sections, source=path)
-    _check_across(config, problems)
+    _check_across(config, problems, bad)
     if problems:
         raise ConfigError(problems, source)
     return config
@@ -431,7 +432,7 @@ _SCHEMA: dict[str, tuple[type, dict[str, Check]]] = {
         SensingConfig,
         {
             "backend": _one_of(*SENSING_BACKENDS),
-            "rate_hz": _number(0, 2000, open_low=True),
+            "rate_hz": _number(MIN_RATE_HZ, MAX_RATE_HZ),
             "debounce_ms": _integer(0, 1000),
             "chip": _text,
             "rows": _pins,
@@ -474,7 +475,7 @@ _SCHEMA: dict[str, tuple[type, dict[str, Check]]] = {
             "touch_move": _one_of(*TOUCH_MOVE_MODES),
             "takeback": _boolean,
             "hints": _boolean,
-            "settle_ms": _integer(0, 10000),
+            "settle_ms": _integer(MIN_SETTLE_MS, 10000),
             "pass_ms": _integer(0, 10000),
         },
     ),
@@ -497,15 +498,15 @@ _SCHEMA: dict[str, tuple[type, dict[str, Check]]] = {
             "depth": _integer(0, 100),
             "movetime_ms": _integer(0, 600_000),
             "elo": _elo,
-            "threads": _integer(1, 512),
-            "hash_mb": _integer(1, 65536),
+            "threads": _integer(1, MAX_THREADS),
+            "hash_mb": _integer(1, MAX_HASH_MB),
         },
     ),
 }
 _SECTIONS = tuple(_SCHEMA)
 
 
-def _read_section(name: str, table: dict[str, Any], problems: list[str]) -> Any:
+def _read_section(name: str, table: dict[str, Any], problems: list[str], bad: set[str]) -> Any:
     cls, checks = _SCHEMA[name]
     values: dict[str, Any] = {}
     for key, value in table.items():
@@ -519,8 +520,9 @@ def _read_section(name: str, table: dict[str, Any], problems: list[str]) -> Any:
             continue
         try:
             values[key] = check(key, value)
-        except _Bad as bad:
-            problems.append(f"[{name}] {key}: {bad}")
+        except _Bad as why:
+            problems.append(f"[{name}] {key}: {why}")
+            bad.add(f"{name}.{key}")
     return cls(**values)
 
 
@@ -542,27 +544,36 @@ def _read_colours(table: Any, problems: list[str]) -> dict[str, tuple[int, int, 
     return colours
 
 
-def _check_across(config: Config, problems: list[str]) -> None:
-    """Rules that involve more than one key."""
+def _check_across(config: Config, problems: list[str], bad: set[str] = frozenset()) -> None:
+    """Rules that involve more than one key; a rule with a key in ``bad`` is left out
+    (that key is already named, and stands at its default here)."""
+
+    def good(*keys: str) -> bool:
+        return not bad.intersection(keys)
+
     s = config.sensing
-    if set(s.rows) & set(s.columns):
+    if good("sensing.rows", "sensing.columns") and set(s.rows) & set(s.columns):
         problems.append(f"[sensing] columns: {sorted(set(s.rows) & set(s.columns))} also rows")
-    pins = config.buttons.pins()
+    pins = {k: v for k, v in config.buttons.pins().items() if good(f"buttons.{k}")}
     repeated = sorted({p for p in pins.values() if list(pins.values()).count(p) > 1})
     if repeated:
         problems.append(f"[buttons]: pins {repeated} are given to more than one button")
     if config.buttons.backend == "gpio":
-        if not pins:
+        if not pins and len(config.buttons.pins()) == len(pins):
             problems.append('[buttons] backend: "gpio" but no button has a pin')
-        if s.backend in ("gpiod", "rpigpio"):
+        if s.backend in ("gpiod", "rpigpio") and good("sensing.rows", "sensing.columns"):
             clash = sorted(set(pins.values()) & (set(s.rows) | set(s.columns)))
             if clash:
                 problems.append(f"[buttons]: pins {clash} are also used by the switch matrix")
-    if config.engine.depth == 0 and config.engine.movetime_ms == 0:
+    if (
+        good("engine.depth", "engine.movetime_ms")
+        and config.engine.depth == 0
+        and config.engine.movetime_ms == 0
+    ):
         problems.append(
             "[engine] movetime_ms: 0 (no time limit) needs a depth; set depth or movetime_ms"
         )
-    if config.game.pass_ms > config.game.settle_ms:
+    if good("game.pass_ms", "game.settle_ms") and config.game.pass_ms > config.game.settle_ms:
         problems.append(
             f"[game] pass_ms: {config.game.pass_ms} is longer than settle_ms "
             f"({config.game.settle_ms})"
@@ -601,14 +612,33 @@ def to_toml(config: Config) -> str:
     return "\n".join(lines)
 
 
+#: TOML basic-string escapes; any other control character is written as \\uXXXX.
+_TOML_ESCAPES = {
+    "\\": "\\\\",
+    '"': '\\"',
+    "\b": "\\b",
+    "\t": "\\t",
+    "\n": "\\n",
+    "\f": "\\f",
+    "\r": "\\r",
+}
+
+
+def _toml_char(char: str) -> str:
+    if char in _TOML_ESCAPES:
+        return _TOML_ESCAPES[char]
+    if ord(char) < 0x20 or ord(char) == 0x7F:
+        return f"\\u{ord(char):04x}"
+    return char
+
+
 def _toml_value(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int | float):
         return repr(value)
     if isinstance(value, str):
-        escaped = value.replace("\\", "\\\\").replace('"', '\\"')
-        return f'"{escaped}"'
+        return '"' + "".join(_toml_char(c) for c in value) + '"'
     if isinstance(value, tuple | list):
         return "[" + ", ".join(_toml_value(v) for v in value) + "]"
     raise TypeError(f"cannot write {value!r} as TOML")

@@ -66,6 +66,10 @@ class DaemonError(Exception):
     """The daemon cannot start or go on; the message says what and where."""
 
 
+class DaemonConfigError(DaemonError):
+    """The config asks for something that cannot be had: exit 2 (restarting will not help)."""
+
+
 def edge_frame(letter: str, *, blink: bool = False) -> Frame:
     """A frame with only the edge squares lit, for the daemon's own states."""
     colours = tuple(letter if sq in EDGE_SQUARES else "." for sq in range(64))
@@ -257,6 +261,7 @@ class Daemon:
         self._lock: Any = None
         self.engine: Any = None  # the EngineSeat: a UCI engine playing a side, hints
         self._engine_record: tuple | None = None  # (game id, options) last stored
+        self._engine_side_for_new_games = config.engine.side  # until set_engine changes it
 
     # ------------------------------------------------------------------ clock
 
@@ -279,7 +284,12 @@ class Daemon:
                 self._loop.add_signal_handler(sig, self.stop, 0)
         try:
             self._show_leds()  # starting pattern
-            await self._start()
+            try:
+                await self._start()
+            except ValueError as exc:  # a value the parts refuse (the config's): named, no trace
+                raise DaemonConfigError(
+                    f"cannot start: {exc} (check the config: `magboard config check`)"
+                ) from exc
             if self.web:
                 await self._start_web()
             await self._stop.wait()
@@ -408,7 +418,9 @@ class Daemon:
             options = _options_from_record(stored.options, game_config)
             self._game_id = latest
             outcome = game.outcome()
-            self._result = (outcome.result(), outcome.termination) if outcome else None
+            # The stored result, not the rebuilt one: a daemon stopped between storing the
+            # last move and its result left it unwritten, and the first sync writes it.
+            self._result = (stored.result, stored.termination) if stored.result != "*" else None
             log.info(
                 "resuming game %d at ply %d%s",
                 latest,
@@ -461,12 +473,27 @@ class Daemon:
     # ------------------------------------------------------------------ the engine
 
     async def _start_engine(self) -> None:
-        """The engine's seat from ``[engine]``; a resumed game keeps the side it had."""
-        from board_driver.engine import EngineError, EngineLevel
+        """The engine's seat from ``[engine]``; a resumed game keeps the side it had
+        (new games get the config's side, see :meth:`_engine_for_new_game`).
+
+        An engine that cannot start does not stop the board: the daemon runs on, says so
+        (``engine_error``) and the seat asks again when it is the engine's turn. Only a
+        config that gives new games an engine side while no engine can be found at all
+        stops the daemon (exit 2, a config error: restarting would not mend it).
+        """
+        from board_driver.engine import EngineError, EngineLevel, EngineNotFound, find_engine
         from board_driver.engine.seat import EngineSeat
 
         assert self.store is not None
         section = self.config.engine
+        if section.side != "none":
+            try:
+                find_engine(section.path)
+            except EngineNotFound as exc:
+                raise DaemonConfigError(
+                    f"[engine] side = {section.side!r} but no engine can be found: {exc} "
+                    '(install it: `apt-get install stockfish`, or set [engine] side = "none")'
+                ) from exc
         stored = self.store.game(self._game_id).options if self._game_id is not None else {}
         side = stored.get("engine_side", section.side)
         self.engine = EngineSeat(
@@ -480,7 +507,14 @@ class Daemon:
         try:
             await self.engine.start()
         except (EngineError, OSError) as exc:
-            raise DaemonError(f"[engine] cannot start the engine: {exc}") from exc
+            log.error(
+                "engine: cannot start the engine for %s: %s (the board works on; "
+                "asked again when it is the engine's turn)",
+                side,
+                exc,
+            )
+            self._after([{"t": self.now_ms(), "type": "engine_error", "message": str(exc)}])
+            return
         if side != "none":
             log.info(
                 "engine: %s plays %s (%s)", self.engine.name, side, self.engine.level.describe()
@@ -489,10 +523,12 @@ class Daemon:
     def set_engine(self, side: str, level: Any = None) -> None:
         """Let the engine play ``side`` ("none", "white", "black") at ``level`` (an
         :class:`~board_driver.engine.EngineLevel`; None keeps the current one), from now
-        on, in this game and the next. ValueError if the side is unknown or no engine can
+        on, in this game and the next ones until the daemon restarts (then the config's
+        side applies to new games again). ValueError if the side is unknown or no engine can
         be found. For the web page (call it on the loop)."""
         assert self.engine is not None
         self.engine.configure(side, level)
+        self._engine_side_for_new_games = side
         record = self.engine.record()
         log.info("engine: %s plays %s (%s)", record.name, side, record.level)
         self._after(
@@ -506,6 +542,13 @@ class Daemon:
                 }
             ]
         )
+
+    def _engine_for_new_game(self) -> None:
+        """A new game gets the side for new games (the config's, or the last set_engine)."""
+        side = self._engine_side_for_new_games
+        if self.engine.side != side:
+            self.engine.side = side
+            log.info("engine: plays %s in the new game", side)
 
     def engine_state(self) -> dict[str, Any]:
         """The engine's side, name, level and what it is doing (see ``EngineSeat.state``)."""
@@ -549,6 +592,8 @@ class Daemon:
 
     def _after(self, announced: list[dict]) -> None:
         """What follows a tracker step: store first, then logs, then lights."""
+        if self.engine is not None and any(e.get("type") == "new_game" for e in announced):
+            self._engine_for_new_game()
         if self.engine is not None:
             self.engine.update(announced)  # its side on this tracker, its turn: ask it
         try:
@@ -557,10 +602,7 @@ class Daemon:
         except (StoreError, OSError, sqlite3.Error) as exc:
             self.fault(f"cannot store the game: {exc}")
             return
-        start_ply = _ply_of(self.tracker.game.start.fen())
         for event in announced:
-            if event.get("type") == "move" and event.get("fen"):
-                event = {**event, "ply": _ply_of(event["fen"]) - start_ply}
             _log_announcement(event, self._game_id)
             if event.get("type") == "move" and event.get("uci"):
                 self._start_flash(event["uci"])
@@ -848,12 +890,6 @@ def _options_from_record(record: dict[str, str], defaults: Any) -> Any:
         takeback=record.get("takeback", str(defaults.takeback).lower()) == "true",
         hints=record.get("hints", str(defaults.hints).lower()) == "true",
     )
-
-
-def _ply_of(fen: str) -> int:
-    """Half-moves played before this position, from its FEN's move number and side."""
-    fields = fen.split()
-    return (int(fields[5]) - 1) * 2 + (fields[1] == "b")
 
 
 def _log_announcement(event: dict, game_id: int | None) -> None:

@@ -31,11 +31,6 @@ class Notifier:
         if usec.isdigit() and int(usec) > 0 and (not pid or pid == str(os.getpid())):
             self._watchdog_usec = int(usec)
 
-    @property
-    def active(self) -> bool:
-        """Whether a service manager listens."""
-        return self._address is not None
-
     def watchdog_interval(self) -> float | None:
         """Seconds between watchdog pings (half of ``WatchdogSec=``), None if no watchdog."""
         if self._watchdog_usec is None:

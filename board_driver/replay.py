@@ -18,9 +18,9 @@ from typing import Any
 
 from board_driver.debounce import DEFAULT_DEBOUNCE_MS, Debouncer
 from board_driver.events import BoardEvent, Lift, Place
-from board_driver.script import START_FEN, Scan, Script, Wait
+from board_driver.script import Scan, Script, Wait
 from board_driver.tracker import GameOptions, Timing, Tracker
-from rules import Game, Position
+from rules import STARTING_FEN, Game, Position
 
 
 @dataclass(slots=True)
@@ -73,7 +73,7 @@ class ReplayResult:
 
 def tracker_for(script: Script, *, timing: Timing | None = None) -> Tracker:
     """A fresh tracker for ``script``: its starting position and its options."""
-    start = Position() if script.fen == START_FEN else Position.from_fen(script.fen)
+    start = Position() if script.fen == STARTING_FEN else Position.from_fen(script.fen)
     options = GameOptions(**script.options)
     return Tracker(Game(start), options=options, timing=timing or Timing())
 

@@ -26,9 +26,9 @@ from dataclasses import dataclass, field
 
 from board_driver.events import BUTTON_NAMES, PROMOTION_LETTERS, Button, Choose, Lift, Place
 from board_driver.squares import square, square_name
+from rules import STARTING_FEN
 
 #: The standard start position, the default ``fen``.
-START_FEN = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
 #: The default time between two events that carry no time of their own.
 DEFAULT_GAP_MS = 300
 
@@ -85,7 +85,7 @@ class Script:
     ``lines`` gives the line number of each item (0 for items not read from text).
     """
 
-    fen: str = START_FEN
+    fen: str = STARTING_FEN
     options: dict[str, str | bool] = field(default_factory=dict)
     gap_ms: int = DEFAULT_GAP_MS
     items: list[ScriptItem] = field(default_factory=list)
@@ -112,7 +112,7 @@ START_OCCUPANCY = 0xFFFF00000000FFFF
 
 
 def _occupancy_of(fen: str) -> int:
-    if fen == START_FEN:
+    if fen == STARTING_FEN:
         return START_OCCUPANCY
     # Imported here so that reading a script without a fen never needs the rules core.
     from rules import Position
@@ -348,7 +348,7 @@ def format_script(script: Script, *, comment: str | None = None) -> str:
     out = []
     if comment:
         out += [f"# {line}".rstrip() for line in comment.splitlines()]
-    if script.fen != START_FEN:
+    if script.fen != STARTING_FEN:
         out.append(f"fen {script.fen}")
     for name, value in script.options.items():
         out.append(f"option {name} {_option_text(name, value)}")

@@ -8,7 +8,8 @@ is played at once, keeping its spacing to the next.
 
 A script with a ``fen`` or ``option`` line starts a new game from it, on a board set up to
 match. One without goes on with the current game on the pieces standing, so its lifts and
-places are checked against those pieces, not the start position:
+places are checked against those pieces, not the start position (a script of raw
+``scan`` lines gives the whole board each time, and needs no such check):
 
 >>> script, skip = parse_on_board("lift e4\\nplace e5\\n", "<doc>", 0xFFFF00001000EFFF)
 >>> [type(item).__name__ for item in script.items[skip:]]
@@ -25,9 +26,10 @@ from collections.abc import AsyncIterator, Iterable
 from typing import Any, TextIO
 
 from board_driver.events import Button, Choose, Lift, Place
-from board_driver.script import START_FEN, START_OCCUPANCY, Scan, Script, ScriptError, Wait
+from board_driver.script import START_OCCUPANCY, Scan, Script, ScriptError, Wait
 from board_driver.script import parse_script as _parse_script
 from board_driver.squares import square_name, squares_of
+from rules import STARTING_FEN
 
 log = logging.getLogger("magboard")
 
@@ -39,9 +41,17 @@ def _is_event(line: str) -> bool:
     return content.startswith("@") or content.split(" ", 1)[0] in _EVENT_KEYWORDS
 
 
+def _keyword(line: str) -> str:
+    """The keyword of a script line, after any ``@ms`` time ("" for none)."""
+    words = line.split("#", 1)[0].split()
+    if words and words[0].startswith("@"):
+        words = words[1:]
+    return words[0] if words else ""
+
+
 def starts_new_game(header: Script) -> bool:
     """Whether a script's header sets up a game of its own (a ``fen`` or ``option`` line)."""
-    return bool(header.options) or header.fen != START_FEN
+    return bool(header.options) or header.fen != STARTING_FEN
 
 
 def parse_on_board(text: str, name: str, standing: int) -> tuple[Script, int]:
@@ -56,7 +66,9 @@ def parse_on_board(text: str, name: str, standing: int) -> tuple[Script, int]:
     lines = text.splitlines()
     first_event = next((i for i, line in enumerate(lines) if _is_event(line)), len(lines))
     header = _parse_script("\n".join(lines[:first_event]), name)
-    if starts_new_game(header):
+    if starts_new_game(header) or any(_keyword(line) == "scan" for line in lines):
+        # A scan gives the whole board: it needs no lines taking the pieces to it (and
+        # the parser does not mix scans with lift/place).
         return _parse_script(text, name), 0
     preamble = [f"@0 lift {square_name(sq)}" for sq in squares_of(START_OCCUPANCY & ~standing)]
     preamble += [f"@0 place {square_name(sq)}" for sq in squares_of(standing & ~START_OCCUPANCY)]

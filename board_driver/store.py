@@ -27,11 +27,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from rules import STARTING_FEN
+
 if TYPE_CHECKING:  # the rules core is needed only to rebuild games and print PGN
     import rules
 
 SCHEMA_VERSION = 1
-START_FEN = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
@@ -227,7 +228,9 @@ class Store:
     def _transaction(self) -> Store._Tx:
         return Store._Tx(self._db)
 
-    def new_game(self, start_fen: str = START_FEN, options: Mapping[str, str] | None = None) -> int:
+    def new_game(
+        self, start_fen: str = STARTING_FEN, options: Mapping[str, str] | None = None
+    ) -> int:
         """Start a game; returns its number."""
         with self._transaction() as db:
             cursor = db.execute(

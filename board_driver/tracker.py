@@ -65,7 +65,12 @@ from board_driver.events import PROMOTION_LETTERS, BoardEvent, Button, Choose, L
 from board_driver.feedback import DEFAULT_COLOURS, BoardView, Colours, render
 from board_driver.frame import Frame
 from board_driver.squares import square_name, squares_of
-from board_driver.tracking.expected import NoTouchMove, execute_squares, paired_takeback
+from board_driver.tracking.expected import (
+    NoTouchMove,
+    execute_squares,
+    move_details,
+    paired_takeback,
+)
 from board_driver.tracking.footprint import Footprint, bit
 from board_driver.tracking.touch import TouchMove
 from rules import (
@@ -87,7 +92,6 @@ TOUCH_MOVE_MODES = ("off", "warn", "enforce")
 #: The occupancy of the start position: ranks 1, 2, 7 and 8.
 START_OCCUPANCY = Position().occupancy()
 PROMOTION_PIECES = {"q": QUEEN, "r": ROOK, "b": BISHOP, "n": KNIGHT}
-PROMOTION_LETTER = {piece: letter for letter, piece in PROMOTION_PIECES.items()}
 
 Event = dict[str, Any]
 
@@ -116,6 +120,10 @@ class GameOptions:
                 raise ValueError(f"{name}: expected true or false, got {getattr(self, name)!r}")
 
 
+#: The shortest settle time the tracker works with: a move is judged once the board is still.
+MIN_SETTLE_MS = 1
+
+
 @dataclass(frozen=True, slots=True)
 class Timing:
     """``settle_ms``: how long the board must be still before a move is judged;
@@ -130,8 +138,8 @@ class Timing:
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < 0:
                 raise ValueError(f"{name}: expected a whole number of milliseconds, got {value!r}")
-        if self.settle_ms == 0:
-            raise ValueError("settle_ms: must be more than 0")
+        if self.settle_ms < MIN_SETTLE_MS:
+            raise ValueError(f"settle_ms: must be at least {MIN_SETTLE_MS}")
 
 
 def _side(color: Color) -> str:
@@ -581,28 +589,13 @@ class Tracker:
     # ------------------------------------------------------------------ changing the game
 
     def _move_event(self, t: int, kind: str, move: Move, san: str, mover: Color) -> Event:
-        position = self.game.position
-        event: Event = {
+        return {
             "t": t,
             "type": kind,
-            "san": san,
-            "uci": str(move),
-            "fen": position.fen(),
-            "from": square_name(move.from_square),
-            "to": square_name(move.to_square),
-            "side": _side(mover),
+            **move_details(move, san, mover),
+            "fen": self.game.position.fen(),
             "ply": len(self.game.moves),
         }
-        if move.is_capture:
-            event["captured"] = square_name(move.captured_square)
-        if move.is_castling:
-            event["rook_from"] = square_name(move.rook_from)
-            event["rook_to"] = square_name(move.rook_to)
-        if move.is_en_passant:
-            event["en_passant"] = True
-        if move.promotion is not None:
-            event["promotion"] = PROMOTION_LETTER[move.promotion]
-        return event
 
     def _after_move(self, t: int, was_over: Outcome | None) -> list[Event]:
         """``check`` and ``game_over`` (or ``game_resumed``) after the position changed."""

@@ -7,6 +7,8 @@
 #   sudo systemd/install.sh --uninstall     stop and remove the service, unit, rules and venv;
 #                                           keeps /etc/magboard and the games in /var/lib/magboard
 #   sudo systemd/install.sh --uninstall --purge   also removes those and the user
+#   sudo systemd/install.sh --with-engine   also installs Stockfish (apt package `stockfish`),
+#                                           to play against the engine (docs/engine.md)
 #
 #   systemd/install.sh --prefix DIR [--with-venv]
 #        stage everything under DIR instead of / (for tests and packaging). Under a prefix the
@@ -23,8 +25,9 @@ UNINSTALL=0
 PURGE=0
 WITH_VENV=0
 APT_PACKAGES=(python3 python3-venv python3-dev gcc sqlite3)
+WITH_ENGINE=0
 
-usage() { sed -n '2,17s/^# \{0,1\}//p' "$0"; }
+usage() { sed -n '2,19s/^# \{0,1\}//p' "$0"; }
 
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -33,10 +36,18 @@ while [ $# -gt 0 ]; do
         --uninstall) UNINSTALL=1; shift ;;
         --purge) PURGE=1; shift ;;
         --with-venv) WITH_VENV=1; shift ;;
+        --with-engine) WITH_ENGINE=1; shift ;;
         -h|--help) usage; exit 0 ;;
         *) echo "install.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
     esac
 done
+
+if [ "$PURGE" = 1 ] && [ "$UNINSTALL" = 0 ]; then
+    echo "install.sh: --purge goes with --uninstall (it removes the config and the games)" >&2
+    exit 2
+fi
+# The engine is optional: the board works without it.
+[ "$WITH_ENGINE" = 1 ] && APT_PACKAGES+=(stockfish)
 
 if [ -n "$PREFIX" ]; then
     mkdir -p "$PREFIX"
@@ -62,16 +73,20 @@ system() {
     fi
 }
 
-# Write a file only if its content differs; 0 = changed.
+# Write a file only if its content differs; PUT_CHANGED=1 if it did. Called as a plain
+# command (never in `&&` or `if`, where bash ignores set -e), so a failure stops the script.
+PUT_CHANGED=0
 put() {
     local src="$1" dest="$2" mode="$3"
+    PUT_CHANGED=0
     mkdir -p "$(dirname "$dest")"
     if [ -f "$dest" ] && cmp -s "$src" "$dest"; then
         say "unchanged: ${dest#"$PREFIX"}"
-        return 1
+        return 0
     fi
     install -m "$mode" "$src" "$dest"
     say "installed: ${dest#"$PREFIX"}"
+    PUT_CHANGED=1
 }
 
 check_os() {
@@ -138,8 +153,10 @@ install_all() {
     fi
 
     local unit_changed=0 rules_changed=0
-    put "$SOURCE_DIR/systemd/magboard.service" "$UNIT" 0644 && unit_changed=1
-    put "$SOURCE_DIR/systemd/99-magboard.rules" "$RULES" 0644 && rules_changed=1
+    put "$SOURCE_DIR/systemd/magboard.service" "$UNIT" 0644
+    unit_changed=$PUT_CHANGED
+    put "$SOURCE_DIR/systemd/99-magboard.rules" "$RULES" 0644
+    rules_changed=$PUT_CHANGED
 
     mkdir -p "$CONFIG_DIR" "$STATE_DIR"
     if [ ! -e "$CONFIG_DIR/config.toml" ]; then

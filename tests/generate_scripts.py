@@ -35,7 +35,8 @@ import chess
 import chess.pgn
 
 from board_driver.events import Choose, Lift, Place
-from board_driver.script import START_FEN, Scan, Script, ScriptItem
+from board_driver.script import Scan, Script, ScriptItem
+from rules import STARTING_FEN
 
 #: Intervals (ms) people leave between events; see the module docstring.
 WITHIN_MOVE = (40, 200)  # comfortably under the 250 ms settle time, even with bounce
@@ -324,7 +325,7 @@ def generate_game(game: chess.pgn.Game, seed: int, name: str) -> GeneratedGame:
     outcome = board.outcome(claim_draw=False)
     fens = {board.fen(en_passant=mode) for mode in ("legal", "fen", "xfen")}
     script = Script(
-        fen=START_FEN if fen == chess.STARTING_FEN else fen,
+        fen=STARTING_FEN if fen == chess.STARTING_FEN else fen,
         options=options,
         gap_ms=300,
         items=hands.items,

@@ -13,7 +13,14 @@ from pathlib import Path
 from typing import ClassVar
 
 from board_driver.config import Config, ConfigError, load_config
-from board_driver.daemon import Daemon, DaemonError, Hardware, gpio_present, open_hardware
+from board_driver.daemon import (
+    Daemon,
+    DaemonConfigError,
+    DaemonError,
+    Hardware,
+    gpio_present,
+    open_hardware,
+)
 from board_driver.script import ScriptError
 from board_driver.scriptfeed import parse_on_board
 from board_driver.store import StoreError
@@ -130,6 +137,8 @@ def run(args: argparse.Namespace) -> int:
         return asyncio.run(daemon.run())
     except StoreError as exc:
         return _fail(str(exc), 1)
+    except DaemonConfigError as exc:
+        return _fail(str(exc), 2)
     except DaemonError as exc:
         return _fail(str(exc), 1)
     except KeyboardInterrupt:

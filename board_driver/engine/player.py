@@ -40,6 +40,12 @@ log = logging.getLogger("magboard.engine")
 
 #: A crashed engine is started again this many times for one move before giving up.
 RESTARTS_PER_MOVE = 3
+#: The most search threads asked of an engine: more than a Raspberry Pi (4 cores) or a
+#: desktop can give a board game; ``[engine] threads`` is checked against it.
+MAX_THREADS = 64
+#: The largest hash table asked of an engine, in MB: a short search on a Pi fills a few
+#: MB; ``[engine] hash_mb`` is checked against it (the engine refuses what the machine lacks).
+MAX_HASH_MB = 4096
 
 
 @dataclass(frozen=True, slots=True)

@@ -34,9 +34,15 @@ from rules import BLACK, WHITE, Color
 
 log = logging.getLogger("magboard")
 
+#: The sides an engine can play (``[engine] side``, ``set_engine``), and their colours.
 SIDES = {"none": None, "white": WHITE, "black": BLACK}
 #: After the engine failed for good, ask again this many seconds later.
 RETRY_AFTER_S = 5.0
+
+
+def _check_side(side: str) -> None:
+    if side not in SIDES:
+        raise ValueError(f"engine side: {side!r} is not one of {', '.join(SIDES)}")
 
 
 def side_name(color: Color | None) -> str:
@@ -99,8 +105,7 @@ class EngineSeat:
         threads: int = 1,
         hash_mb: int = 16,
     ) -> None:
-        if side not in SIDES:
-            raise ValueError(f"engine side: {side!r} is not one of none, white, black")
+        _check_side(side)
         self.host = host
         self.side = side
         self.path = path
@@ -167,8 +172,7 @@ class EngineSeat:
 
         ValueError (EngineNotFound) if the engine cannot be found; nothing changes then.
         """
-        if side not in SIDES:
-            raise ValueError(f"engine side: {side!r} is not one of none, white, black")
+        _check_side(side)
         if side != "none":
             self._player()  # finds the engine, or raises
         self.side = side
@@ -325,7 +329,15 @@ class EngineSeat:
         if self._key() != key or uci is None:
             return  # the position changed meanwhile: the hint is stale
         position = tracker.game.position
-        move = position.parse_uci(uci)
+        try:
+            move = position.parse_uci(uci)
+        except ValueError:
+            message = f"{self.name} answered {uci!r}, not a legal move"
+            log.error("hint: %s", message)
+            self.host.announce(
+                [{"t": self.host.now_ms(), "type": "engine_error", "message": message}]
+            )
+            return
         tracker.show_hint(move)
         event = {"t": self.host.now_ms(), "type": "hint", "engine": self.name}
         event.update(describe_move(position, move))

@@ -13,11 +13,12 @@ command. A search abandoned half way (the task cancelled because the game change
 stopped and its ``bestmove`` drained before the next command.
 
 >>> import asyncio
+>>> from rules import STARTING_FEN
 >>> async def first_move(path):
 ...     engine = await UciEngine.start(path)
 ...     try:
 ...         await engine.new_game()
-...         return await engine.best_move(START_FEN, [], SearchLimit(depth=1))
+...         return await engine.best_move(STARTING_FEN, [], SearchLimit(depth=1))
 ...     finally:
 ...         await engine.quit()
 >>> asyncio.run(first_move(find_engine()))  # doctest: +SKIP
@@ -27,6 +28,7 @@ stopped and its ``bestmove`` drained before the next command.
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import os
 import shutil
@@ -34,11 +36,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-START_FEN = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
 #: Where Debian's ``stockfish`` package puts the binary (not on a user's PATH).
 DEBIAN_STOCKFISH = Path("/usr/games/stockfish")
 #: How long an engine may take to answer ``uci`` / ``isready``.
 HANDSHAKE_TIMEOUT_S = 10.0
+#: How many of the engine's last stderr lines are kept for error messages.
+STDERR_LINES_KEPT = 5
 #: Time allowed on top of ``movetime`` before a search counts as hung.
 SEARCH_MARGIN_S = 5.0
 #: A search by depth only: how long before it counts as hung.
@@ -184,6 +187,23 @@ class UciEngine:
         self.options: dict[str, UciOption] = {}
         self._searching = False
         self._lock = asyncio.Lock()
+        self._stderr: collections.deque[str] = collections.deque(maxlen=STDERR_LINES_KEPT)
+        self._stderr_task = asyncio.get_running_loop().create_task(self._keep_stderr())
+
+    async def _keep_stderr(self) -> None:
+        """Read the engine's stderr as it comes (so it never blocks), keeping the last lines."""
+        stream = self.process.stderr
+        if stream is None:
+            return
+        while line := await stream.readline():
+            text = line.decode(errors="replace").strip()
+            if text:
+                self._stderr.append(text)
+
+    async def _stderr_said(self) -> None:
+        """Give the engine's last stderr lines a moment to arrive (it has ended)."""
+        with contextlib.suppress(TimeoutError, asyncio.CancelledError):
+            await asyncio.wait_for(asyncio.shield(self._stderr_task), 0.5)
 
     # ------------------------------------------------------------------ life
 
@@ -199,7 +219,7 @@ class UciEngine:
                 str(binary),
                 stdin=asyncio.subprocess.PIPE,
                 stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.DEVNULL,
+                stderr=asyncio.subprocess.PIPE,  # its last lines explain a failure
                 start_new_session=True,  # a terminal's Ctrl-C goes to the daemon, not here
             )
         except OSError as exc:
@@ -252,6 +272,8 @@ class UciEngine:
                 self.process.kill()
         with contextlib.suppress(Exception):
             await self.process.wait()
+        with contextlib.suppress(Exception):  # stderr ends with the process
+            await asyncio.wait_for(asyncio.shield(self._stderr_task), 1.0)
 
     # ------------------------------------------------------------------ commands
 
@@ -267,11 +289,6 @@ class UciEngine:
                     raise EngineError(f"{self.name} has no option {name!r}")
                 await self._send(f"setoption name {name} value {_option_value(value)}")
             await self._ready()
-
-    async def is_ready(self, timeout: float = HANDSHAKE_TIMEOUT_S) -> None:
-        async with self._lock:
-            await self._drain_search()
-            await self._ready(timeout)
 
     async def new_game(self) -> None:
         """``ucinewgame``: forget what the last game taught the engine's tables."""
@@ -344,6 +361,7 @@ class UciEngine:
         except (BrokenPipeError, ConnectionResetError) as exc:
             with contextlib.suppress(TimeoutError):  # its exit status, for the message
                 await asyncio.wait_for(self.process.wait(), 1.0)
+            await self._stderr_said()
             raise EngineCrashed(self._ended(f"while sending {command.split()[0]!r}")) from exc
 
     async def _read(self, timeout: float, waiting_for: str) -> str:
@@ -352,12 +370,14 @@ class UciEngine:
             raw = await asyncio.wait_for(self.process.stdout.readline(), timeout)
         except TimeoutError:
             await self.kill()
+            hint = ": is it a UCI engine?" if waiting_for == "uci" else ""
             raise EngineTimeout(
-                f"{self.name}: no answer to {waiting_for!r} within {timeout:g} s (killed)"
+                f"{self.name}: no answer to {waiting_for!r} within {timeout:g} s{hint} (killed)"
             ) from None
         if not raw:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self.process.wait(), 1.0)
+            await self._stderr_said()
             raise EngineCrashed(self._ended(f"waiting for {waiting_for!r}"))
         return raw.decode(errors="replace").rstrip("\r\n")
 
@@ -378,4 +398,5 @@ class UciEngine:
         code = self.process.returncode
         how = "" if code is None else f" (exit {code})" if code >= 0 else f" (signal {-code})"
         self._searching = False
-        return f"{self.name} ended {when}{how}"
+        said = f"; it said: {' | '.join(self._stderr)}" if self._stderr else ""
+        return f"{self.name} ended {when}{how}{said}"

@@ -33,6 +33,12 @@ def monotonic_ms() -> int:
     return time.monotonic_ns() // 1_000_000
 
 
+#: The scan rates a ScanLoop accepts (scans a second); ``[sensing] rate_hz`` is checked
+#: against them.
+MIN_RATE_HZ = 1
+MAX_RATE_HZ = 5000
+
+
 class ScanLoop:
     """Calls ``port.scan()`` ``rate_hz`` times a second in a daemon thread.
 
@@ -55,8 +61,8 @@ class ScanLoop:
         clock: Callable[[], int] = monotonic_ms,
         name: str = "magboard-scan",
     ) -> None:
-        if not 1 <= rate_hz <= 5000:
-            raise ValueError(f"rate_hz must be 1..5000, got {rate_hz!r}")
+        if not MIN_RATE_HZ <= rate_hz <= MAX_RATE_HZ:
+            raise ValueError(f"rate_hz must be {MIN_RATE_HZ}..{MAX_RATE_HZ}, got {rate_hz!r}")
         self.port = port
         self.on_scan = on_scan
         self.on_error = on_error

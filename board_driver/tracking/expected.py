@@ -21,10 +21,9 @@ from typing import Any
 
 from board_driver.squares import square_name
 from board_driver.tracking.touch import TouchMove
-from rules import BISHOP, KNIGHT, QUEEN, ROOK, WHITE, Move, Position
+from rules import BISHOP, BLACK, KNIGHT, QUEEN, ROOK, WHITE, Color, Move, Piece, Position
 
 PIECE_NAMES = {QUEEN: "queen", ROOK: "rook", BISHOP: "bishop", KNIGHT: "knight"}
-PIECE_LETTERS = {QUEEN: "q", ROOK: "r", BISHOP: "b", KNIGHT: "n"}
 
 
 def execute_squares(move: Move) -> int:
@@ -39,12 +38,23 @@ def execute_squares(move: Move) -> int:
 
 def describe_move(position: Position, move: Move) -> dict[str, Any]:
     """What a person (or the web page) needs to play ``move`` from ``position``."""
+    return move_details(move, position.san(move), position.turn)
+
+
+def move_details(move: Move, san: str, side: Color) -> dict[str, Any]:
+    """A move's details for an event (``move``, ``engine_move``, ``hint``): ``san``, ``uci``,
+    ``from``, ``to``, ``side`` (who moves), and when they apply ``captured``, ``en_passant``,
+    ``rook_from``/``rook_to``, ``promotion`` (``q``...) and ``promotion_piece`` (``queen``...).
+
+    >>> move_details(Move.from_uci("e7e8q"), "e8=Q", WHITE)["promotion_piece"]
+    'queen'
+    """
     details: dict[str, Any] = {
-        "san": position.san(move),
+        "san": san,
         "uci": str(move),
         "from": square_name(move.from_square),
         "to": square_name(move.to_square),
-        "side": "white" if position.turn == WHITE else "black",
+        "side": "white" if side == WHITE else "black",
     }
     if move.is_capture:
         details["captured"] = square_name(move.captured_square)
@@ -54,7 +64,7 @@ def describe_move(position: Position, move: Move) -> dict[str, Any]:
         details["rook_from"] = square_name(move.rook_from)
         details["rook_to"] = square_name(move.rook_to)
     if move.promotion is not None:
-        details["promotion"] = PIECE_LETTERS[move.promotion]
+        details["promotion"] = Piece(move.promotion, BLACK).symbol()  # the lower-case letter
         details["promotion_piece"] = PIECE_NAMES[move.promotion]
     return details
 

@@ -170,6 +170,22 @@ def test_config_show_prints_the_effective_config(tmp_path):
     assert shown["leds"]["brightness"] == 0.3
 
 
+@pytest.mark.parametrize(
+    "odd",
+    ["two\nlines", 'quote " and \\ backslash', "tab\tcr\rnul\x00esc\x1bdel\x7f", "é ♞"],
+)
+def test_config_show_reads_back_for_odd_strings(tmp_path, odd: str) -> None:
+    path = tmp_path / "c.toml"
+    written = odd.replace("\\", "\\\\").replace('"', '\\"')
+    written = "".join(c if ord(c) >= 0x20 and c != "\x7f" else f"\\u{ord(c):04x}" for c in written)
+    path.write_text(f'[web]\ntoken = "{written}"\n[engine]\npath = "{written}"\n')
+    assert tomllib.loads(path.read_text())["web"]["token"] == odd
+    result = magboard("config", "show", "--config", str(path), "--sim")
+    assert result.returncode == 0, result.stderr
+    shown = tomllib.loads(result.stdout)
+    assert shown["web"]["token"] == odd and shown["engine"]["path"] == odd
+
+
 def test_an_unreadable_config_is_a_clear_error(tmp_path):
     path = tmp_path / "binary.toml"
     path.write_bytes(b"\xff\xfe\x00garbage")
@@ -187,3 +203,70 @@ def test_the_module_examples_hold():
 
     for module in (board_driver.config, board_driver.store, board_driver.notify):
         assert doctest.testmod(module).failed == 0, module.__name__
+
+
+@pytest.mark.parametrize(
+    ("section", "text", "message"),
+    [
+        ("sensing", "rate_hz = 0.5", "[sensing] rate_hz: 0.5 is not between 1 and 5000"),
+        ("sensing", "rate_hz = 6000", "[sensing] rate_hz: 6000 is not between 1 and 5000"),
+        ("game", "settle_ms = 0", "[game] settle_ms: 0 is not between 1 and 10000"),
+    ],
+)
+def test_config_check_refuses_what_run_could_not_use(
+    tmp_path, section: str, text: str, message: str
+) -> None:
+    from tests.board_driver.daemon_process import run_magboard, write_config
+
+    config = write_config(tmp_path, f"[{section}]\n{text}\n")
+    checked = run_magboard("config", "check", "--config", str(config))
+    assert checked.returncode != 0 and message in checked.stdout + checked.stderr
+    ran = run_magboard("run", "--sim", "--config", str(config), timeout=30)
+    assert ran.returncode == 2 and message in ran.stderr
+    assert "Traceback" not in ran.stderr
+
+
+def test_the_smallest_values_config_check_allows_run(tmp_path) -> None:
+    from tests.board_driver.daemon_process import DaemonProcess, write_config
+
+    write_config(tmp_path, "[sensing]\nrate_hz = 1\n[game]\nsettle_ms = 1\npass_ms = 0\n")
+    proc = DaemonProcess(tmp_path)
+    try:
+        proc.wait_ready(timeout=30)
+    finally:
+        proc.terminate()
+    assert proc.proc.returncode == 0, proc.output()
+
+
+def test_a_value_the_parts_refuse_at_start_is_named_without_a_traceback(tmp_path) -> None:
+    import asyncio
+    import dataclasses
+
+    from board_driver.daemon import Daemon, DaemonConfigError, Hardware
+    from board_driver.leds import Renderer, open_leds
+    from board_driver.notify import Notifier
+    from board_driver.sensing.sim import SimulatedBoard
+
+    config = parse_config(f'[store]\npath = "{tmp_path / "g.sqlite"}"\n')
+    # A value that slipped past the config's checks (a program building its own Config).
+    config = dataclasses.replace(config, sensing=dataclasses.replace(config.sensing, rate_hz=0.5))
+    board = SimulatedBoard()
+    hardware = Hardware(board, open_leds("sim"), Renderer().render, sim_board=board)
+    daemon = Daemon(config, hardware, notifier=Notifier(environ={}))
+    with pytest.raises(DaemonConfigError, match=r"cannot start: rate_hz must be 1\.\.5000"):
+        asyncio.run(daemon.run())
+
+
+def test_one_check_lists_the_rules_across_keys_beside_a_bad_value(tmp_path) -> None:
+    path = tmp_path / "c.toml"
+    path.write_text(
+        '[sensing]\nrate_hz = "fast"\n[game]\nsettle_ms = 50\npass_ms = 100\n'
+        "[engine]\ndepth = -1\nmovetime_ms = 0\n"
+    )
+    result = magboard("config", "check", "--config", str(path))
+    assert result.returncode == 2
+    assert '[sensing] rate_hz: "fast" is not a number' in result.stderr
+    assert "[game] pass_ms: 100 is longer than settle_ms (50)" in result.stderr
+    assert "[engine] depth: -1 is not between 0 and 100" in result.stderr
+    # depth is already named: no rule is judged on the default standing in for it.
+    assert "needs a depth" not in result.stderr

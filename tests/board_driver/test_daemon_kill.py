@@ -197,3 +197,25 @@ def test_sigkill_at_random_moments_loses_no_stored_move_and_the_game_survives(tm
     assert [str(m) for m in game.mainline_moves()] == ucis
     games = run_magboard("games", "--config", str(daemon.config)).stdout
     assert len(games.strip().splitlines()) == 2, games  # one game, however many restarts
+
+
+def test_a_mate_stored_without_its_result_is_finished_at_the_next_start(tmp_path) -> None:
+    from board_driver.store import Store
+
+    # The daemon stored the mating move and was killed before it stored the result.
+    config = write_config(tmp_path)
+    with Store.open(tmp_path / "games.sqlite") as store:
+        game_id = store.new_game()
+        line = [("f2f3", "f3"), ("e7e5", "e5"), ("g2g4", "g4"), ("d8h4", "Qh4#")]
+        store.sync_moves(game_id, line)
+    before = run_magboard("games", "--config", str(config))
+    assert "* (in progress)" in before.stdout
+
+    proc = DaemonProcess(tmp_path)
+    try:
+        proc.wait_ready(timeout=30)
+    finally:
+        proc.terminate()
+    listed = run_magboard("games", "--config", str(config))
+    assert listed.returncode == 0, listed.stderr
+    assert "0-1 (checkmate)" in listed.stdout, listed.stdout

@@ -136,15 +136,3 @@ def test_a_hint_needs_no_engine_side_and_is_lit_green(tmp_path: Path) -> None:
 
 def test_pgn_headers_without_an_engine_are_empty() -> None:
     assert pgn_headers({"engine_side": "none", "engine_name": "Stockfish"}) == {}
-
-
-def test_a_missing_engine_for_a_side_stops_the_daemon_with_a_clear_error(tmp_path: Path) -> None:
-    from tests.board_driver.daemon_process import run_magboard, write_config
-
-    config = write_config(tmp_path, '[engine]\nside = "black"\npath = "/opt/nothing/stockfish"')
-    done = run_magboard("run", "--sim", "--config", str(config), timeout=30)
-    assert done.returncode == 1
-    assert (
-        "magboard: [engine] cannot start the engine: /opt/nothing/stockfish: no such file"
-        in done.stderr
-    )

@@ -22,7 +22,8 @@ from board_driver.engine import (
     UciEngine,
     find_engine,
 )
-from board_driver.engine.uci import START_FEN, parse_option
+from board_driver.engine.uci import parse_option
+from rules import STARTING_FEN
 
 
 def _stockfish() -> Path | None:
@@ -84,7 +85,7 @@ def test_stockfish_handshake_and_a_legal_reply() -> None:
         try:
             await engine.configure({"Skill Level": 5, "Threads": 1})
             await engine.new_game()
-            move = await engine.best_move(START_FEN, ["e2e4"], SearchLimit(depth=3))
+            move = await engine.best_move(STARTING_FEN, ["e2e4"], SearchLimit(depth=3))
             return engine.name, move, engine.options
         finally:
             await engine.quit()
@@ -130,13 +131,13 @@ def test_a_cancelled_search_leaves_the_engine_usable() -> None:
         engine = await UciEngine.start(STOCKFISH)
         try:
             long = asyncio.create_task(
-                engine.best_move(START_FEN, [], SearchLimit(movetime_ms=20_000))
+                engine.best_move(STARTING_FEN, [], SearchLimit(movetime_ms=20_000))
             )
             await asyncio.sleep(0.3)
             long.cancel()
             with pytest.raises(asyncio.CancelledError):
                 await long
-            return await engine.best_move(START_FEN, ["d2d4"], SearchLimit(depth=2))
+            return await engine.best_move(STARTING_FEN, ["d2d4"], SearchLimit(depth=2))
         finally:
             await engine.quit()
 
@@ -151,7 +152,7 @@ def test_a_killed_engine_is_reported_as_crashed() -> None:
         engine = await UciEngine.start(STOCKFISH)
         try:
             search = asyncio.create_task(
-                engine.best_move(START_FEN, [], SearchLimit(movetime_ms=20_000))
+                engine.best_move(STARTING_FEN, [], SearchLimit(movetime_ms=20_000))
             )
             await asyncio.sleep(0.3)
             os.kill(engine.pid, signal.SIGKILL)
@@ -177,8 +178,31 @@ def test_an_engine_that_never_answers_times_out(tmp_path: Path) -> None:
     async def scenario() -> None:
         await UciEngine.start(silent, timeout=0.5)
 
-    with pytest.raises(EngineTimeout, match=r"no answer to 'uci' within 0\.5 s"):
+    with pytest.raises(
+        EngineTimeout, match=r"no answer to 'uci' within 0\.5 s: is it a UCI engine\?"
+    ):
         run(scenario())
+
+
+def test_an_engine_that_fails_says_why_with_its_last_stderr_lines(tmp_path: Path) -> None:
+    failing = _fake_engine(
+        tmp_path,
+        'read line\necho "id name Failing 1"\necho uciok\nread line\n'
+        'echo "Failed to allocate 65536MB for transposition table." >&2\nexit 1\n',
+    )
+
+    async def scenario() -> None:
+        engine = await UciEngine.start(failing)
+        try:
+            await engine.configure({})
+        finally:
+            await engine.kill()
+
+    with pytest.raises(EngineCrashed) as caught:
+        run(scenario())
+    assert "(exit 1); it said: Failed to allocate 65536MB for transposition table." in str(
+        caught.value
+    )
 
 
 def test_a_program_that_is_no_engine_is_reported(tmp_path: Path) -> None:
@@ -198,7 +222,7 @@ def test_the_player_restarts_a_killed_engine_and_answers_for_the_same_game() -> 
             await player.start()
             first_pid = player.pid
             assert first_pid is not None
-            search = asyncio.create_task(player.best_move(START_FEN, moves))
+            search = asyncio.create_task(player.best_move(STARTING_FEN, moves))
             await asyncio.sleep(0.5)
             os.kill(first_pid, signal.SIGKILL)
             move = await search
@@ -241,9 +265,9 @@ def test_the_level_becomes_setoption_and_go_commands(tmp_path: Path) -> None:
     async def scenario() -> tuple[str | None, str]:
         player = EnginePlayer(engine, EngineLevel(elo=1500, depth=6, movetime_ms=None))
         try:
-            move = await player.best_move(START_FEN, ["d2d4"])
+            move = await player.best_move(STARTING_FEN, ["d2d4"])
             player.set_level(EngineLevel(skill=4, depth=None, movetime_ms=250))
-            await player.best_move(START_FEN, [])
+            await player.best_move(STARTING_FEN, [])
             return move, player.name
         finally:
             await player.close()
@@ -254,7 +278,7 @@ def test_the_level_becomes_setoption_and_go_commands(tmp_path: Path) -> None:
     assert sent[0] == "uci"
     assert "setoption name UCI_LimitStrength value true" in sent
     assert "setoption name UCI_Elo value 1500" in sent
-    assert f"position fen {START_FEN} moves d2d4" in sent
+    assert f"position fen {STARTING_FEN} moves d2d4" in sent
     assert "go depth 6" in sent
     # The new level: full strength off, skill 4, a time per move.
     after = sent[sent.index("go depth 6") :]
@@ -270,7 +294,7 @@ def test_an_elo_below_the_engines_range_is_brought_within_it(tmp_path: Path) -> 
     async def scenario() -> None:
         player = EnginePlayer(engine, EngineLevel(elo=900, depth=3, movetime_ms=None))
         try:
-            await player.best_move(START_FEN, [])
+            await player.best_move(STARTING_FEN, [])
         finally:
             await player.close()
 
@@ -286,8 +310,8 @@ def test_a_question_at_another_level_is_followed_by_the_players_own(tmp_path: Pa
     async def scenario() -> None:
         player = EnginePlayer(engine, own)
         try:
-            await player.best_move(START_FEN, [], level=own.full_strength())  # a hint
-            await player.best_move(START_FEN, ["e2e4"])  # the engine's own move
+            await player.best_move(STARTING_FEN, [], level=own.full_strength())  # a hint
+            await player.best_move(STARTING_FEN, ["e2e4"])  # the engine's own move
         finally:
             await player.close()
 
@@ -299,4 +323,4 @@ def test_a_question_at_another_level_is_followed_by_the_players_own(tmp_path: Pa
         "setoption name Skill Level value 20",  # the hint
         "setoption name Skill Level value 3",  # its own move again
     ]
-    assert sent.index(skills[1]) < sent.index(f"position fen {START_FEN}")
+    assert sent.index(skills[1]) < sent.index(f"position fen {STARTING_FEN}")

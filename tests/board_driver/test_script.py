@@ -8,7 +8,6 @@ from hypothesis import strategies as st
 
 from board_driver.events import BUTTON_NAMES, Button, Choose, Lift, Place
 from board_driver.script import (
-    START_FEN,
     Scan,
     Script,
     ScriptError,
@@ -17,6 +16,7 @@ from board_driver.script import (
     parse_script,
 )
 from board_driver.squares import square
+from rules import STARTING_FEN
 from tests.conftest import SCHOLARS_MATE
 
 
@@ -32,7 +32,7 @@ def error_of(text: str, name: str = "bug.script") -> str:
 
 def test_the_spec_example_reads_as_timed_lifts_and_places():
     script = parse_script(SCHOLARS_MATE, "scholar")
-    assert script.fen == START_FEN
+    assert script.fen == STARTING_FEN
     assert script.options == {}
     assert script.gap_ms == 300
     assert len(script.items) == 15
@@ -45,7 +45,7 @@ def test_the_spec_example_reads_as_timed_lifts_and_places():
 
 def test_defaults_when_no_header_is_given():
     script = parse_script("")
-    assert (script.fen, script.options, script.gap_ms, script.items) == (START_FEN, {}, 300, [])
+    assert (script.fen, script.options, script.gap_ms, script.items) == (STARTING_FEN, {}, 300, [])
 
 
 def test_headers_set_fen_options_and_gap():

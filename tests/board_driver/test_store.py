@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from board_driver.store import START_FEN, NoSuchGame, Store, StoreError
+from board_driver.store import NoSuchGame, Store, StoreError
+from rules import STARTING_FEN
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -39,7 +40,7 @@ def test_a_new_database_uses_wal_and_full_sync(db_path):
 
 def test_moves_are_visible_to_another_connection_as_soon_as_stored(db_path):
     store = Store.open(db_path)
-    game_id = store.new_game(START_FEN, {"touch_move": "warn", "takeback": "true"})
+    game_id = store.new_game(STARTING_FEN, {"touch_move": "warn", "takeback": "true"})
     store.sync_moves(game_id, [("e2e4", "e4")])
     # A second process would see the same: read through a separate connection, no close.
     other = sqlite3.connect(db_path)
@@ -155,7 +156,7 @@ def test_games_command_on_a_corrupt_store_exits_non_zero_without_traceback(tmp_p
     assert "damaged" in result.stderr and "Traceback" not in result.stderr
 
 
-def _store_game(store: Store, sans: list[str], fen: str = START_FEN) -> int:
+def _store_game(store: Store, sans: list[str], fen: str = STARTING_FEN) -> int:
     import rules
 
     game = rules.Game(rules.Position.from_fen(fen))

@@ -38,7 +38,7 @@ def test_bad_options_and_timing_are_named():
         GameOptions(takeback="yes")
     with pytest.raises(ValueError, match="settle_ms: expected a whole number"):
         Timing(settle_ms=-5)
-    with pytest.raises(ValueError, match="settle_ms: must be more than 0"):
+    with pytest.raises(ValueError, match="settle_ms: must be at least 1"):
         Timing(settle_ms=0)
     with pytest.raises(ValueError, match="board: expected a 64-bit occupancy bitmap"):
         Tracker(board=1 << 64)

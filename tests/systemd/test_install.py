@@ -102,6 +102,37 @@ def test_unknown_option_is_refused(tmp_path):
     assert result.returncode == 2 and "unknown option --frobnicate" in result.stderr
 
 
+def test_purge_without_uninstall_is_refused(tmp_path):
+    result = subprocess.run(
+        ["bash", str(INSTALL), "--prefix", str(tmp_path), "--purge"],
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 2 and "--purge goes with --uninstall" in result.stderr
+    assert tree(tmp_path) == {}  # nothing installed, nothing removed
+
+
+def test_a_unit_that_cannot_be_written_stops_the_install(tmp_path):
+    (tmp_path / "etc").mkdir()
+    (tmp_path / "etc/systemd").write_text("a file where a directory must go")
+    result = subprocess.run(
+        ["bash", str(INSTALL), "--prefix", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode != 0
+    assert "done." not in result.stdout
+
+
+def test_with_engine_installs_stockfish_too(tmp_path):
+    plain = install(tmp_path / "plain")
+    assert "stockfish" not in plain.stdout
+    result = install(tmp_path / "engine", "--with-engine")
+    apt = [line for line in result.stdout.splitlines() if "apt-get install" in line]
+    assert apt and apt[0].endswith(" stockfish")
+
+
 def test_unit_is_a_notify_service_with_watchdog_user_and_device_allow_list():
     s = unit_settings(UNIT.read_text())
     assert s["Type"] == ["notify"]
