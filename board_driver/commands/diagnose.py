@@ -4,8 +4,9 @@
     magboard diagnose --expect empty               # on the Pi: live view, checks, LED walk
     magboard diagnose --sim --no-diodes --once     # what a board without diodes does
 
-Backend options default to the values the config file's keys default to (``[sensing]``
-and ``[leds]``); the config file itself is not read yet: give the options your board needs.
+Backend options come from the config file (``[sensing]`` and ``[leds]`` of
+``/etc/magboard/config.toml``, or ``--config PATH``), so diagnose reads the board the way
+the daemon will; an option given on the command line wins over the file.
 """
 
 from __future__ import annotations
@@ -15,11 +16,11 @@ import sys
 from typing import Any
 
 from board_driver import diagnose
+from board_driver.config import ConfigError, load_config
 from board_driver.leds import open_leds
 from board_driver.leds.layout import StripLayout
 from board_driver.leds.render import Renderer
 from board_driver.leds.sim import SimulatedLeds, render_terminal
-from board_driver.pinmap import DEFAULT_COLUMNS, DEFAULT_ROWS
 from board_driver.sensing import open_sensing
 from board_driver.sensing.sim import SimulatedBoard
 from board_driver.squares import square
@@ -113,25 +114,34 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         metavar="KIND:SQ",
         help=f"simulate a faulty square ({', '.join(FAULTS)}), e.g. flicker:d5",
     )
+    parser.add_argument(
+        "--config",
+        metavar="PATH",
+        help="the config file whose [sensing] and [leds] to use "
+        "(default: $MAGBOARD_CONFIG or /etc/magboard/config.toml)",
+    )
+    # Options left unset (None) take the config file's value: see _apply_config.
     sensing = parser.add_argument_group("sensing ([sensing] in the config)")
-    sensing.add_argument("--sensing", default="gpiod", choices=("gpiod", "rpigpio", "sim"))
-    sensing.add_argument("--rows", type=_pins, default=list(DEFAULT_ROWS), metavar="PINS")
-    sensing.add_argument("--columns", type=_pins, default=list(DEFAULT_COLUMNS), metavar="PINS")
-    sensing.add_argument("--chip", default="", help="gpiod chip label or path")
-    sensing.add_argument("--rotation", type=int, default=0, choices=(0, 90, 180, 270))
-    sensing.add_argument("--mirror", action="store_true")
-    sensing.add_argument("--active-high", action="store_true", help="pull-down wiring")
-    sensing.add_argument("--settle-us", type=_settle_us, default=10)
-    sensing.add_argument("--rate-hz", type=_rate_hz, default=200)
+    sensing.add_argument("--sensing", choices=("gpiod", "rpigpio", "sim"))
+    sensing.add_argument("--rows", type=_pins, metavar="PINS")
+    sensing.add_argument("--columns", type=_pins, metavar="PINS")
+    sensing.add_argument("--chip", help="gpiod chip label or path")
+    sensing.add_argument("--rotation", type=int, choices=(0, 90, 180, 270))
+    sensing.add_argument("--mirror", action=argparse.BooleanOptionalAction)
+    sensing.add_argument(
+        "--active-high", action=argparse.BooleanOptionalAction, help="pull-down wiring"
+    )
+    sensing.add_argument("--settle-us", type=_settle_us)
+    sensing.add_argument("--rate-hz", type=_rate_hz)
     sensing.add_argument("--dev-dir", default="/dev", help=argparse.SUPPRESS)  # tests' fake /dev
     leds = parser.add_argument_group("LEDs ([leds] in the config)")
-    leds.add_argument("--leds", default="neopixel_spi", choices=("neopixel_spi", "neopixel", "sim"))
-    leds.add_argument("--led-count", type=int, default=64, choices=(64, 81))
-    leds.add_argument("--led-order", default="serpentine", choices=("rows", "serpentine"))
-    leds.add_argument("--led-first", default="a1", choices=("a1", "h1", "a8", "h8"))
-    leds.add_argument("--led-along", default="rank", choices=("rank", "file"))
-    leds.add_argument("--led-pin", type=int, default=18, help="GPIO for the neopixel backend")
-    leds.add_argument("--brightness", type=_brightness, default=0.3)
+    leds.add_argument("--leds", choices=("neopixel_spi", "neopixel", "sim"))
+    leds.add_argument("--led-count", type=int, choices=(64, 81))
+    leds.add_argument("--led-order", choices=("rows", "serpentine"))
+    leds.add_argument("--led-first", choices=("a1", "h1", "a8", "h8"))
+    leds.add_argument("--led-along", choices=("rank", "file"))
+    leds.add_argument("--led-pin", type=int, help="GPIO for the neopixel backend")
+    leds.add_argument("--brightness", type=_brightness)
     run = parser.add_argument_group("what to run")
     when = run.add_mutually_exclusive_group()
     when.add_argument("--once", action="store_true", help="one scan, no live view")
@@ -170,8 +180,52 @@ def _open_sensing(args: argparse.Namespace) -> Any:
     return open_sensing(args.sensing, **options)
 
 
+def _apply_config(args: argparse.Namespace) -> str | None:
+    """Fill the options not given on the command line from the config file.
+
+    Returns a message when the file cannot be used (diagnose then stops, as the daemon would).
+    """
+    try:
+        config = load_config(args.config)
+    except ConfigError as exc:
+        return f"{exc}\n(fix it, or name another file with --config)"
+    sensing, leds = config.sensing, config.leds
+    from_config = {
+        "sensing": sensing.backend,
+        "rows": list(sensing.rows),
+        "columns": list(sensing.columns),
+        "chip": sensing.chip,
+        "rotation": sensing.rotation,
+        "mirror": sensing.mirror,
+        "active_high": not sensing.active_low,
+        "settle_us": sensing.settle_us,
+        "rate_hz": sensing.rate_hz,
+        "leds": leds.backend,
+        "led_count": leds.count,
+        "led_order": leds.order,
+        "led_first": leds.first,
+        "led_along": leds.along,
+        "led_pin": leds.pin,
+        "brightness": leds.brightness,
+    }
+    for name, value in from_config.items():
+        if getattr(args, name, None) is None:
+            setattr(args, name, value)
+    if not args.sim and "bridge" in (args.sensing, args.leds):
+        return (
+            "the config's backend is the serial bridge: its microcontroller scans and lights "
+            "the board itself (see hardware/firmware/README.md); diagnose reads a matrix and "
+            "LEDs wired to the Pi (--sensing/--leds), or the simulator (--sim)"
+        )
+    return None
+
+
 def run_command(args: argparse.Namespace, out=None) -> int:
     out = out or sys.stdout
+    problem = _apply_config(args)
+    if problem:
+        sys.stderr.write(f"magboard diagnose: {problem}\n")
+        return 2
     interactive = not args.once and args.seconds is None and sys.stdin.isatty()
     problems: list[str] = []
     try:

@@ -24,6 +24,14 @@ START_VIEW = """\
    a b c d e f g h"""
 
 
+@pytest.fixture(autouse=True)
+def no_config_of_this_machine(tmp_path, monkeypatch):
+    """The defaults, whatever /etc/magboard/config.toml this machine may have."""
+    empty = tmp_path / "empty-config.toml"
+    empty.write_text("")
+    monkeypatch.setenv("MAGBOARD_CONFIG", str(empty))
+
+
 def run(capsys, *argv):
     code = main(["diagnose", *argv])
     return code, capsys.readouterr().out
@@ -148,3 +156,40 @@ def test_the_library_functions_refuse_a_negative_time():
     with pytest.raises(ValueError, match=r"delay_s must be 0 or more, got -0\.005"):
         diagnose.led_walk(leds, StripLayout(), StringIO(), delay_s=-0.005)
     assert leds.writes == 0  # refused before anything was lit
+
+
+def test_the_config_file_sets_the_board_the_way_the_daemon_reads_it(capsys, tmp_path):
+    config = tmp_path / "config.toml"
+    config.write_text('[leds]\norder = "rows"\nfirst = "h8"\n')
+    code, out = run(capsys, "--sim", "--once", "--walk-ms", "0", "--config", str(config))
+    assert code == 0, out
+    assert "rows from h8" in out
+    assert "LED  0 -> h8\n" in out and "LED 63 -> a1\n" in out
+
+
+def test_an_option_on_the_command_line_wins_over_the_config_file(capsys, tmp_path):
+    config = tmp_path / "config.toml"
+    config.write_text('[leds]\norder = "rows"\nfirst = "h8"\n')
+    code, out = run(
+        capsys, "--sim", "--once", "--walk-ms", "0", "--config", str(config), "--led-first", "a1"
+    )
+    assert code == 0, out
+    assert "rows from a1" in out and "LED  0 -> a1\n" in out
+
+
+def test_a_bad_config_file_is_named_with_its_key_and_nothing_runs(capsys, tmp_path):
+    config = tmp_path / "config.toml"
+    config.write_text("[leds]\nbrightness = 1.7\n")
+    code = main(["diagnose", "--sim", "--once", "--config", str(config)])
+    captured = capsys.readouterr()
+    assert code == 2
+    assert "[leds] brightness: 1.7 is not between 0 and 1" in captured.err
+    assert "LED walk" not in captured.out
+
+
+def test_a_bridge_board_is_sent_to_its_firmware_guide(capsys, tmp_path):
+    config = tmp_path / "config.toml"
+    config.write_text('[sensing]\nbackend = "bridge"\n[leds]\nbackend = "bridge"\n')
+    code = main(["diagnose", "--once", "--config", str(config)])
+    assert code == 2
+    assert "hardware/firmware/README.md" in capsys.readouterr().err
