@@ -29,7 +29,20 @@ _GAME_ID = re.compile(r"[1-9][0-9]{0,8}")
 #: The longest FEN a real position needs is under 90 characters.
 MAX_FEN = 100
 #: The controls the page offers (board-script ``button`` names).
-WEB_BUTTONS = ("resign", "draw_offer", "draw_accept", "claim_draw", "new_game", "adjust")
+WEB_BUTTONS = (
+    "resign",
+    "draw_offer",
+    "draw_accept",
+    "claim_draw",
+    "new_game",
+    "adjust",
+    "hint",
+)
+#: The engine's sides (``set_engine``) and the bounds of a level the page may set (the
+#: config's own bounds, ``[engine]``).
+ENGINE_SIDES = ("none", "white", "black")
+MAX_DEPTH = 100
+MAX_MOVETIME_MS = 600_000
 #: The simulator steps the page may send in one request.
 MAX_STEPS = 8
 
@@ -101,6 +114,51 @@ def parse_options(body: Any) -> dict[str, Any]:
                 raise InputError(f"{name}: {_show(body[name])} is not true or false")
             out[name] = body[name]
     return out
+
+
+def parse_engine(body: Any) -> tuple[str, dict[str, int | None]]:
+    """The opponent: ``side`` (none, white, black) and any of the level's ``skill``
+    (0..20), ``depth`` (plies, 1..100, or null: no limit) and ``movetime_ms`` (1..600000,
+    or null: no limit). Returns the side and the level's fields to change.
+
+    >>> parse_engine({"side": "black", "skill": 3, "depth": 1, "movetime_ms": None})
+    ('black', {'skill': 3, 'depth': 1, 'movetime_ms': None})
+    >>> parse_engine({"side": "black", "skill": 25})
+    Traceback (most recent call last):
+    ...
+    board_driver.web.inputs.InputError: skill: 25 is not between 0 and 20
+    """
+    if not isinstance(body, dict):
+        raise InputError("engine: expected an object")
+    known = ("side", "skill", "depth", "movetime_ms")
+    unknown = [k for k in body if k not in known]
+    if unknown:
+        names = ", ".join(map(str, unknown))
+        raise InputError(f"engine: unknown {names} (known: {', '.join(known)})")
+    side = field(body, "side")
+    if side not in ENGINE_SIDES:
+        raise InputError(f"side: {_show(side)} is not one of {', '.join(ENGINE_SIDES)}")
+    level: dict[str, int | None] = {}
+    for name, low, high, optional in (
+        ("skill", 0, 20, False),
+        ("depth", 1, MAX_DEPTH, True),
+        ("movetime_ms", 1, MAX_MOVETIME_MS, True),
+    ):
+        if name not in body:
+            continue
+        value = body[name]
+        if value is None and optional:
+            level[name] = None
+            continue
+        if not isinstance(value, int) or isinstance(value, bool):
+            what = "a whole number" + (" or null (no limit)" if optional else "")
+            raise InputError(f"{name}: {_show(value)} is not {what}")
+        if not low <= value <= high:
+            raise InputError(f"{name}: {value} is not between {low} and {high}")
+        level[name] = value
+    if level.get("depth", 0) is None and level.get("movetime_ms", 0) is None:
+        raise InputError("depth, movetime_ms: both without limit; the engine needs one of them")
+    return side, level
 
 
 def parse_game_id(value: Any, name: str = "game") -> int:

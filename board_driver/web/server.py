@@ -9,10 +9,13 @@ Routes::
     GET  /api/games             the stored games, newest first
     GET  /games/<n>.pgn         a stored game as PGN (``current.pgn``: the game on the board)
     POST /api/<action>          needs ``Authorization: Bearer <token>``:
-         button   {"button": "resign"|"draw_offer"|"draw_accept"|"claim_draw"|"new_game"|"adjust"}
+         button   {"button": "resign"|"draw_offer"|"draw_accept"|"claim_draw"|"new_game"|"adjust"
+                   |"hint"}
          choose   {"piece": "q"|"r"|"b"|"n"}
          new_game {"fen": "..." (optional), "options": {...} (optional)}
          options  {"touch_move": "off"|"warn"|"enforce", "takeback": bool, "hints": bool}
+         engine   {"side": "none"|"white"|"black", "skill": 0..20, "depth": n|null,
+                   "movetime_ms": n|null}   (the level's fields optional: kept when left out)
          sim      {"steps": [["lift", "e2"], ["place", "e4"]]}   (simulated board only)
          setup    {}  the simulated board's pieces set as the lights ask
          takeback {}  the simulated board's pieces moved back one move
@@ -348,6 +351,24 @@ class WebServer:
         if not options:
             raise InputError("options: nothing to change")
         self.daemon.set_options(options)
+
+    async def _do_engine(self, body: dict) -> None:
+        import dataclasses
+
+        side, changes = inputs.parse_engine(body)
+        level = None
+        if changes:
+            if "skill" in changes:
+                changes["elo"] = None  # a skill chosen on the page replaces a limited Elo
+            try:
+                level = dataclasses.replace(self.daemon.engine.level, **changes)
+            except ValueError as exc:  # e.g. neither a depth nor a time per move
+                raise InputError(f"engine level: {exc}") from None
+        log.info("web: engine plays %s%s", side, f" ({level.describe()})" if level else "")
+        try:
+            self.daemon.set_engine(side, level)
+        except ValueError as exc:  # EngineNotFound: nothing changed
+            raise ActionRefused(f"no engine: {exc}") from None
 
     async def _do_sim(self, body: dict) -> None:
         board = self._sim_board()

@@ -23,6 +23,8 @@ class PageState:
     def __init__(self) -> None:
         self.draw_offer: str | None = None
         self.setup_pending = False
+        #: The engine's last failure, until it plays, gives a hint or is set anew.
+        self.engine_error: str | None = None
 
     def follow(self, events: list[dict]) -> None:
         for event in events:
@@ -33,6 +35,10 @@ class PageState:
                 self.draw_offer = None  # the other side played instead of accepting
             elif kind in ("takeback", "game_over", "new_game", "new_game_pending"):
                 self.draw_offer = None
+            if kind == "engine_error":
+                self.engine_error = str(event.get("message", ""))
+            elif kind in ("engine_move", "engine_changed", "hint", "new_game"):
+                self.engine_error = None
             if kind == "new_game_pending":
                 self.setup_pending = True
             elif kind == "new_game":
@@ -68,6 +74,51 @@ def setup_target(daemon: Any, page: PageState) -> int:
     if page.setup_pending or (over and tracker.board != committed):
         return START_OCCUPANCY
     return committed
+
+
+def _move_words(position: Any, move: Any) -> dict[str, Any]:
+    """A move's details (as in ``engine_move`` events) and the moving piece's name."""
+    from board_driver.tracking.expected import describe_move
+
+    details = describe_move(position, move)
+    piece = position.piece_at(move.from_square)
+    details["piece"] = piece.symbol().lower() if piece is not None else None
+    if move.captured_square is not None:
+        victim = position.piece_at(move.captured_square)
+        details["captured_piece"] = victim.symbol().lower() if victim is not None else None
+    return details
+
+
+def engine_snapshot(daemon: Any, page: PageState) -> dict[str, Any] | None:
+    """The engine's side, level and what it is doing, for the page's *Opponent* part.
+
+    ``status`` is ``none`` (no engine side), ``thinking``, ``to_play`` (its move waits to
+    be played on the board: ``move`` says which), ``error`` (``error`` says why) or
+    ``waiting`` (for the human's move). ``hint`` is a hint standing lit, with its words.
+    """
+    if getattr(daemon, "engine", None) is None:
+        return None
+    tracker = daemon.tracker
+    position = tracker.game.position
+    state = daemon.engine_state()
+    expected, hint = tracker.expected, tracker.hint
+    if state["side"] == "none":
+        status = "none"
+    elif state["thinking"]:
+        status = "thinking"
+    elif expected is not None:
+        status = "to_play"
+    elif page.engine_error:
+        status = "error"
+    else:
+        status = "waiting"
+    state.update(
+        status=status,
+        error=page.engine_error,
+        move=_move_words(position, expected) if expected is not None else None,
+        hint=_move_words(position, hint) if hint is not None else None,
+    )
+    return state
 
 
 def snapshot(daemon: Any, page: PageState) -> dict[str, Any]:
@@ -117,6 +168,7 @@ def snapshot(daemon: Any, page: PageState) -> dict[str, Any]:
         "sim": sim is not None,
         "sim_pieces": f"{sim.pieces:016x}" if sim is not None else None,
         "can_promote": can_promote,
+        "engine": engine_snapshot(daemon, page),
         "can_take_back": bool(
             sim is not None and options.takeback and moves and tracker.in_sync and playing
         ),

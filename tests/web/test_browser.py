@@ -264,3 +264,61 @@ def test_a_capture_by_clicking_and_its_take_back(open_page, daemon):
     state = daemon.state()
     assert state["in_sync"] and state["turn"] == "white"
     assert page.errors == []
+
+
+PIECE_WORDS = {"p": "pawn", "n": "knight", "b": "bishop", "r": "rook", "q": "queen", "k": "king"}
+
+
+@pytest.mark.skipif(
+    not Path("/usr/games/stockfish").exists() and not shutil.which("stockfish"),
+    reason="no Stockfish (as root: apt-get install stockfish; .ci/run does it)",
+)
+def test_the_engine_plays_black_its_move_in_words_and_a_hint(open_page, daemon):
+    page = open_page()
+    page.select_option("#engine-side", "black")
+    page.fill("#engine-skill", "0")
+    page.fill("#engine-depth", "1")
+    page.fill("#engine-movetime", "")
+    page.click("#engine-apply")
+    page.wait_for_selector("#messages li:text('plays black (skill 0, depth 1)')")
+    assert page.locator("#engine-side").input_value() == "black"
+
+    click(page, "e2", "e4")
+    wait_moves(page, "e4")
+    page.wait_for_selector("#engine-status[data-status='to_play']")
+    engine = daemon.state()["engine"]
+    move, name = engine["move"], engine["engine"]
+    assert name.startswith("Stockfish")  # its own name, once it has started
+    words = (
+        f"{name} plays {move['san']}: move the {PIECE_WORDS[move['piece']]} "
+        f"from {move['from']} to {move['to']}"
+    )
+    assert page.locator("#engine-status").inner_text() == words
+    page.wait_for_selector(f"#messages li:text-is('{words}')")
+    assert led(page, move["from"]) == ("c", "1") and led(page, move["to"]) == ("c", "1")
+
+    click(page, move["from"], move["to"])  # the human plays the engine's move for it
+    wait_moves(page, "e4", move["san"])
+    page.wait_for_selector("#engine-status[data-status='waiting']")
+    assert "your move" in page.locator("#engine-status").inner_text()
+
+    page.click("#hint")
+    page.wait_for_selector("#messages li:text('Hint: ')")
+    hint = daemon.state()["engine"]["hint"]
+    text = page.locator("#messages li:text('Hint: ')").inner_text()
+    assert text.startswith(f"Hint: {hint['san']} (the ") and text.endswith(", lit green")
+    assert f"from {hint['from']} to {hint['to']}" in text
+    assert led(page, hint["from"])[0] == "g" and led(page, hint["to"])[0] == "g"
+
+    # A promotion names the piece: black's only moves here promote the a-pawn.
+    page.fill("#fen", "7k/5K2/8/8/8/8/p7/1B6 b - - 0 1")
+    page.click("#new-game-button")
+    page.wait_for_selector("#sq-b1[data-piece='B']")
+    page.click("#setup")
+    page.wait_for_selector("#engine-status[data-status='to_play']")
+    move = daemon.state()["engine"]["move"]
+    assert move["from"] == "a2" and move["promotion_piece"]
+    text = page.locator("#engine-status").inner_text()
+    assert text.startswith(f"{name} plays {move['san']}: move the pawn from a2 to ")
+    assert text.endswith(f", and promote to a {move['promotion_piece']}")
+    assert page.errors == []

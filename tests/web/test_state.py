@@ -28,3 +28,15 @@ def test_a_draw_offer_stands_until_the_other_side_plays_or_the_game_changes():
     assert page.setup_pending
     page.follow([{"type": "new_game"}])
     assert not page.setup_pending
+
+
+def test_an_engine_failure_is_shown_until_the_engine_plays_or_is_set_anew():
+    page = PageState()
+    page.follow([{"type": "engine_error", "message": "stockfish ended (signal 9)"}])
+    assert page.engine_error == "stockfish ended (signal 9)"
+    page.follow([{"type": "move", "san": "e4"}])
+    assert page.engine_error == "stockfish ended (signal 9)"
+    page.follow([{"type": "engine_move", "san": "e5"}])
+    assert page.engine_error is None
+    page.follow([{"type": "engine_error", "message": "gone"}, {"type": "engine_changed"}])
+    assert page.engine_error is None

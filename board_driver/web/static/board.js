@@ -29,6 +29,7 @@ let simOcc = 0n;          // the simulated board's pieces, updated as we send st
 let inFlight = 0;         // actions sent and not yet answered
 let queue = Promise.resolve();
 let drag = null;
+let opponentEdited = false; // the Opponent form has changes not yet applied
 
 // ---------------------------------------------------------------- token
 
@@ -285,6 +286,20 @@ function wireControls() {
     showHand();
     send("new_game", { fen: $("fen").value.trim() });
   });
+  for (const id of ["engine-side", "engine-skill", "engine-depth", "engine-movetime"]) {
+    $(id).addEventListener("input", () => { opponentEdited = true; });
+  }
+  $("opponent").addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const limit = (id) => ($(id).value.trim() === "" ? null : Number($(id).value));
+    const answer = await send("engine", {
+      side: $("engine-side").value,
+      skill: Number($("engine-skill").value),
+      depth: limit("engine-depth"),
+      movetime_ms: limit("engine-movetime"),
+    });
+    if (answer.ok) { opponentEdited = false; if (state) renderEngine(); }
+  });
   $("touch-move").addEventListener("change", (e) => send("options", { touch_move: e.target.value }));
   $("hints").addEventListener("change", (e) => send("options", { hints: e.target.checked }));
   $("takeback-option").addEventListener("change", (e) => send("options", { takeback: e.target.checked }));
@@ -366,6 +381,7 @@ function renderControls() {
   $("draw-accept").disabled = !playing || !state.draw_offer;
   $("claim-draw").disabled = !playing;
   $("adjust").disabled = !playing;
+  $("hint").disabled = !playing;
   $("takeback").disabled = !state.can_take_back;
   for (const b of document.querySelectorAll("[data-piece]")) b.disabled = !state.can_promote;
   $("touch-move").value = state.options.touch_move;
@@ -373,6 +389,51 @@ function renderControls() {
   $("takeback-option").checked = state.options.takeback;
   $("pgn-current").href = `/games/${state.game_id}.pgn`;
   $("pgn-current").textContent = `Download this game (game ${state.game_id}, PGN)`;
+}
+
+// ---------------------------------------------------------------- the engine
+
+// "move the knight from g1 to f3, taking the pawn on f3", from a move's details
+// (an engine_move or hint event, or the state's engine.move) and the pieces before it.
+function moveWords(m, pieces) {
+  const at = (name) => pieces[squareIndex(name)];
+  const piece = m.piece || (at(m.from) || ".").toLowerCase();
+  let text = `the ${NAME[piece] || "piece"} from ${m.from} to ${m.to}`;
+  if (m.rook_from) text += ` and the rook from ${m.rook_from} to ${m.rook_to}`;
+  if (m.captured) {
+    const victim = m.captured_piece || (at(m.captured) || ".").toLowerCase();
+    text += `, taking the ${NAME[victim] || "piece"} on ${m.captured}`;
+    if (m.en_passant) text += " (en passant)";
+  }
+  if (m.promotion_piece) text += `, and promote to a ${m.promotion_piece}`;
+  return text;
+}
+
+function engineName(e) {
+  return e && e.engine && e.engine !== "engine" ? e.engine : "The engine";
+}
+
+function renderEngine() {
+  const e = state.engine;
+  const line = $("engine-status");
+  if (!e) { line.hidden = true; return; }
+  if (!opponentEdited) {
+    $("engine-side").value = e.side;
+    $("engine-skill").value = e.skill;
+    $("engine-depth").value = e.depth === null ? "" : e.depth;
+    $("engine-movetime").value = e.movetime_ms === null ? "" : e.movetime_ms;
+  }
+  const name = engineName(e);
+  const text = {
+    none: null,
+    thinking: `${name} (${e.side}, ${e.level}) is thinking…`,
+    to_play: e.move && `${name} plays ${e.move.san}: move ${moveWords(e.move, state.pieces)}`,
+    error: `${name} failed: ${e.error}`,
+    waiting: `${name} plays ${e.side} (${e.level}): your move`,
+  }[e.status];
+  line.hidden = !text;
+  line.textContent = text || "";
+  line.dataset.status = e.status;
 }
 
 function describe(e) {
@@ -399,6 +460,12 @@ function describe(e) {
     case "new_game_pending": return ["New game: set up the start position"];
     case "draw_offer": return [`${side} offers a draw`];
     case "adjust": return [`${side}: j'adoube`];
+    case "engine_move": return [`${engineName(e)} plays ${e.san}: move ${moveWords(e, state.pieces)}`];
+    case "hint": return [`Hint: ${e.san} (${moveWords(e, state.pieces)}), lit green`];
+    case "engine_changed": return [e.side === "none"
+      ? "Opponent: people on both sides"
+      : `Opponent: ${engineName(e)} plays ${e.side} (${e.level})`];
+    case "engine_error": return [`Engine error: ${e.message}`, true];
     case "options": return [`Options: touch-move ${e.touch_move}, take-backs ${e.takeback ? "on" : "off"}, hints ${e.hints ? "on" : "off"}`];
     default: return [null];
   }
@@ -444,6 +511,7 @@ function onMessage(data) {
   renderStatus();
   renderMoves();
   renderControls();
+  renderEngine();
   showHand();
   for (const e of message.events || []) {
     const [text, bad] = describe(e);
