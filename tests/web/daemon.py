@@ -1,24 +1,25 @@
 """A real ``magboard run --sim`` process serving the web page, for the page's tests.
 
 Each :class:`WebDaemon` keeps its config, games, simulated board and token under its own
-temporary directory and listens on a free port on 127.0.0.1.
+temporary directory and listens on a free port on 127.0.0.1. Starting the process, its
+environment and the collecting of its log are the daemon tests' own harness,
+:class:`tests.board_driver.daemon_process.DaemonProcess`; this adds the ``[web]`` section
+and the page's HTTP side.
 """
 
 from __future__ import annotations
 
 import json
-import os
-import signal
 import socket
 import subprocess
-import sys
-import threading
 import time
 import urllib.error
 import urllib.request
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.board_driver.daemon_process import ROOT, DaemonProcess, write_config
+
+__all__ = ["ROOT", "WebDaemon", "free_port"]
 
 
 def free_port() -> int:
@@ -27,8 +28,12 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-class WebDaemon:
-    """``python -m board_driver run --sim --config DIR/config.toml``, its log collected."""
+class WebDaemon(DaemonProcess):
+    """``python -m board_driver run --sim --config DIR/config.toml``, its log collected.
+
+    ``extra_config`` is written right after the ``[web]`` keys: plain ``key = value`` lines
+    belong to ``[web]``, and it may open sections of its own after them.
+    """
 
     def __init__(
         self,
@@ -38,67 +43,26 @@ class WebDaemon:
         port: int | None = None,
         wait_for: str = "web page: ",
     ) -> None:
-        directory.mkdir(parents=True, exist_ok=True)
-        self.directory = directory
         self.port = port or free_port()
-        config = directory / "config.toml"
-        config.write_text(
-            f"""
-[store]
-path = "{directory / "games.sqlite"}"
-[sim]
-state_file = "{directory / "sim-board.json"}"
-[web]
-host = "{host}"
-port = {self.port}
-{extra_config}
-"""
-        )
-        env = {k: v for k, v in os.environ.items() if k not in ("MAGBOARD_CONFIG", "NOTIFY_SOCKET")}
-        env["PYTHONUNBUFFERED"] = "1"
-        self.lines: list[str] = []
-        self._changed = threading.Condition()
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "board_driver", "run", "--sim", "--config", str(config)],
-            cwd=ROOT,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-            bufsize=1,
-        )
-        threading.Thread(target=self._read, daemon=True).start()
+        write_config(directory, extra=f'[web]\nhost = "{host}"\nport = {self.port}\n{extra_config}')
+        super().__init__(directory, "--sim", script=None)
         #: The line that said the daemon is up (by default, the page's address).
         self.started_line = self._wait_for_line(wait_for)
         self.url = f"http://127.0.0.1:{self.port}/"
 
-    def _read(self) -> None:
-        assert self.proc.stdout is not None
-        for line in self.proc.stdout:
-            with self._changed:
-                self.lines.append(line.rstrip("\n"))
-                self._changed.notify_all()
+    def _line_with(self, text: str) -> str | None:
+        with self._changed:
+            return next((line for line in self.lines if text in line), None)
 
     def _wait_for_line(self, text: str, timeout: float = 20.0) -> str:
-        deadline = time.monotonic() + timeout
-        with self._changed:
-            while True:
-                for line in self.lines:
-                    if text in line:
-                        return line
-                if time.monotonic() > deadline or self.proc.poll() is not None:
-                    self.stop()
-                    raise AssertionError(f"the daemon never said {text!r}:\n" + self.output())
-                self._changed.wait(0.1)
+        if not self.wait_for(lambda: self._line_with(text) is not None, timeout):
+            self.stop()
+            raise AssertionError(f"the daemon never said {text!r}:\n" + self.output())
+        return self._line_with(text)
 
     @property
     def token(self) -> str:
         return (self.directory / "web-token").read_text().strip()
-
-    def output(self) -> str:
-        with self._changed:
-            return "\n".join(self.lines)
 
     def state(self) -> dict:
         with urllib.request.urlopen(self.url + "api/state", timeout=5) as response:
@@ -134,10 +98,8 @@ port = {self.port}
             time.sleep(0.05)
 
     def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(5)
+        """SIGTERM and wait; SIGKILL if it does not end within 10 s."""
+        try:
+            self.terminate()
+        except subprocess.TimeoutExpired:
+            self.kill()
