@@ -578,20 +578,21 @@ class Daemon:
                 log.error("ignored %s: %s", describe(event), exc)
                 continue
             self._after(found)
-            self._schedule_ticks(event.t_ms)
 
-    def _tick(self, t_ms: int) -> None:
-        self._tick_timers.pop(t_ms, None)
-        self._after(self.tracker.tick(self.now_ms()))
+    def _tick(self, due: int) -> None:
+        self._tick_timers.pop(due, None)
+        # now_ms() truncates the loop's clock: at the timer's moment it may read due - 1.
+        self._after(self.tracker.tick(max(self.now_ms(), due)))
 
-    def _schedule_ticks(self, t_ms: int) -> None:
+    def _schedule_tick(self) -> None:
         """The tracker judges the board once it has been still: wake it then, not before."""
-        due = t_ms + self._timing.settle_ms + 1
-        if due not in self._tick_timers:
+        due = self.tracker.next_due()
+        if due is not None and due not in self._tick_timers and self._loop is not None:
             self._tick_timers[due] = self._loop.call_at(self._loop_time(due), self._tick, due)
 
     def _after(self, announced: list[dict]) -> None:
         """What follows a tracker step: store first, then logs, then lights."""
+        self._schedule_tick()
         if self.engine is not None and any(e.get("type") == "new_game" for e in announced):
             self._engine_for_new_game()
         if self.engine is not None:

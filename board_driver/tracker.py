@@ -250,6 +250,13 @@ class Tracker:
             return []
         return [self._game_over_event(t_ms, self._outcome)]
 
+    def next_due(self) -> int | None:
+        """When the board, if left still, is next judged (ms), or None: nothing pending.
+
+        The daemon sets its one timer from this, so an idle board costs nothing.
+        """
+        return self._deadline
+
     def tick(self, t_ms: int) -> list[Event]:
         """Time passes with no event: judges the board if it has been still long enough."""
         if self._deadline is not None and self._deadline <= t_ms:

@@ -175,3 +175,14 @@ def test_the_users_are_told_what_the_board_cannot_see():
         "side to move",
     ):
         assert item in text, item
+
+
+def test_next_due_says_when_a_still_board_is_judged_and_nothing_when_idle():
+    tracker = Tracker(timing=Timing(settle_ms=250, pass_ms=100))
+    assert tracker.next_due() is None  # an idle board: no timer needed
+    tracker.handle(Lift(1000, square("e2")))
+    tracker.handle(Place(1300, square("e4")))
+    assert tracker.next_due() == 1550
+    assert tracker.tick(1549) == [] and tracker.game.moves == []
+    assert [e["type"] for e in tracker.tick(1550)] == ["move"]
+    assert tracker.next_due() is None
