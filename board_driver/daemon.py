@@ -220,6 +220,7 @@ class Daemon:
         hardware: Hardware,
         *,
         script: str | None = None,
+        script_text: str | None = None,
         notifier: Notifier | None = None,
         script_input: TextIO | None = None,
         on_frame: Callable[[Frame], None] | None = None,
@@ -235,6 +236,8 @@ class Daemon:
         self.on_frame = on_frame
         self.hw = hardware
         self.script = script
+        #: The script file's text when the caller has read (and checked) it already.
+        self.script_text = script_text
         self.script_input = script_input
         self.notifier = notifier or Notifier()
         self.store: Store | None = None
@@ -867,7 +870,9 @@ class Daemon:
             lines = stream_lines(self.script_input or sys.stdin)
             await feeder.play(lines, "<stdin>")
         else:
-            text = Path(self.script).read_text(encoding="utf-8")
+            text = self.script_text
+            if text is None:
+                text = Path(self.script).read_text(encoding="utf-8")
             await feeder.play(text_lines(text), self.script)
         log.info("script finished")
 

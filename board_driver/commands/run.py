@@ -113,8 +113,9 @@ def run(args: argparse.Namespace) -> int:
             "`magboard run --sim` runs without hardware)",
             1,
         )
+    text = None
     if args.script and args.script != "-":
-        # Checked whole before anything moves, against the pieces standing on the board.
+        # Read once, checked whole before anything moves against the pieces standing.
         try:
             text = Path(args.script).read_text(encoding="utf-8")
             parse_on_board(text, args.script, hardware.sim_board.pieces)
@@ -132,7 +133,7 @@ def run(args: argparse.Namespace) -> int:
         script = "-"
         on_frame = _terminal_view(hardware)
         log.info("type board-script lines: lift e2, place e4, choose n, button new_game ...")
-    daemon = Daemon(config, hardware, script=script, on_frame=on_frame, web=True)
+    daemon = Daemon(config, hardware, script=script, script_text=text, on_frame=on_frame, web=True)
     try:
         return asyncio.run(daemon.run())
     except StoreError as exc:
