@@ -664,10 +664,9 @@ class Daemon:
         )
 
     def _mismatch(self) -> str:
-        expected = self.tracker.game.position.occupancy()
-        standing = self.tracker.board
-        empty = [square_name(s) for s in squares_of(standing & ~expected)]
-        fill = [square_name(s) for s in squares_of(expected & ~standing)]
+        empty_bits, fill_bits = self.tracker.to_put_right()
+        empty = [square_name(s) for s in squares_of(empty_bits)]
+        fill = [square_name(s) for s in squares_of(fill_bits)]
         parts = []
         if empty:
             parts.append("empty " + " ".join(empty))

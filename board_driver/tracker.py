@@ -560,9 +560,12 @@ class Tracker:
         self._announced = None
         return [{"t": t, "type": "restored", "fen": self._position.fen()}]
 
+    def to_put_right(self) -> tuple[int, int]:
+        """Bitmaps of the squares to empty and to fill for the board to match the game."""
+        return self.board & ~self._committed, self._committed & ~self.board
+
     def _illegal(self, t: int, violating: Footprint | None) -> list[Event]:
-        empty = self.board & ~self._committed
-        fill = self._committed & ~self.board
+        empty, fill = self.to_put_right()
         self._out_of_sync = True
         if self._announced == (empty, fill):
             return []
