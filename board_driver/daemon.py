@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import signal
 import sqlite3
@@ -458,14 +459,9 @@ class Daemon:
     def new_game(self, fen: str | None, options: dict[str, Any]) -> None:
         """Start a new game (a script's ``fen``/``option`` header) on the pieces standing."""
         import rules
-        from board_driver.tracker import GameOptions, Tracker
+        from board_driver.tracker import Tracker
 
-        base = self.tracker.options
-        merged = GameOptions(
-            touch_move=options.get("touch_move", base.touch_move),
-            takeback=options.get("takeback", base.takeback),
-            hints=options.get("hints", base.hints),
-        )
+        merged = dataclasses.replace(self.tracker.options, **options)
         start = rules.Position.from_fen(fen) if fen else rules.Position()
         board = self.debouncer.stable if self.debouncer else None
         self.tracker = Tracker(rules.Game(start), options=merged, timing=self._timing, board=board)
@@ -639,14 +635,8 @@ class Daemon:
 
         ValueError (from GameOptions) names a bad value; the options stay as they were.
         """
-        from board_driver.tracker import GameOptions
 
-        base = self.tracker.options
-        self.tracker.options = GameOptions(
-            touch_move=options.get("touch_move", base.touch_move),
-            takeback=options.get("takeback", base.takeback),
-            hints=options.get("hints", base.hints),
-        )
+        self.tracker.options = dataclasses.replace(self.tracker.options, **options)
         assert self.store is not None and self._game_id is not None
         self.store.set_options(self._game_id, _options_record(self.tracker.options))
         log.info("options: %s", _brief(_options_record(self.tracker.options)))
