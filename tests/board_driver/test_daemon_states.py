@@ -172,3 +172,32 @@ def test_a_takeback_then_new_game_is_stored_as_such(tmp_path):
         first = store.game(1)
     assert [g.plies for g in games] == [0, 0]
     assert [(c.kind, c.old_uci) for c in first.corrections] == [("takeback", "e2e4")]
+
+
+def test_a_move_is_in_the_store_before_its_lights_confirm_it(tmp_path):
+    """Issue 6: every committed move is one stored transaction before the LEDs flash it."""
+    import sqlite3
+
+    board = SimulatedBoard()
+    daemon, leds = make_daemon(tmp_path, board)
+    white = RENDER.correct((255, 255, 255))
+    stored_when_lit: list[list[str]] = []
+
+    def on_write(colours: list) -> None:
+        if colours[square("e2")] == white and colours[square("e4")] == white:
+            with sqlite3.connect(tmp_path / "g.sqlite") as db:  # another reader, as after a crash
+                stored_when_lit.append([r[0] for r in db.execute("SELECT uci FROM moves")])
+
+    leds.listeners.append(on_write)
+
+    async def scenario() -> None:
+        task = asyncio.create_task(daemon.run())
+        await until(lambda: daemon.tracker is not None)
+        board.lift(square("e2"))
+        board.place(square("e4"))
+        await until(lambda: bool(stored_when_lit))
+        daemon.stop()
+        assert await task == 0
+
+    asyncio.run(scenario())
+    assert stored_when_lit[0] == ["e2e4"]
