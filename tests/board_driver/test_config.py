@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import tomllib
 from pathlib import Path
 
@@ -17,19 +15,9 @@ from board_driver.config import (
     state_directory,
     to_toml,
 )
+from tests.board_driver.daemon_process import run_magboard
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def magboard(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "board_driver", *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=60,
-    )
 
 
 def test_an_empty_file_is_every_default():
@@ -147,13 +135,13 @@ def test_a_named_file_must_exist_and_be_readable(tmp_path, monkeypatch):
 def test_config_check_exits_0_for_a_good_file_and_2_naming_the_key(tmp_path):
     good = tmp_path / "good.toml"
     good.write_text("[leds]\nbrightness = 0.5\n")
-    result = magboard("config", "check", "--config", str(good))
+    result = run_magboard("config", "check", "--config", str(good))
     assert result.returncode == 0, result.stderr
     assert "ok" in result.stdout
 
     bad = tmp_path / "bad.toml"
     bad.write_text("[leds]\nbrightness = 1.7\n")
-    result = magboard("config", "check", "--config", str(bad))
+    result = run_magboard("config", "check", "--config", str(bad))
     assert result.returncode == 2
     assert "[leds] brightness: 1.7 is not between 0 and 1" in result.stderr
     assert "Traceback" not in result.stderr
@@ -162,7 +150,7 @@ def test_config_check_exits_0_for_a_good_file_and_2_naming_the_key(tmp_path):
 def test_config_show_prints_the_effective_config(tmp_path):
     path = tmp_path / "c.toml"
     path.write_text('[game]\ntouch_move = "off"\n')
-    result = magboard("config", "show", "--config", str(path), "--sim")
+    result = run_magboard("config", "show", "--config", str(path), "--sim")
     assert result.returncode == 0, result.stderr
     shown = tomllib.loads(result.stdout)
     assert shown["game"]["touch_move"] == "off"
@@ -180,7 +168,7 @@ def test_config_show_reads_back_for_odd_strings(tmp_path, odd: str) -> None:
     written = "".join(c if ord(c) >= 0x20 and c != "\x7f" else f"\\u{ord(c):04x}" for c in written)
     path.write_text(f'[web]\ntoken = "{written}"\n[engine]\npath = "{written}"\n')
     assert tomllib.loads(path.read_text())["web"]["token"] == odd
-    result = magboard("config", "show", "--config", str(path), "--sim")
+    result = run_magboard("config", "show", "--config", str(path), "--sim")
     assert result.returncode == 0, result.stderr
     shown = tomllib.loads(result.stdout)
     assert shown["web"]["token"] == odd and shown["engine"]["path"] == odd
@@ -189,7 +177,7 @@ def test_config_show_reads_back_for_odd_strings(tmp_path, odd: str) -> None:
 def test_an_unreadable_config_is_a_clear_error(tmp_path):
     path = tmp_path / "binary.toml"
     path.write_bytes(b"\xff\xfe\x00garbage")
-    result = magboard("config", "check", "--config", str(path))
+    result = run_magboard("config", "check", "--config", str(path))
     assert result.returncode == 2
     assert "not UTF-8" in result.stderr and "Traceback" not in result.stderr
 
@@ -216,7 +204,7 @@ def test_the_module_examples_hold():
 def test_config_check_refuses_what_run_could_not_use(
     tmp_path, section: str, text: str, message: str
 ) -> None:
-    from tests.board_driver.daemon_process import run_magboard, write_config
+    from tests.board_driver.daemon_process import write_config
 
     config = write_config(tmp_path, f"[{section}]\n{text}\n")
     checked = run_magboard("config", "check", "--config", str(config))
@@ -263,7 +251,7 @@ def test_one_check_lists_the_rules_across_keys_beside_a_bad_value(tmp_path) -> N
         '[sensing]\nrate_hz = "fast"\n[game]\nsettle_ms = 50\npass_ms = 100\n'
         "[engine]\ndepth = -1\nmovetime_ms = 0\n"
     )
-    result = magboard("config", "check", "--config", str(path))
+    result = run_magboard("config", "check", "--config", str(path))
     assert result.returncode == 2
     assert '[sensing] rate_hz: "fast" is not a number' in result.stderr
     assert "[game] pass_ms: 100 is longer than settle_ms (50)" in result.stderr
