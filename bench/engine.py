@@ -25,7 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from board_driver.engine import EngineLevel, EngineNotFound, EnginePlayer  # noqa: E402
+from board_driver.players.engine import EngineLevel, EngineNotFound, EnginePlayer  # noqa: E402
 from rules import STARTING_FEN  # noqa: E402
 
 #: The Ruy Lopez, Morphy defence: positions the engine is asked about.

@@ -25,10 +25,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from board_driver.debounce import Debouncer  # noqa: E402
+from board_driver.boardscript.replay import tracker_for  # noqa: E402
+from board_driver.boardscript.script import Scan, Wait  # noqa: E402
 from board_driver.events import Lift, Place  # noqa: E402
-from board_driver.replay import tracker_for  # noqa: E402
-from board_driver.script import Scan, Wait  # noqa: E402
+from board_driver.physical.debounce import Debouncer  # noqa: E402
 from tests.conftest import SHARED_DATA  # noqa: E402
 from tests.generate_scripts import generate_corpus, to_scans  # noqa: E402
 

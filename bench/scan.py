@@ -22,8 +22,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from board_driver.pinmap import DEFAULT_COLUMNS, DEFAULT_ROWS  # noqa: E402
-from board_driver.sensing import ScanLoop, SquareHealth, open_sensing  # noqa: E402
+from board_driver.physical.pinmap import DEFAULT_COLUMNS, DEFAULT_ROWS  # noqa: E402
+from board_driver.physical.sensing import ScanLoop, SquareHealth, open_sensing  # noqa: E402
 from tests.fakes import MODULES  # noqa: E402
 from tests.fakes import world as world_module  # noqa: E402
 from tests.fakes.world import World  # noqa: E402

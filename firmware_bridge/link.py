@@ -105,7 +105,7 @@ def _import_pyserial() -> Any:
 class BridgeLink:
     """The serial link to the board's microcontroller: :meth:`scan`, :meth:`show`, :meth:`close`.
 
-    It fits ``board_driver.ports.SensingPort`` and ``LedPort``; one instance serves both.
+    It fits ``board_driver.physical.ports.SensingPort`` and ``LedPort``; one instance serves both.
 
     ``device`` is the serial device (``/dev/magboard-bridge`` from our udev rule, or a
     ``/dev/serial/by-id/...`` path). The callbacks run on the reader thread; an exception

@@ -34,8 +34,8 @@ from pathlib import Path
 import chess
 import chess.pgn
 
+from board_driver.boardscript.script import Scan, Script, ScriptItem
 from board_driver.events import Choose, Lift, Place
-from board_driver.script import Scan, Script, ScriptItem
 from rules import STARTING_FEN
 
 #: Intervals (ms) people leave between events; see the module docstring.

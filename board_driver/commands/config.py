@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from board_driver.config import ConfigError, config_path, load_config, to_toml
+from board_driver.service.config import ConfigError, config_path, load_config, to_toml
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:

@@ -15,14 +15,14 @@ import argparse
 import sys
 from typing import Any
 
-from board_driver import diagnose
-from board_driver.config import ConfigError, load_config
-from board_driver.leds import open_leds
-from board_driver.leds.layout import StripLayout
-from board_driver.leds.render import Renderer
-from board_driver.leds.sim import SimulatedLeds, render_terminal
-from board_driver.sensing import open_sensing
-from board_driver.sensing.sim import SimulatedBoard
+from board_driver.physical import diagnose
+from board_driver.physical.leds import open_leds
+from board_driver.physical.leds.layout import StripLayout
+from board_driver.physical.leds.render import Renderer
+from board_driver.physical.leds.sim import SimulatedLeds, render_terminal
+from board_driver.physical.sensing import open_sensing
+from board_driver.physical.sensing.sim import SimulatedBoard
+from board_driver.service.config import ConfigError, load_config
 from board_driver.squares import square
 
 FAULTS = ("stuck_open", "stuck_closed", "flicker")

@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from board_driver.config import ConfigError, load_config
-from board_driver.store import Store, StoreError
+from board_driver.service.config import ConfigError, load_config
+from board_driver.service.store import Store, StoreError
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:

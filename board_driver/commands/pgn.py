@@ -6,8 +6,8 @@ import argparse
 import sys
 
 from board_driver.commands.games import add_store_arguments, open_store
-from board_driver.config import ConfigError
-from board_driver.store import StoreError, game_pgn
+from board_driver.service.config import ConfigError
+from board_driver.service.store import StoreError, game_pgn
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:

@@ -13,7 +13,7 @@ import json
 import sys
 from typing import Any
 
-from board_driver.script import Script, ScriptError, parse_script
+from board_driver.boardscript.script import Script, ScriptError, parse_script
 
 STDIN_NAME = "<stdin>"
 
@@ -77,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"magboard replay: {message}", file=sys.stderr)
         return 2
     # Imported after reading, so that a bad script is reported even without the game code.
-    from board_driver.replay import replay_script
+    from board_driver.boardscript.replay import replay_script
 
     for index, script in enumerate(scripts):
         result = replay_script(script, frames=args.frames)

@@ -12,8 +12,10 @@ import tempfile
 from pathlib import Path
 from typing import ClassVar
 
-from board_driver.config import Config, ConfigError, load_config
-from board_driver.daemon import (
+from board_driver.boardscript.feed import parse_on_board
+from board_driver.boardscript.script import ScriptError
+from board_driver.service.config import Config, ConfigError, load_config
+from board_driver.service.daemon import (
     Daemon,
     DaemonConfigError,
     DaemonError,
@@ -21,9 +23,7 @@ from board_driver.daemon import (
     gpio_present,
     open_hardware,
 )
-from board_driver.script import ScriptError
-from board_driver.scriptfeed import parse_on_board
-from board_driver.store import StoreError
+from board_driver.service.store import StoreError
 
 log = logging.getLogger("magboard")
 
@@ -166,7 +166,7 @@ def _attach_leds_file(config: Config, hardware: Hardware) -> None:
 
 
 def _terminal_view(hardware: Hardware):
-    from board_driver.leds.sim import render_terminal
+    from board_driver.physical.leds.sim import render_terminal
 
     def show(_frame) -> None:
         pieces = hardware.sim_board.pieces if hardware.sim_board is not None else 0

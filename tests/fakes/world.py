@@ -8,7 +8,7 @@ test observes electrical behaviour: which rows were driven, what the columns rea
 colour each LED shows, how many times the strip was written.
 
 This model is written from the electronics, independently of the product's own
-simulator (``board_driver.sensing.matrix``), so the two check each other.
+simulator (``board_driver.physical.sensing.matrix``), so the two check each other.
 """
 
 from __future__ import annotations

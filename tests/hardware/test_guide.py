@@ -5,10 +5,10 @@ import tomllib
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from board_driver.buttons import PROMOTION_CYCLE, ButtonPresses
-from board_driver.leds.layout import StripLayout
-from board_driver.leds.render import DEFAULT_BRIGHTNESS, DEFAULT_GAMMA, Renderer
-from board_driver.pinmap import (
+from board_driver.physical.buttons import PROMOTION_CYCLE, ButtonPresses
+from board_driver.physical.leds.layout import StripLayout
+from board_driver.physical.leds.render import DEFAULT_BRIGHTNESS, DEFAULT_GAMMA, Renderer
+from board_driver.physical.pinmap import (
     DEFAULT_BUTTON_PINS,
     DEFAULT_COLUMNS,
     DEFAULT_ROWS,
@@ -16,7 +16,7 @@ from board_driver.pinmap import (
     LED_PWM_PIN,
     LED_SPI_PIN,
 )
-from board_driver.sensing.gpiod import GpiodMatrix
+from board_driver.physical.sensing.gpiod import GpiodMatrix
 
 HARDWARE = Path(__file__).resolve().parents[2] / "hardware"
 GUIDE = (HARDWARE / "README.md").read_text(encoding="utf-8")

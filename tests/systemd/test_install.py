@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from board_driver.config import parse_config
+from board_driver.service.config import parse_config
 
 ROOT = Path(__file__).resolve().parents[2]
 INSTALL = ROOT / "systemd" / "install.sh"

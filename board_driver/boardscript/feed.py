@@ -1,0 +1,212 @@
+"""Playing a board script into the simulated board in real time (``magboard run --script``).
+
+``lift``/``place``/``scan`` change the simulated board's pieces, so the daemon sees them
+through the normal sensing and debounce path; ``choose``/``button`` reach the tracker as a
+button or the web page would. Times are the script's: ``@ms`` from the start of the script,
+otherwise ``gap`` after the event before. A line that arrives late (typed, or piped slowly)
+is played at once, keeping its spacing to the next.
+
+A script with a ``fen`` or ``option`` line starts a new game from it, on a board set up to
+match. One without goes on with the current game on the pieces standing, so its lifts and
+places are checked against those pieces, not the start position (a script of raw
+``scan`` lines gives the whole board each time, and needs no such check):
+
+>>> script, skip = parse_on_board("lift e4\\nplace e5\\n", "<doc>", 0xFFFF00001000EFFF)
+>>> [type(item).__name__ for item in script.items[skip:]]
+['Lift', 'Place']
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import threading
+from collections.abc import AsyncIterator, Iterable
+from typing import Any, TextIO
+
+from board_driver.boardscript.script import START_OCCUPANCY, Scan, Script, ScriptError, Wait
+from board_driver.boardscript.script import parse_script as _parse_script
+from board_driver.events import Button, Choose, Lift, Place
+from board_driver.squares import square_name, squares_of
+from rules import STARTING_FEN
+
+log = logging.getLogger("magboard")
+
+_EVENT_KEYWORDS = ("lift", "place", "choose", "button", "scan", "wait")
+
+
+def _is_event(line: str) -> bool:
+    content = line.split("#", 1)[0].strip()
+    return content.startswith("@") or content.split(" ", 1)[0] in _EVENT_KEYWORDS
+
+
+def _keyword(line: str) -> str:
+    """The keyword of a script line, after any ``@ms`` time ("" for none)."""
+    words = line.split("#", 1)[0].split()
+    if words and words[0].startswith("@"):
+        words = words[1:]
+    return words[0] if words else ""
+
+
+def starts_new_game(header: Script) -> bool:
+    """Whether a script's header sets up a game of its own (a ``fen`` or ``option`` line)."""
+    return bool(header.options) or header.fen != STARTING_FEN
+
+
+def parse_on_board(text: str, name: str, standing: int) -> tuple[Script, int]:
+    """Parse ``text`` as played on a board whose pieces are ``standing``.
+
+    The board-script parser checks each lift and place against the pieces of the
+    script's start position. For a script that goes on with the current game, lines at
+    time 0 are put in after the header that take those pieces to ``standing``; their items
+    are the first ``skip`` of the script and are not played. Errors name the line of
+    ``text``. A script that starts a new game is parsed as it is (``skip`` = 0).
+    """
+    lines = text.splitlines()
+    first_event = next((i for i, line in enumerate(lines) if _is_event(line)), len(lines))
+    header = _parse_script("\n".join(lines[:first_event]), name)
+    if starts_new_game(header) or any(_keyword(line) == "scan" for line in lines):
+        # A scan gives the whole board: it needs no lines taking the pieces to it (and
+        # the parser does not mix scans with lift/place).
+        return _parse_script(text, name), 0
+    preamble = [f"@0 lift {square_name(sq)}" for sq in squares_of(START_OCCUPANCY & ~standing)]
+    preamble += [f"@0 place {square_name(sq)}" for sq in squares_of(standing & ~START_OCCUPANCY)]
+    combined = [*lines[:first_event], *preamble, *lines[first_event:]]
+    try:
+        return _parse_script("\n".join(combined), name), len(preamble)
+    except ScriptError as error:
+        line = error.line - len(preamble) if error.line > first_event else error.line
+        raise ScriptError(name, line, error.problem) from None
+
+
+async def text_lines(text: str) -> AsyncIterator[str]:
+    for line in text.splitlines():
+        yield line
+
+
+async def stream_lines(stream: TextIO) -> AsyncIterator[str]:
+    """Lines of ``stream`` as they arrive, read on a thread that never holds up the exit."""
+    loop = asyncio.get_running_loop()
+    queue: asyncio.Queue[str | None] = asyncio.Queue()
+
+    def reader() -> None:
+        try:
+            for line in stream:
+                loop.call_soon_threadsafe(queue.put_nowait, line)
+        except (OSError, ValueError):
+            pass
+        with contextlib.suppress(RuntimeError):  # the loop may be gone already
+            loop.call_soon_threadsafe(queue.put_nowait, None)
+
+    threading.Thread(target=reader, name="magboard script input", daemon=True).start()
+    while (line := await queue.get()) is not None:
+        yield line
+
+
+class ScriptFeeder:
+    """Plays script lines, as they come, into ``board`` (a SimulatedBoard) for ``daemon``."""
+
+    def __init__(self, daemon: Any, board: Any) -> None:
+        self.daemon = daemon
+        self.board = board
+        self.start: float | None = None
+        self.last_t_ms = 0
+        self.last_real = 0.0
+
+    async def play(self, lines: AsyncIterator[str] | Iterable[str], name: str) -> None:
+        """Check and play each line in turn; a bad line is logged (naming it) and skipped."""
+        accepted: list[str] = []
+        standing: int | None = None
+        played = 0
+        async for raw in _aiter(lines):
+            line = raw.rstrip("\n")
+            if standing is None and _is_event(line):
+                # The header is complete: set up its game, and take the pieces as they stand.
+                await self._begin(_parse_script("\n".join(accepted), name))
+                standing = self.board.pieces
+            candidate = [*accepted, line]
+            try:
+                script, skip = parse_on_board(
+                    "\n".join(candidate), name, START_OCCUPANCY if standing is None else standing
+                )
+            except ScriptError as error:
+                log.error("script %s:%d: %s", name, error.line, error.problem)
+                accepted.append("")  # keep the numbering of the lines after it
+                continue
+            accepted = candidate
+            for item in script.items[skip + played :]:
+                await self._play(item)
+                played += 1
+        if standing is None and accepted:
+            await self._begin(_parse_script("\n".join(accepted), name))
+
+    async def _begin(self, header: Script) -> None:
+        loop = asyncio.get_running_loop()
+        self.start = self.last_real = loop.time()
+        self.last_t_ms = 0
+        if starts_new_game(header):
+            import rules
+
+            self._set_pieces(rules.Position.from_fen(header.fen).occupancy())
+            # Let the scanner see the pieces set up before the new game takes them as given.
+            await asyncio.sleep(max(0.1, 3 * self.daemon.config.sensing.debounce_ms / 1000))
+            self.daemon.new_game(header.fen, dict(header.options))
+            log.info("script: new game from %s", header.fen)
+
+    def _set_pieces(self, bitmap: int) -> None:
+        current = self.board.pieces
+        for sq in squares_of(current & ~bitmap):
+            self.board.lift(sq)
+        for sq in squares_of(bitmap & ~current):
+            self.board.place(sq)
+
+    async def _play(self, item: Any) -> None:
+        loop = asyncio.get_running_loop()
+        assert self.start is not None
+        spacing = (item.t_ms - self.last_t_ms) / 1000
+        due = max(self.start + item.t_ms / 1000, self.last_real + spacing)
+        delay = due - loop.time()
+        if delay > 0:
+            await asyncio.sleep(delay)
+        self.last_real = max(due, loop.time()) if delay > 0 else loop.time()
+        self.last_t_ms = item.t_ms
+        try:
+            if isinstance(item, Lift):
+                self.board.lift(item.square)
+            elif isinstance(item, Place):
+                self.board.place(item.square)
+            elif isinstance(item, Scan):
+                self._set_pieces(item.bitmap)
+            elif isinstance(item, Choose):
+                self.daemon.handle([Choose(self.daemon.now_ms(), item.piece)])
+            elif isinstance(item, Button):
+                self.daemon.handle([Button(self.daemon.now_ms(), item.name)])
+        except ValueError as error:  # the pieces were moved by other hands meanwhile
+            log.error("script: %s", error)
+        if not isinstance(item, Wait):
+            log.debug("script: %s", describe(item))
+
+
+async def _aiter(lines: AsyncIterator[str] | Iterable[str]) -> AsyncIterator[str]:
+    if hasattr(lines, "__aiter__"):
+        async for line in lines:  # type: ignore[union-attr]
+            yield line
+    else:
+        for line in lines:  # type: ignore[union-attr]
+            yield line
+
+
+def describe(item: Any) -> str:
+    """A script item as its script line (without the time)."""
+    if isinstance(item, Lift | Place):
+        return f"{type(item).__name__.lower()} {square_name(item.square)}"
+    if isinstance(item, Choose):
+        return f"choose {item.piece}"
+    if isinstance(item, Button):
+        return f"button {item.name}"
+    if isinstance(item, Scan):
+        return f"scan {item.bitmap:016x}"
+    if isinstance(item, Wait):
+        return f"wait {item.ms}"
+    return repr(item)

@@ -1,0 +1,4 @@
+"""Connectors: everything outside the board's own path that talks to the running board.
+
+- :mod:`.web`: the page the daemon serves (HTTP and WebSocket).
+"""

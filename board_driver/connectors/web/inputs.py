@@ -1,0 +1,187 @@
+"""Checking what a browser sends, before any of it reaches the tracker, the store or a file.
+
+Every check raises :class:`InputError` (a ValueError) whose message names the field and
+says what was expected; the page shows it as it is.
+
+>>> parse_square("e4", "square")
+28
+>>> parse_square("e9", "square")
+Traceback (most recent call last):
+...
+board_driver.connectors.web.inputs.InputError: square: 'e9' is not a square (expected a1..h8)
+>>> parse_fen("4k3/8/8/8/8/8/8/8 w - - 0 1", "fen")  # doctest: +ELLIPSIS
+Traceback (most recent call last):
+...
+board_driver.connectors.web.inputs.InputError: fen: FEN placement: White has no king, ...
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from board_driver.arbiter.tracker import TOUCH_MOVE_MODES
+from board_driver.events import PROMOTION_LETTERS
+from board_driver.squares import square
+
+_SQUARE = re.compile(r"[a-h][1-8]")
+_GAME_ID = re.compile(r"[1-9][0-9]{0,8}")
+#: The longest FEN a real position needs is under 90 characters.
+MAX_FEN = 100
+#: The controls the page offers (board-script ``button`` names).
+WEB_BUTTONS = (
+    "resign",
+    "draw_offer",
+    "draw_accept",
+    "claim_draw",
+    "new_game",
+    "adjust",
+    "hint",
+)
+#: The engine's sides (``set_engine``) and the bounds of a level the page may set (the
+#: config's own bounds, ``[engine]``).
+ENGINE_SIDES = ("none", "white", "black")
+MAX_DEPTH = 100
+MAX_MOVETIME_MS = 600_000
+#: The simulator steps the page may send in one request.
+MAX_STEPS = 8
+
+
+class InputError(ValueError):
+    """A request field is not what the page may send; the message names the field."""
+
+
+def field(body: Any, name: str) -> Any:
+    if not isinstance(body, dict) or name not in body:
+        raise InputError(f"{name}: missing")
+    return body[name]
+
+
+def parse_square(value: Any, name: str) -> int:
+    if not isinstance(value, str) or not _SQUARE.fullmatch(value):
+        raise InputError(f"{name}: {_show(value)} is not a square (expected a1..h8)")
+    return square(value)
+
+
+def parse_piece(value: Any, name: str = "piece") -> str:
+    if not isinstance(value, str) or value not in PROMOTION_LETTERS:
+        raise InputError(f"{name}: {_show(value)} is not a promotion piece (expected q, r, b or n)")
+    return value
+
+
+def parse_button(value: Any, name: str = "button") -> str:
+    if not isinstance(value, str) or value not in WEB_BUTTONS:
+        known = ", ".join(WEB_BUTTONS)
+        raise InputError(f"{name}: {_show(value)} is not a control (one of {known})")
+    return value
+
+
+def parse_fen(value: Any, name: str = "fen") -> str:
+    """A legal set-up's FEN, normalised; the rules core's FenError message says what is wrong."""
+    import rules
+
+    if not isinstance(value, str) or not value.strip():
+        raise InputError(f"{name}: missing (a FEN like {rules.Position().fen()!r})")
+    text = " ".join(value.split())
+    if len(text) > MAX_FEN:
+        raise InputError(f"{name}: {len(text)} characters is too long for a FEN")
+    try:
+        return rules.Position.from_fen(text).fen()
+    except rules.FenError as exc:
+        raise InputError(f"{name}: {exc}") from None
+
+
+def parse_options(body: Any) -> dict[str, Any]:
+    """``touch_move`` (off/warn/enforce), ``takeback`` and ``hints`` (true/false): any of them."""
+    if not isinstance(body, dict):
+        raise InputError("options: expected an object")
+    known = ("touch_move", "takeback", "hints")
+    unknown = [k for k in body if k not in known]
+    if unknown:
+        names = ", ".join(map(str, unknown))
+        raise InputError(f"options: unknown {names} (known: {', '.join(known)})")
+    out: dict[str, Any] = {}
+    if "touch_move" in body:
+        mode = body["touch_move"]
+        if mode not in TOUCH_MOVE_MODES:
+            raise InputError(
+                f"touch_move: {_show(mode)} is not one of {', '.join(TOUCH_MOVE_MODES)}"
+            )
+        out["touch_move"] = mode
+    for name in ("takeback", "hints"):
+        if name in body:
+            if not isinstance(body[name], bool):
+                raise InputError(f"{name}: {_show(body[name])} is not true or false")
+            out[name] = body[name]
+    return out
+
+
+def parse_engine(body: Any) -> tuple[str, dict[str, int | None]]:
+    """The opponent: ``side`` (none, white, black) and any of the level's ``skill``
+    (0..20), ``depth`` (plies, 1..100, or null: no limit) and ``movetime_ms`` (1..600000,
+    or null: no limit). Returns the side and the level's fields to change.
+
+    >>> parse_engine({"side": "black", "skill": 3, "depth": 1, "movetime_ms": None})
+    ('black', {'skill': 3, 'depth': 1, 'movetime_ms': None})
+    >>> parse_engine({"side": "black", "skill": 25})
+    Traceback (most recent call last):
+    ...
+    board_driver.connectors.web.inputs.InputError: skill: 25 is not between 0 and 20
+    """
+    if not isinstance(body, dict):
+        raise InputError("engine: expected an object")
+    known = ("side", "skill", "depth", "movetime_ms")
+    unknown = [k for k in body if k not in known]
+    if unknown:
+        names = ", ".join(map(str, unknown))
+        raise InputError(f"engine: unknown {names} (known: {', '.join(known)})")
+    side = field(body, "side")
+    if side not in ENGINE_SIDES:
+        raise InputError(f"side: {_show(side)} is not one of {', '.join(ENGINE_SIDES)}")
+    level: dict[str, int | None] = {}
+    for name, low, high, optional in (
+        ("skill", 0, 20, False),
+        ("depth", 1, MAX_DEPTH, True),
+        ("movetime_ms", 1, MAX_MOVETIME_MS, True),
+    ):
+        if name not in body:
+            continue
+        value = body[name]
+        if value is None and optional:
+            level[name] = None
+            continue
+        if not isinstance(value, int) or isinstance(value, bool):
+            what = "a whole number" + (" or null (no limit)" if optional else "")
+            raise InputError(f"{name}: {_show(value)} is not {what}")
+        if not low <= value <= high:
+            raise InputError(f"{name}: {value} is not between {low} and {high}")
+        level[name] = value
+    if level.get("depth", 0) is None and level.get("movetime_ms", 0) is None:
+        raise InputError("depth, movetime_ms: both without limit; the engine needs one of them")
+    return side, level
+
+
+def parse_game_id(value: Any, name: str = "game") -> int:
+    text = str(value) if isinstance(value, int) and not isinstance(value, bool) else value
+    if not isinstance(text, str) or not _GAME_ID.fullmatch(text):
+        raise InputError(f"{name}: {_show(value)} is not a game number")
+    return int(text)
+
+
+def parse_steps(value: Any) -> list[tuple[str, int]]:
+    """Simulator steps: ``[["lift", "e2"], ["place", "e4"]]``, at most :data:`MAX_STEPS`."""
+    if not isinstance(value, list) or not value:
+        raise InputError('steps: expected a list like [["lift", "e2"], ["place", "e4"]]')
+    if len(value) > MAX_STEPS:
+        raise InputError(f"steps: {len(value)} steps, at most {MAX_STEPS} in one request")
+    steps = []
+    for i, step in enumerate(value):
+        if not isinstance(step, list) or len(step) != 2 or step[0] not in ("lift", "place"):
+            raise InputError(f'steps[{i}]: {_show(step)} is not ["lift"|"place", square]')
+        steps.append((step[0], parse_square(step[1], f"steps[{i}]")))
+    return steps
+
+
+def _show(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."

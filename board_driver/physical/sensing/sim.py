@@ -1,0 +1,166 @@
+"""A simulated board: pieces you lift and place by calling methods, read like a matrix.
+
+The replay, the tests, the web page and ``magboard diagnose --sim`` drive it. Its scans go
+through the electrical model of :mod:`board_driver.physical.sensing.matrix`, so a board built
+without diodes shows the ghosts a real one would.
+
+>>> board = SimulatedBoard()
+>>> board.lift(12); board.place(28)          # 1. e4
+>>> f"{board.scan():016x}"
+'ffff00001000efff'
+
+With a ``state_file`` the pieces survive a restart of the daemon, as real pieces do: the
+file is read on start and rewritten atomically after every change.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import threading
+from pathlib import Path
+
+from board_driver.physical.sensing.matrix import read_matrix
+from board_driver.squares import FULL_BOARD, square_name, squares_of
+
+#: The start position: ranks 1, 2, 7 and 8 full.
+START = 0xFFFF00000000FFFF
+
+
+class SimStateError(ValueError):
+    """The simulated board's state file cannot be read."""
+
+
+class SimulatedBoard:
+    """A board whose pieces are moved by calling :meth:`lift` and :meth:`place`.
+
+    ``pieces`` is the bitmap of occupied squares. ``diodes=False`` models a matrix built
+    without a diode per switch. Thread-safe: the scan thread reads while the web page or
+    a test moves pieces.
+    """
+
+    def __init__(
+        self,
+        pieces: int = START,
+        *,
+        diodes: bool = True,
+        state_file: Path | str | None = None,
+    ) -> None:
+        if not 0 <= pieces <= FULL_BOARD:
+            raise ValueError(f"pieces must be a 64-bit bitmap, got {pieces!r}")
+        self.diodes = diodes
+        self.state_file = Path(state_file) if state_file else None
+        self._lock = threading.Lock()
+        self._pieces = pieces
+        # Faults a builder could meet, for diagnose and tests: squares stuck open or
+        # closed, and squares whose switch chatters on every scan.
+        self._stuck_closed = 0
+        self._stuck_open = 0
+        self._flickering = 0
+        self._flicker_phase = False
+        self.scans = 0
+        if self.state_file is not None:
+            if self.state_file.exists():
+                self._pieces = self._load(self.state_file)
+            else:
+                self._save()
+
+    @property
+    def pieces(self) -> int:
+        """The bitmap of squares holding a piece."""
+        return self._pieces
+
+    @pieces.setter
+    def pieces(self, bitmap: int) -> None:
+        if not 0 <= bitmap <= FULL_BOARD:
+            raise ValueError(f"pieces must be a 64-bit bitmap, got {bitmap!r}")
+        with self._lock:
+            self._pieces = bitmap
+            self._save()
+
+    def lift(self, square: int) -> None:
+        """Take the piece off ``square``; ValueError if it holds none."""
+        with self._lock:
+            if not self._pieces >> square & 1:
+                raise ValueError(f"cannot lift from {square_name(square)}: it holds no piece")
+            self._pieces &= ~(1 << square)
+            self._save()
+
+    def place(self, square: int) -> None:
+        """Put a piece on ``square``; ValueError if it already holds one."""
+        with self._lock:
+            if self._pieces >> square & 1:
+                raise ValueError(f"cannot place on {square_name(square)}: it holds a piece")
+            self._pieces |= 1 << square
+            self._save()
+
+    def stick(self, square: int, closed: bool | None) -> None:
+        """Make ``square``'s switch read closed (True) or open (False) whatever stands there;
+        ``None`` repairs it."""
+        bit = 1 << square
+        self._stuck_closed &= ~bit
+        self._stuck_open &= ~bit
+        if closed is True:
+            self._stuck_closed |= bit
+        elif closed is False:
+            self._stuck_open |= bit
+
+    def flicker(self, square: int, on: bool = True) -> None:
+        """Make ``square``'s switch chatter: it reads the other way on every second scan."""
+        if on:
+            self._flickering |= 1 << square
+        else:
+            self._flickering &= ~(1 << square)
+
+    def scan(self) -> int:
+        """One full scan of the matrix, through its electrical model."""
+        closed = (self._pieces | self._stuck_closed) & ~self._stuck_open
+        if self._flickering:
+            self._flicker_phase = not self._flicker_phase
+            if self._flicker_phase:
+                closed ^= self._flickering
+        self.scans += 1
+        return read_matrix(closed, diodes=self.diodes)
+
+    def close(self) -> None:
+        """Nothing to release; the state file is already up to date."""
+
+    def __repr__(self) -> str:
+        names = " ".join(square_name(sq) for sq in squares_of(self._pieces))
+        return f"<SimulatedBoard pieces={names or '-'} diodes={self.diodes}>"
+
+    # The state file: {"pieces": "ffff00000000ffff"}, written to a temporary file and
+    # renamed over the old one so a crash never leaves half a file.
+    @staticmethod
+    def _load(path: Path) -> int:
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            pieces = int(data["pieces"], 16)
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise SimStateError(
+                f"{path}: not a simulated board state file (expected "
+                f'{{"pieces": "<16 hex digits>"}}): {exc}'
+            ) from exc
+        if not 0 <= pieces <= FULL_BOARD:
+            raise SimStateError(f"{path}: pieces {data['pieces']!r} is not a 64-bit bitmap")
+        return pieces
+
+    def _save(self) -> None:
+        if self.state_file is None:
+            return
+        directory = self.state_file.parent
+        directory.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".simboard-", dir=directory)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as out:
+                json.dump({"pieces": f"{self._pieces:016x}"}, out)
+                out.flush()
+                os.fsync(out.fileno())
+            os.replace(tmp, self.state_file)
+        except BaseException:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+            raise

@@ -1,0 +1,194 @@
+"""The corpus proof: every game of selfplay.pgn, moved by hand in many ways, replays exactly.
+
+The generator (tests/generate_scripts.py) plays each game the way people move pieces
+(capture orders, castling orders, slides, en-passant orders, promotion choices, pauses,
+quick replies); python-chess, not our rules core, says what the moves are. A replay must
+commit every move with python-chess's SAN, end on its final position and result, and
+never call anything illegal. The same games as raw scans with switch bounce and one-scan
+flickers must give the same, with no phantom move.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+
+import pytest
+
+from board_driver.boardscript.replay import replay_script
+from board_driver.boardscript.script import format_script, parse_script
+from board_driver.cli import main
+from tests.conftest import SHARED_DATA
+from tests.generate_scripts import GeneratedGame, generate_corpus, to_scans
+
+PGN = SHARED_DATA / "selfplay.pgn"
+#: More ways of moving the same games, under ``-m slow``: other seeds for the habits.
+SLOW_SEEDS = (1, 2, 3, 4, 5)
+
+
+@pytest.fixture(scope="module")
+def corpus() -> list[GeneratedGame]:
+    return generate_corpus(PGN)
+
+
+def _problems(generated: GeneratedGame, script) -> list[str]:
+    result = replay_script(script)
+    out = []
+    if result.moves != generated.sans:
+        first = next(
+            (
+                i
+                for i, (a, b) in enumerate(zip(result.moves, generated.sans, strict=False))
+                if a != b
+            ),
+            min(len(result.moves), len(generated.sans)),
+        )
+        out.append(
+            f"moves differ from ply {first + 1}: replay {result.moves[first : first + 3]} "
+            f"vs python-chess {generated.sans[first : first + 3]} "
+            f"({len(result.moves)} vs {len(generated.sans)} moves)"
+        )
+    if result.fen not in generated.fens:
+        out.append(f"final FEN {result.fen!r}, expected {sorted(generated.fens)[0]!r}")
+    if (result.result, result.termination) != (generated.result, generated.termination):
+        out.append(
+            f"ended {result.result} {result.termination}, "
+            f"expected {generated.result} {generated.termination}"
+        )
+    if not result.in_sync:
+        out.append("ended out of sync")
+    wrong = Counter(e["type"] for e in result.events if e["type"] in ("illegal", "takeback"))
+    if wrong:
+        out.append(f"announced {dict(wrong)}")
+    json.dumps(result.to_json())  # what --json prints must be JSON
+    return [f"{script.name}: {problem}" for problem in out]
+
+
+def _replay_all(games: list[GeneratedGame], *, scans: bool, seed: int = 0) -> list[str]:
+    problems = []
+    for index, generated in enumerate(games):
+        script = generated.script
+        if scans:
+            script = to_scans(script, seed=seed + index)
+        # Through the text form, as a recorded script would come: the writer and the
+        # strict reader must agree on every one of them.
+        script = parse_script(format_script(script), script.name)
+        problems += _problems(generated, script)
+    return problems
+
+
+def test_the_generator_moves_pieces_in_every_way_the_issue_lists(corpus):
+    habits = Counter()
+    for generated in corpus:
+        habits.update(generated.habits)
+    for habit in (
+        "capture victim first",
+        "capture mover first",
+        "castling king first",
+        "castling together",
+        "castling rook first",
+        "castling rook first, committed",
+        "en passant victim first",
+        "en passant victim after",
+        "slide",
+        "promotion q choose none",
+        "promotion q choose before",
+        "promotion q choose after",
+        "promotion swap",
+        "hesitation",
+        "quick reply",
+        "touch_move enforce",
+        "touch_move off",
+        "touch_move warn",
+    ):
+        assert habits[habit] > 0, f"no game uses {habit!r}"
+    underpromotions = Counter()
+    for habit, count in habits.items():
+        if habit.startswith(("promotion r ", "promotion b ")):
+            underpromotions[habit.split()[1]] += count
+            underpromotions[habit.split()[-1]] += count
+    assert underpromotions["r"] == 7 and underpromotions["b"] == 2
+    assert underpromotions["before"] > 0 and underpromotions["after"] > 0
+    assert len(corpus) == 100
+    assert sum(len(g.sans) for g in corpus) == 10475
+
+
+def test_every_game_replays_move_for_move_in_lift_place_form(corpus):
+    problems = _replay_all(corpus, scans=False)
+    assert not problems, f"{len(problems)} problems, first ones:\n" + "\n".join(problems[:10])
+
+
+def test_every_game_replays_the_same_from_raw_bouncing_scans(corpus):
+    problems = _replay_all(corpus, scans=True)
+    assert not problems, f"{len(problems)} problems, first ones:\n" + "\n".join(problems[:10])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", SLOW_SEEDS)
+def test_other_hands_on_the_same_games_replay_exactly_too(seed):
+    games = generate_corpus(PGN, seed=1000 * seed)
+    problems = _replay_all(games, scans=False) + _replay_all(games, scans=True, seed=seed)
+    assert not problems, f"{len(problems)} problems, first ones:\n" + "\n".join(problems[:10])
+
+
+def test_the_command_replays_recorded_corpus_files(corpus, tmp_path, capsys):
+    """Scripts written to files as a bug report would carry them, read back by the command."""
+    paths = []
+    for index in (0, 57, 99):
+        generated = corpus[index]
+        for scans in (False, True):
+            script = to_scans(generated.script, seed=index) if scans else generated.script
+            path = tmp_path / f"{generated.name}{'-scans' if scans else ''}.script"
+            path.write_text(script.to_text(comment=f"{generated.name}, recorded by a test"))
+            paths.append((path, generated))
+    assert main(["replay", "--json", *(str(p) for p, _ in paths)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == len(paths)
+    for line, (path, generated) in zip(lines, paths, strict=True):
+        data = json.loads(line)
+        assert data["script"] == str(path)
+        assert data["moves"] == generated.sans
+        assert data["result"] == generated.result
+        assert data["in_sync"] is True
+
+
+def test_the_raw_scans_really_bounce_and_flicker(corpus):
+    """The scan form is not a clean copy: it has bounces and single-scan flickers."""
+    generated = corpus[0]
+    scans = to_scans(generated.script, seed=0)
+    changes = sum(1 for item in generated.script.items if type(item).__name__ in ("Lift", "Place"))
+    scan_count = sum(1 for item in scans.items if type(item).__name__ == "Scan")
+    assert scan_count > 1.5 * changes
+    # Some square is set in one scan and gone by the next, 5 ms later, with no lift/place there.
+    items = [i for i in scans.items if type(i).__name__ == "Scan"]
+    flickers = [
+        (a, b, c)
+        for a, b, c in zip(items, items[1:], items[2:], strict=False)
+        if a.bitmap == c.bitmap != b.bitmap and c.t_ms - b.t_ms == 5
+    ]
+    assert flickers
+
+
+# Two habits the first tracker misread; the corpus has them too, these pin them down.
+
+
+def test_castling_rook_first_then_a_quick_reply_is_still_castling():
+    script = parse_script(
+        "option touch_move off\n"
+        "lift g1\nplace f3\nlift g8\nplace f6\nlift e2\nplace e3\n"
+        "lift e7\nplace e6\nlift f1\nplace e2\nlift f8\nplace e7\n"
+        "@5000 lift h1\n@5100 place f1\n"  # Rf1, committed at 5350
+        "@5700 lift e1\n@5800 place g1\n"  # the king follows: castling, rook first
+        "@5950 lift b8\n@6100 place c6\n"  # Black replies within the settle time
+    )
+    result = replay_script(script)
+    assert result.moves[-2:] == ["O-O", "Nc6"]
+    assert result.in_sync
+
+
+def test_a_quick_capture_is_committed():
+    # The victim leaves and the capturing pawn lands 80 ms later: exd5, done quickly.
+    script = parse_script(
+        "lift e2\nplace e4\nlift d7\nplace d5\nlift e4\n@1700 lift d5\n@1780 place d5\n"
+    )
+    assert replay_script(script).moves == ["e4", "d5", "exd5"]

@@ -1,0 +1,70 @@
+"""Scripts played on the board as it stands: checked against its pieces, errors at their line."""
+
+from __future__ import annotations
+
+import doctest
+
+import pytest
+
+import board_driver.boardscript.feed
+from board_driver.boardscript.feed import parse_on_board
+from board_driver.boardscript.script import START_OCCUPANCY, ScriptError
+from board_driver.events import Lift, Place
+from board_driver.squares import square
+
+AFTER_E4 = 0xFFFF00001000EFFF
+
+
+def test_lifts_and_places_are_checked_against_the_pieces_standing():
+    script, skip = parse_on_board("# go on\ngap 50\nlift e4\nplace e5\n", "s", AFTER_E4)
+    assert script.items[skip:] == [Lift(50, square("e4")), Place(100, square("e5"))]
+    with pytest.raises(ScriptError) as caught:
+        parse_on_board("# go on\ngap 50\n\nlift e2\n", "s", AFTER_E4)
+    assert str(caught.value) == "s:4: lift e2: no piece stands on e2"
+
+
+def test_an_error_in_the_header_keeps_its_line():
+    with pytest.raises(ScriptError) as caught:
+        parse_on_board("gap fast\nlift e4\n", "s", AFTER_E4)
+    assert caught.value.line == 1
+
+
+def test_a_script_with_a_fen_is_its_own_game_and_ignores_the_pieces_standing():
+    text = "fen 4k3/P7/8/8/8/8/8/4K3 w - - 0 1\nlift a7\nplace a8\n"
+    script, skip = parse_on_board(text, "s", START_OCCUPANCY)
+    assert skip == 0 and len(script.items) == 2
+
+
+def test_the_module_examples_hold():
+    assert doctest.testmod(board_driver.boardscript.feed).failed == 0
+
+
+def test_a_scan_script_goes_on_with_the_game_on_the_pieces_standing():
+    text = "@0 scan ffff00001000efff\n@200 scan ffef00001000efff\n@500 scan ffef00101000efff\n"
+    script, skip = parse_on_board(text, "s", AFTER_E4)
+    assert skip == 0 and len(script.items) == 3
+
+
+def test_run_plays_a_scan_script_into_an_ongoing_game(tmp_path):
+    from tests.board_driver.daemon_process import DaemonProcess, write_config
+
+    write_config(tmp_path)
+    first = DaemonProcess(tmp_path)
+    try:
+        first.wait_ready(timeout=30)
+        first.send("gap 150", "lift e2", "place e4")
+        assert first.wait_for(lambda: len(first.moves_logged()) == 1, 10), first.output()
+    finally:
+        first.terminate()
+    # Black's reply, recorded as raw scans of the whole board: e7 opens, e5 closes.
+    script = tmp_path / "reply.txt"
+    script.write_text(
+        "@0 scan ffff00001000efff\n@200 scan ffef00001000efff\n@500 scan ffef00101000efff\n"
+    )
+    second = DaemonProcess(tmp_path, script=str(script))
+    try:
+        assert second.wait_for(lambda: second.moves_logged() != [], 15), second.output()
+        assert second.moves_logged()[0] == (2, "e5", "e7e5")
+    finally:
+        if second.proc.poll() is None:
+            second.terminate()

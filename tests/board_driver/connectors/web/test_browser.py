@@ -1,0 +1,324 @@
+"""The page in headless Chromium against a real ``magboard run --sim``: clicks, keys, drags.
+
+Needs Debian's ``chromium`` (``apt-get install chromium chromium-driver``; ``.ci/run``
+installs it as root) and the ``playwright`` package (the ``dev`` extra), which drives
+``/usr/bin/chromium``: no browser is downloaded. ``MAGBOARD_SCREENSHOTS=1`` also writes
+the page's screenshots to ``docs/``.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.board_driver.connectors.web.daemon import ROOT, WebDaemon
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+WAIT_MS = 10_000
+
+
+@pytest.fixture(scope="module")
+def browser():
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        pytest.skip("the playwright package is missing: pip install -e '.[dev]'")
+    if not CHROMIUM.exists():
+        pytest.skip(
+            "no browser: /usr/bin/chromium is missing (as root: apt-get install chromium "
+            "chromium-driver; .ci/run does it)"
+        )
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def daemon(tmp_path):
+    d = WebDaemon(tmp_path / "daemon")
+    yield d
+    d.stop()
+
+
+@pytest.fixture
+def open_page(browser, daemon, tmp_path):
+    """A page on the daemon, with the token (as the log's link gives it) unless told not to."""
+    contexts = []
+
+    def open_(with_token: bool = True, **context_options):
+        context = browser.new_context(
+            accept_downloads=True,
+            reduced_motion="reduce",  # blinking lights drawn steady: stable screenshots
+            viewport=context_options.pop("viewport", {"width": 1000, "height": 800}),
+            **context_options,
+        )
+        contexts.append(context)
+        page = context.new_page()
+        page.set_default_timeout(WAIT_MS)
+        errors: list[str] = []
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page.errors = errors
+        page.goto(daemon.url + (f"#token={daemon.token}" if with_token else ""))
+        page.wait_for_selector("#connection:text('live')")
+        page.wait_for_selector("#sq-e1[data-piece='K']")
+        return page
+
+    yield open_
+    for context in contexts:
+        context.close()
+
+
+def click(page, *squares: str) -> None:
+    for name in squares:
+        page.click(f"#sq-{name}")
+
+
+def wait_moves(page, *sans: str) -> None:
+    """Wait until the move list reads ``sans`` (SAN, in order). Polled: the page's CSP
+    forbids the eval that ``page.wait_for_function`` needs."""
+    selector = "#moves .ply"
+    expected = list(sans)
+    for _ in range(WAIT_MS // 50):
+        if page.locator(selector).all_inner_texts() == expected:
+            return
+        page.wait_for_timeout(50)
+    assert page.locator(selector).all_inner_texts() == expected
+
+
+def shot(page, tmp_path: Path, name: str) -> Path:
+    path = tmp_path / name
+    page.screenshot(path=str(path))
+    if os.environ.get("MAGBOARD_SCREENSHOTS"):
+        shutil.copy(path, ROOT / "docs" / name)
+    return path
+
+
+def led(page, square: str) -> tuple[str, str]:
+    cell = page.locator(f"#sq-{square}")
+    return cell.get_attribute("data-led"), cell.get_attribute("data-blink")
+
+
+def test_a_short_game_by_click_key_and_drag_with_hints_and_its_pgn(open_page, tmp_path):
+    page = open_page()
+    page.check("#hints")
+    page.wait_for_selector("#messages li:text('hints on')")
+    click(page, "f2", "f3")  # 1. f3 by two clicks
+    wait_moves(page, "f3")
+    assert page.locator("#status").inner_text().startswith("Black to move")
+
+    # 1... e5 from the keyboard: focus e7, Enter lifts, arrows walk, Space places.
+    page.focus("#sq-e7")
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#sq-e7.lifted")
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("Space")
+    wait_moves(page, "f3", "e5")
+    assert page.locator("#announce").inner_text() == "Black: e5"
+
+    # The move's white flash is brief.
+    page.wait_for_selector("#sq-e5[data-led='.']")
+    # Lifting g2 with hints on: its destinations g3 and g4 light green.
+    click(page, "g2")
+    page.wait_for_selector("#sq-g4[data-led='g']")
+    assert led(page, "g3") == ("g", "0")
+    assert page.locator("#sq-g2").get_attribute("aria-label") == "g2, white pawn, lifted"
+    shot(page, tmp_path, "web-hints.png")
+    click(page, "g2")  # put it back (a j'adoube-free replace: touch-move warns only)
+    page.wait_for_selector("#sq-g2[data-sensed='1']")
+
+    # 2. g4 as a drag: the pawn slides over g3 to g4.
+    box = page.locator("#sq-g2").bounding_box()
+    target = page.locator("#sq-g4").bounding_box()
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.mouse.down()
+    page.mouse.move(target["x"] + target["width"] / 2, target["y"] + target["height"] / 2, steps=12)
+    page.mouse.up()
+    wait_moves(page, "f3", "e5", "g4")
+
+    click(page, "d8", "h4")  # 2... Qh4#
+    wait_moves(page, "f3", "e5", "g4", "Qh4#")
+    page.wait_for_selector("#status[data-result='0-1']")
+    assert page.locator("#status").inner_text() == "Game over: 0-1 (checkmate)"
+    # Mate: the winner's king green, the loser's red.
+    page.wait_for_selector("#sq-e1[data-led='r']")
+    assert led(page, "e8") == ("g", "0")
+    assert page.locator("#resign").is_disabled()
+    page.wait_for_selector("#sq-h4[data-led='.']")  # after the flash
+    shot(page, tmp_path, "web-finished.png")
+
+    with page.expect_download() as download:
+        page.click("#pgn-current")
+    text = Path(download.value.path()).read_text()
+    assert download.value.suggested_filename == "magboard-game-1.pgn"
+    assert "1. f3 e5 2. g4 Qh4# 0-1" in " ".join(text.split())
+    assert '[Result "0-1"]' in text
+    assert page.errors == []
+
+
+def test_an_illegal_move_lights_what_to_put_right(open_page, daemon, tmp_path):
+    page = open_page()
+    click(page, "e2", "e5")  # a pawn three squares
+    page.wait_for_selector("#sq-e5[data-led='r'][data-blink='1']")
+    assert led(page, "e2") == ("b", "1")
+    page.wait_for_selector("#messages li.bad:text('Not a legal move: empty e5, fill e2')")
+    assert "does not match the game" in page.locator("#status").inner_text()
+    assert page.locator("#sq-e5").get_attribute("aria-label") == (
+        "e5, a piece the game does not expect, light red blinking"
+    )
+    assert "light blue blinking" in page.locator("#sq-e2").get_attribute("aria-label")
+    shot(page, tmp_path, "web-illegal.png")
+
+    click(page, "e5", "e2")  # put it back: red and blue go out
+    page.wait_for_selector("#messages li:text('matches the game again')")
+    assert led(page, "e5") == (".", "0")
+    # Touch-move (warn): the pawn was touched, so it still owes a move: yellow, blinking.
+    assert led(page, "e2") == ("y", "1")
+    assert daemon.state()["moves"] == [] and daemon.state()["in_sync"]
+
+
+def test_an_under_promotion_from_a_fen_set_up(open_page, daemon):
+    page = open_page()
+    page.fill("#fen", "k7/4P3/8/8/8/4K3/8/8 w - - 0 1")
+    page.click("#new-game-button")
+    page.wait_for_selector("#sq-e3[data-piece='K']")
+    # The lights guide the set-up: fill e3 (blue), empty the other pieces' squares (red).
+    page.wait_for_selector("#sq-e3[data-led='b'][data-blink='1']")
+    assert led(page, "d2") == ("r", "1") and led(page, "a8") == (".", "0")
+    assert page.locator("#status").get_attribute("data-in-sync") == "false"
+    page.click("#setup")  # the simulator's hands do as the lights say
+    page.wait_for_selector("#status[data-in-sync='true']")
+    assert page.locator("#status").inner_text() == "White to move"
+    assert led(page, "e3") == (".", "0") and led(page, "d2") == (".", "0")
+
+    click(page, "e7", "e8")  # a queen until told otherwise
+    wait_moves(page, "e8=Q+")
+    page.click("#promotion [data-piece='n']")
+    wait_moves(page, "e8=N")
+    page.wait_for_selector("#messages li:text('Promotion: e8=N (was e8=Q+)')")
+    assert page.locator("#sq-e8").get_attribute("data-piece") == "N"
+    game = daemon.state()["game_id"]
+    with page.expect_download() as download:
+        page.click("#pgn-current")
+    text = Path(download.value.path()).read_text()
+    assert '[FEN "k7/4P3/8/8/8/4K3/8/8 w - - 0 1"]' in text
+    assert "1. e8=N" in text
+    assert download.value.suggested_filename == f"magboard-game-{game}.pgn"
+    # Any stored game: the list links each one; the first game here is the one before.
+    page.wait_for_selector(f"#games a:text('Game {game}')")
+    with page.expect_download() as download:
+        page.click("#games a:text-is('Game 1')")
+    assert '[Event "magboard game 1"]' in Path(download.value.path()).read_text()
+
+
+def test_actions_without_the_token_are_refused_and_the_page_says_so(open_page, daemon):
+    page = open_page(with_token=False, viewport={"width": 390, "height": 844})
+    # On a phone the squares stay readable.
+    assert page.locator("#sq-a1").bounding_box()["width"] >= 40
+    page.click("#resign")
+    page.wait_for_selector("#messages li.bad:text('Refused (401)')")
+    click(page, "e2")
+    page.wait_for_timeout(400)
+    assert daemon.state()["result"] == "*" and daemon.state()["sensed"] == "ffff00000000ffff"
+
+    page.fill("#token", "not-the-token")
+    page.click("#token-form button")
+    page.click("#resign")
+    page.wait_for_selector("#messages li.bad:text('Refused (403): wrong token')")
+    assert daemon.state()["result"] == "*"
+
+    page.fill("#token", daemon.token)
+    page.click("#token-form button")
+    page.click("#resign")
+    page.wait_for_selector("#status:text('Game over: 0-1 (resignation)')")
+    assert "web: action button refused (401)" in daemon.output()
+
+
+def test_a_capture_by_clicking_and_its_take_back(open_page, daemon):
+    page = open_page()
+    click(page, "e2", "e4")
+    wait_moves(page, "e4")
+    click(page, "d7", "d5")
+    wait_moves(page, "e4", "d5")
+    click(page, "e4", "d5")  # with a pawn in hand, clicking the victim captures it
+    wait_moves(page, "e4", "d5", "exd5")
+    assert page.locator("#sq-d5").get_attribute("data-piece") == "P"
+    page.click("#takeback")  # the simulator's hands put both pawns back
+    wait_moves(page, "e4", "d5")
+    page.wait_for_selector("#messages li:text('Taken back: exd5')")
+    assert page.locator("#sq-d5").get_attribute("data-piece") == "p"
+    assert page.locator("#sq-e4").get_attribute("data-sensed") == "1"
+    state = daemon.state()
+    assert state["in_sync"] and state["turn"] == "white"
+    assert page.errors == []
+
+
+PIECE_WORDS = {"p": "pawn", "n": "knight", "b": "bishop", "r": "rook", "q": "queen", "k": "king"}
+
+
+@pytest.mark.skipif(
+    not Path("/usr/games/stockfish").exists() and not shutil.which("stockfish"),
+    reason="no Stockfish (as root: apt-get install stockfish; .ci/run does it)",
+)
+def test_the_engine_plays_black_its_move_in_words_and_a_hint(open_page, daemon):
+    page = open_page()
+    page.select_option("#engine-side", "black")
+    page.fill("#engine-skill", "0")
+    page.fill("#engine-depth", "1")
+    page.fill("#engine-movetime", "")
+    page.click("#engine-apply")
+    page.wait_for_selector("#messages li:text('plays black (skill 0, depth 1)')")
+    assert page.locator("#engine-side").input_value() == "black"
+
+    click(page, "e2", "e4")
+    wait_moves(page, "e4")
+    page.wait_for_selector("#engine-status[data-status='to_play']")
+    engine = daemon.state()["engine"]
+    move, name = engine["move"], engine["engine"]
+    assert name.startswith("Stockfish")  # its own name, once it has started
+    words = (
+        f"{name} plays {move['san']}: move the {PIECE_WORDS[move['piece']]} "
+        f"from {move['from']} to {move['to']}"
+    )
+    assert page.locator("#engine-status").inner_text() == words
+    page.wait_for_selector(f"#messages li:text-is('{words}')")
+    assert led(page, move["from"]) == ("c", "1") and led(page, move["to"]) == ("c", "1")
+
+    click(page, move["from"], move["to"])  # the human plays the engine's move for it
+    wait_moves(page, "e4", move["san"])
+    page.wait_for_selector("#engine-status[data-status='waiting']")
+    assert "your move" in page.locator("#engine-status").inner_text()
+
+    page.click("#hint")
+    page.wait_for_selector("#messages li:text('Hint: ')")
+    hint = daemon.state()["engine"]["hint"]
+    text = page.locator("#messages li:text('Hint: ')").inner_text()
+    assert text.startswith(f"Hint: {hint['san']} (the ") and text.endswith(", lit green")
+    assert f"from {hint['from']} to {hint['to']}" in text
+    assert led(page, hint["from"])[0] == "g" and led(page, hint["to"])[0] == "g"
+
+    # A promotion names the piece: black's only moves here promote the a-pawn.
+    page.fill("#fen", "7k/5K2/8/8/8/8/p7/1B6 b - - 0 1")
+    page.click("#new-game-button")
+    page.wait_for_selector("#sq-b1[data-piece='B']")
+    page.click("#setup")
+    page.wait_for_selector("#engine-status[data-status='to_play']")
+    move = daemon.state()["engine"]["move"]
+    assert move["from"] == "a2" and move["promotion_piece"]
+    text = page.locator("#engine-status").inner_text()
+    assert text.startswith(f"{name} plays {move['san']}: move the pawn from a2 to ")
+    assert text.endswith(f", and promote to a {move['promotion_piece']}")
+    assert page.errors == []

@@ -1,0 +1,184 @@
+"""The page's HTTP side against a real ``magboard run --sim``: views, token, validation."""
+
+from __future__ import annotations
+
+import re
+import stat
+import urllib.request
+
+import pytest
+
+from tests.board_driver.connectors.web.daemon import WebDaemon
+
+START = "ffff00000000ffff"
+
+
+def get(url: str) -> tuple[int, str, dict]:
+    try:
+        with urllib.request.urlopen(url, timeout=5) as response:
+            return response.status, response.read().decode(), dict(response.headers)
+    except urllib.error.HTTPError as error:
+        return error.code, error.read().decode(), dict(error.headers)
+
+
+def test_read_only_views_need_no_token(web_daemon):
+    status, page, headers = get(web_daemon.url)
+    assert status == 200 and "<title>magboard</title>" in page
+    assert "script-src 'self'" in headers["Content-Security-Policy"]
+    status, _script, headers = get(web_daemon.url + "static/board.js")
+    assert status == 200 and headers["Content-Type"].startswith("text/javascript")
+    state = web_daemon.state()
+    assert state["sim"] is True and state["sensed"] == START
+    assert state["board_state"] == "ok"
+    assert len(state["pieces"]) == 64 and state["pieces"].startswith("RNBQKBNR")
+
+
+@pytest.mark.parametrize(
+    "path", ["static/server.py", "static/..%2Fserver.py", "static/%2e%2e/token.py", "etc/passwd"]
+)
+def test_only_the_packages_page_files_are_served(web_daemon, path):
+    status, _body, _headers = get(web_daemon.url + path)
+    assert status == 404
+
+
+def test_the_token_is_generated_once_kept_private_and_logged(web_daemon):
+    path = web_daemon.directory / "web-token"
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert f"token for actions: {web_daemon.token}" in web_daemon.output()
+
+
+def test_an_action_without_the_token_is_refused_and_changes_nothing(web_daemon):
+    before = web_daemon.state()
+    status, answer = web_daemon.request("api/button", {"button": "resign"})
+    assert status == 401 and "needs the board's token" in answer["error"]
+    status, answer = web_daemon.request("api/button", {"button": "resign"}, token="guess")
+    assert status == 403 and "wrong token" in answer["error"]
+    status, answer = web_daemon.request("api/sim", {"steps": [["lift", "e2"]]})
+    assert status == 401
+    after = web_daemon.state()
+    assert after["result"] == "*" and after["sim_pieces"] == before["sim_pieces"]
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "message"),
+    [
+        ("api/sim", {"steps": [["lift", "e9"]]}, "not a square"),
+        ("api/sim", {"steps": [["lift", "e2; reboot"]]}, "not a square"),
+        ("api/choose", {"piece": "k"}, "expected q, r, b or n"),
+        ("api/button", {"button": "shutdown"}, "not a control"),
+        ("api/new_game", {"fen": "8/8/8/8/8/8/8/8 w - - 0 1"}, "White has no king"),
+        ("api/options", {"touch_move": "always"}, "is not one of"),
+    ],
+)
+def test_bad_input_is_refused_with_a_clear_message(web_daemon, path, body, message):
+    before = web_daemon.state()
+    status, answer = web_daemon.request(path, body, token=web_daemon.token)
+    assert status == 400 and message in answer["error"]
+    after = web_daemon.state()
+    assert (after["fen"], after["sim_pieces"], after["options"]) == (
+        before["fen"],
+        before["sim_pieces"],
+        before["options"],
+    )
+
+
+def test_malformed_requests_are_refused(web_daemon):
+    request = urllib.request.Request(
+        web_daemon.url + "api/button", data=b"{not json", method="POST"
+    )
+    request.add_header("Authorization", f"Bearer {web_daemon.token}")
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(request, timeout=5)
+    assert refused.value.code == 400
+    status, _answer = web_daemon.request("api/format_disk", {}, token=web_daemon.token)
+    assert status == 404
+
+
+def test_stored_games_as_pgn_by_number_only(web_daemon):
+    status, text, headers = get(web_daemon.url + "games/1.pgn")
+    assert status == 200 and '[Event "magboard game 1"]' in text
+    assert "attachment" in headers["Content-Disposition"]
+    assert get(web_daemon.url + "games/999.pgn")[0] == 404
+    assert get(web_daemon.url + "games/0.pgn")[0] == 400
+    assert get(web_daemon.url + "games/..%2Fgames.pgn")[0] in (400, 404)
+
+
+def test_a_move_through_the_simulated_board_and_its_take_back(web_daemon):
+    token = web_daemon.token
+    status, _ = web_daemon.request(
+        "api/sim", {"steps": [["lift", "g1"], ["place", "f3"]]}, token=token
+    )
+    assert status == 200
+    state = web_daemon.wait_state(lambda s: s["moves"][-1:] == ["Nf3"])
+    assert state["can_take_back"] is True and state["turn"] == "black"
+    status, _ = web_daemon.request("api/takeback", {}, token=token)
+    assert status == 200
+    state = web_daemon.wait_state(lambda s: s["moves"] == [])
+    assert state["sensed"] == START and state["in_sync"]
+    status, answer = web_daemon.request("api/takeback", {}, token=token)
+    assert status == 409 and "no move" in answer["error"]
+
+
+def test_options_change_the_game_and_are_stored(web_daemon):
+    token = web_daemon.token
+    status, _ = web_daemon.request("api/options", {"hints": True, "touch_move": "off"}, token=token)
+    assert status == 200
+    state = web_daemon.state()
+    assert state["options"] == {"touch_move": "off", "takeback": True, "hints": True}
+    # Hints: a lifted knight's destinations light green.
+    web_daemon.request("api/sim", {"steps": [["lift", "b1"]]}, token=token)
+    state = web_daemon.wait_state(lambda s: s["sensed"] != START)
+    state = web_daemon.wait_state(lambda s: "g" in s["leds"]["colours"])
+    lit = {i for i, c in enumerate(state["leds"]["colours"]) if c == "g"}
+    assert lit == {16, 18}  # a3, c3
+    web_daemon.request("api/sim", {"steps": [["place", "b1"]]}, token=token)
+    web_daemon.wait_state(lambda s: s["sensed"] == START)
+    web_daemon.request("api/options", {"hints": False, "touch_move": "warn"}, token=token)
+
+
+def test_a_token_from_the_config_is_the_one_that_counts(tmp_path):
+    daemon = WebDaemon(tmp_path, 'token = "configured-token-123"')
+    try:
+        assert not (tmp_path / "web-token").exists()
+        status, _ = daemon.request("api/button", {"button": "adjust"}, token="configured-token-123")
+        assert status == 200
+        assert re.search(
+            r"token for actions: configured-token-123 \(from the config\)", daemon.output()
+        )
+    finally:
+        daemon.stop()
+
+
+def test_draw_offer_accept_and_a_refused_claim(tmp_path):
+    daemon = WebDaemon(tmp_path)
+    token = daemon.token
+    try:
+        status, answer = daemon.request("api/button", {"button": "claim_draw"}, token=token)
+        assert status == 200
+        refused = [e for e in answer["events"] if e["type"] == "claim_refused"]
+        assert refused and refused[0]["reason"]
+        assert daemon.state()["result"] == "*"
+
+        status, answer = daemon.request("api/button", {"button": "draw_offer"}, token=token)
+        assert [e["side"] for e in answer["events"] if e["type"] == "draw_offer"] == ["white"]
+        assert daemon.state()["draw_offer"] == "white"
+        status, answer = daemon.request("api/button", {"button": "draw_accept"}, token=token)
+        state = daemon.state()
+        assert (state["result"], state["termination"]) == ("1/2-1/2", "agreement")
+        assert state["draw_offer"] is None
+        status, text = daemon.request(f"games/{state['game_id']}.pgn", method="GET")
+        assert '[Result "1/2-1/2"]' in text
+    finally:
+        daemon.stop()
+
+
+def test_a_port_in_use_leaves_the_board_working_and_says_so(web_daemon, tmp_path):
+    second = WebDaemon(tmp_path, port=web_daemon.port, wait_for="web page not served")
+    try:
+        assert f"cannot listen on 127.0.0.1:{web_daemon.port}" in second.started_line
+        assert second.proc.poll() is None
+        # The first daemon's page is the one answering, untouched.
+        assert web_daemon.state()["game_id"] == 1
+    finally:
+        second.stop()
+    assert second.proc.returncode == 0

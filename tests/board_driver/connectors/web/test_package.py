@@ -1,0 +1,35 @@
+"""The page ships whole inside the package: no CDN, no build step, nothing from outside."""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+import tomllib
+
+from board_driver.connectors.web.server import STATIC_FILES
+from tests.board_driver.connectors.web.daemon import ROOT
+
+STATIC = ROOT / "board_driver" / "connectors" / "web" / "static"
+
+
+def test_every_page_file_is_package_data_and_served():
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    globs = project["tool"]["setuptools"]["package-data"]["board_driver.connectors.web"]
+    files = sorted(p.name for p in STATIC.iterdir())
+    assert files == sorted(STATIC_FILES)
+    for name in files:
+        assert any(fnmatch.fnmatch(f"static/{name}", g) for g in globs), name
+
+
+def test_the_page_loads_nothing_from_another_site():
+    for path in STATIC.iterdir():
+        text = path.read_text()
+        assert not re.search(r"(src|href)\s*=\s*[\"']?(https?:)?//", text), path.name
+        assert "@import" not in text and "url(http" not in text, path.name
+
+
+def test_aiohttp_is_a_dependency_and_zeroconf_only_for_the_pi():
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    assert any(d.startswith("aiohttp") for d in project["dependencies"])
+    assert any(d.startswith("zeroconf") for d in project["optional-dependencies"]["pi"])
+    assert not any(d.startswith("zeroconf") for d in project["dependencies"])

@@ -1,0 +1,138 @@
+"""The daemon's engine API (``Daemon.set_engine``, for the web page) and hints, in process."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+import pytest
+
+from board_driver.events import Button
+from board_driver.players.engine import EngineLevel, EngineNotFound, find_engine
+from board_driver.players.engine.seat import pgn_headers
+from board_driver.service.config import parse_config
+from board_driver.service.daemon import Daemon, open_hardware
+from board_driver.service.store import Store, game_pgn
+from rules import WHITE
+
+try:
+    find_engine()
+    HAVE_STOCKFISH = True
+except EngineNotFound:
+    HAVE_STOCKFISH = False
+
+needs_stockfish = pytest.mark.skipif(
+    not HAVE_STOCKFISH,
+    reason="Stockfish not found on PATH nor at /usr/games/stockfish (apt-get install stockfish)",
+)
+FAST = EngineLevel(skill=0, depth=1, movetime_ms=None)
+
+
+def make_daemon(tmp_path: Path, engine: str = "") -> Daemon:
+    config = parse_config(
+        f"""
+[store]
+path = "{tmp_path / "games.sqlite"}"
+[sim]
+state_file = "{tmp_path / "sim-board.json"}"
+{engine}
+"""
+    ).with_sim()
+    return Daemon(config, open_hardware(config))
+
+
+async def until(check: Callable[[], bool], timeout: float = 15.0) -> None:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not check():
+        if loop.time() > deadline:
+            raise AssertionError("timed out")
+        await asyncio.sleep(0.02)
+
+
+def run_daemon(daemon: Daemon, scenario: Callable[[], Awaitable[None]]) -> None:
+    async def main() -> None:
+        running = asyncio.create_task(daemon.run())
+        try:
+            await until(lambda: daemon.engine is not None and daemon._override is None)
+            await scenario()
+        finally:
+            daemon.stop()
+            await asyncio.wait_for(running, 15)
+
+    asyncio.run(main())
+
+
+@needs_stockfish
+def test_set_engine_hands_a_side_to_the_engine_and_back(tmp_path: Path) -> None:
+    daemon = make_daemon(tmp_path)
+
+    async def scenario() -> None:
+        tracker = daemon.tracker
+        assert tracker.other_side is None and not tracker.awaiting
+        daemon.set_engine("white", FAST)  # White is to move: the engine thinks at once
+        await until(lambda: tracker.expected is not None)
+        move = tracker.expected
+        state = daemon.engine_state()
+        assert state["side"] == "white" and state["engine"].startswith("Stockfish")
+        assert (state["level"], state["expected"]) == ("skill 0, depth 1", str(move))
+        frame = tracker.frame()
+        for sq in (move.from_square, move.to_square):
+            assert frame.colours[sq] == "c" and frame.blink >> sq & 1
+        daemon.set_engine("none")
+        assert tracker.other_side is None and tracker.expected is None
+        assert "c" not in tracker.frame().colours
+        with pytest.raises(ValueError, match="'purple' is not one of none, white, black"):
+            daemon.set_engine("purple")
+
+    run_daemon(daemon, scenario)
+    with Store.open(tmp_path / "games.sqlite") as store:
+        stored = store.game(1)
+    assert stored.options["engine_side"] == "none"  # the last word of the page
+
+
+@needs_stockfish
+def test_the_engine_side_and_level_go_into_the_pgn(tmp_path: Path) -> None:
+    daemon = make_daemon(tmp_path, '[engine]\nside = "white"\nskill = 2\ndepth = 1\nelo = 1600')
+
+    async def scenario() -> None:
+        await until(lambda: daemon.tracker.expected is not None)
+
+    run_daemon(daemon, scenario)
+    with Store.open(tmp_path / "games.sqlite") as store:
+        pgn = game_pgn(store.game(1))
+    assert '[White "Stockfish' in pgn
+    assert '[WhiteElo "1600"]' in pgn
+    assert '[WhiteEngineLevel "elo 1600, depth 1, 1000 ms per move"]' in pgn
+    assert '[Black "?"]' in pgn
+
+
+def test_an_engine_that_cannot_be_found_is_refused_and_nothing_changes(tmp_path: Path) -> None:
+    daemon = make_daemon(tmp_path, '[engine]\npath = "/nonexistent/stockfish"')
+
+    async def scenario() -> None:
+        with pytest.raises(EngineNotFound, match="/nonexistent/stockfish: no such file"):
+            daemon.set_engine("black")
+        assert daemon.engine.side == "none" and daemon.tracker.other_side is None
+
+    run_daemon(daemon, scenario)
+
+
+@needs_stockfish
+def test_a_hint_needs_no_engine_side_and_is_lit_green(tmp_path: Path) -> None:
+    daemon = make_daemon(tmp_path)
+
+    async def scenario() -> None:
+        daemon.handle([Button(daemon.now_ms(), "hint")])
+        await until(lambda: daemon.tracker.hint is not None)
+        hint = daemon.tracker.hint
+        assert daemon.tracker.game.position.turn == WHITE and not daemon.tracker.game.moves
+        frame = daemon.tracker.frame()
+        assert frame.colours[hint.from_square] == "g" and frame.colours[hint.to_square] == "g"
+
+    run_daemon(daemon, scenario)
+
+
+def test_pgn_headers_without_an_engine_are_empty() -> None:
+    assert pgn_headers({"engine_side": "none", "engine_name": "Stockfish"}) == {}

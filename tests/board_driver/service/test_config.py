@@ -1,0 +1,261 @@
+"""The config file: defaults, every bad value named by its key, the `magboard config` command."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from board_driver.service.config import (
+    Config,
+    ConfigError,
+    load_config,
+    parse_config,
+    state_directory,
+    to_toml,
+)
+from tests.board_driver.daemon_process import run_magboard
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def test_an_empty_file_is_every_default():
+    config = parse_config("")
+    assert config == Config()
+    assert config.sensing.backend == "gpiod"
+    assert config.sensing.rate_hz == 200
+    assert config.leds.brightness == 0.3
+    assert config.leds.colours["red"] == (255, 0, 0)
+    assert config.game.touch_move == "warn"
+    assert config.game.takeback is True
+    assert config.web.host == "127.0.0.1"
+    assert config.bridge.device == "/dev/magboard-bridge"
+
+
+def test_values_are_read_into_typed_sections():
+    config = parse_config(
+        """
+        [sensing]
+        backend = "sim"
+        rate_hz = 100
+        rotation = 180
+        [leds]
+        brightness = 0.5
+        [leds.colours]
+        green = [0, 128, 0]
+        [game]
+        touch_move = "enforce"
+        hints = true
+        [buttons]
+        backend = "gpio"
+        resign = 7
+        hint = false
+        """
+    )
+    assert config.sensing.backend == "sim" and config.sensing.rate_hz == 100.0
+    assert config.sensing.rotation == 180
+    assert config.leds.colours["green"] == (0, 128, 0)
+    assert config.leds.colours["red"] == (255, 0, 0)  # the rest of the palette stays
+    assert config.game.touch_move == "enforce" and config.game.hints is True
+    assert config.buttons.pins()["resign"] == 7
+    assert "hint" not in config.buttons.pins()
+    assert parse_config(to_toml(config)) == config
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("[leds]\nbrightness = 1.7", "[leds] brightness: 1.7 is not between 0 and 1"),
+        ("[leds]\nbrigthness = 0.5", "[leds] brigthness: unknown key"),
+        ('[sensing]\nbackend = "spi"', '[sensing] backend: "spi" is not one of "gpiod"'),
+        ('[sensing]\nrate_hz = "fast"', '[sensing] rate_hz: "fast" is not a number'),
+        ("[sensing]\nrotation = 45", "[sensing] rotation: 45 is not one of 0, 90, 180, 270"),
+        ("[sensing]\nrows = [1, 2, 3]", "[sensing] rows: [1, 2, 3] is not a list of 8"),
+        ("[buttons]\nresign = 2", "[buttons]: pins [2] are given to more than one button"),
+        ("[buttons]\nresign = 99", "[buttons] resign: 99 is not a BCM GPIO number"),
+        ("[leds]\ncount = 60", "[leds] count: 60 is not one of 64, 81"),
+        ('[game]\ntakeback = "yes"', '[game] takeback: "yes" is not true or false'),
+        ('[game]\ntouch_move = "strict"', '[game] touch_move: "strict" is not one of'),
+        ("[web]\nport = 70000", "[web] port: 70000 is not between 1 and 65535"),
+        ("[leds.colours]\npink = [1, 2, 3]", "[leds.colours] pink: unknown colour"),
+        ("[leds.colours]\nred = [256, 0, 0]", "[leds.colours] red: [256, 0, 0] is not [red, g"),
+        ("[display]\nx = 1", "[display]: unknown section"),
+        ("leds = 3", "leds: must be a table"),
+        ("[leds\nbrightness = 1", "not valid TOML"),
+        ("[game]\nsettle_ms = 50\npass_ms = 100", "[game] pass_ms: 100 is longer than settle_ms"),
+    ],
+)
+def test_a_bad_value_is_named_by_its_key(text, message):
+    with pytest.raises(ConfigError) as caught:
+        parse_config(text, source="my.toml")
+    assert message in str(caught.value)
+    assert str(caught.value).startswith("my.toml: ")
+
+
+def test_every_problem_is_listed_at_once():
+    with pytest.raises(ConfigError) as caught:
+        parse_config("[leds]\nbrightness = 2\ngamma = -1\n[web]\nport = 0\n")
+    assert len(caught.value.problems) == 3
+
+
+def test_show_output_reads_back_as_the_same_config():
+    config = parse_config('[sensing]\nbackend = "rpigpio"\n[web]\ntoken = "a\\"b"\n')
+    text = to_toml(config)
+    assert tomllib.loads(text)["sensing"]["backend"] == "rpigpio"
+    assert parse_config(text) == config
+
+
+def test_sim_puts_every_hardware_port_on_the_simulator():
+    config = parse_config('[sensing]\nbackend = "gpiod"\n[leds]\nbackend = "neopixel"\n')
+    sim = config.with_sim()
+    assert (sim.sensing.backend, sim.leds.backend, sim.buttons.backend) == ("sim", "sim", "none")
+    assert sim.leds.brightness == config.leds.brightness
+
+
+def test_state_directory_follows_systemd_then_xdg():
+    assert state_directory({"STATE_DIRECTORY": "/var/lib/magboard"}) == Path("/var/lib/magboard")
+    if state_directory({}) != Path("/var/lib/magboard"):  # not root
+        assert state_directory({"XDG_STATE_HOME": "/x"}) == Path("/x/magboard")
+
+
+def test_a_named_file_must_exist_and_be_readable(tmp_path, monkeypatch):
+    monkeypatch.delenv("MAGBOARD_CONFIG", raising=False)
+    with pytest.raises(ConfigError, match="no such file"):
+        load_config(tmp_path / "missing.toml")
+    monkeypatch.setenv("MAGBOARD_CONFIG", str(tmp_path))
+    with pytest.raises(ConfigError, match="is a directory"):
+        load_config()
+    good = tmp_path / "good.toml"
+    good.write_text("[game]\nhints = true\n")
+    assert load_config(good).game.hints is True
+    assert load_config(good).source == good
+
+
+def test_config_check_exits_0_for_a_good_file_and_2_naming_the_key(tmp_path):
+    good = tmp_path / "good.toml"
+    good.write_text("[leds]\nbrightness = 0.5\n")
+    result = run_magboard("config", "check", "--config", str(good))
+    assert result.returncode == 0, result.stderr
+    assert "ok" in result.stdout
+
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[leds]\nbrightness = 1.7\n")
+    result = run_magboard("config", "check", "--config", str(bad))
+    assert result.returncode == 2
+    assert "[leds] brightness: 1.7 is not between 0 and 1" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_config_show_prints_the_effective_config(tmp_path):
+    path = tmp_path / "c.toml"
+    path.write_text('[game]\ntouch_move = "off"\n')
+    result = run_magboard("config", "show", "--config", str(path), "--sim")
+    assert result.returncode == 0, result.stderr
+    shown = tomllib.loads(result.stdout)
+    assert shown["game"]["touch_move"] == "off"
+    assert shown["sensing"]["backend"] == "sim"
+    assert shown["leds"]["brightness"] == 0.3
+
+
+@pytest.mark.parametrize(
+    "odd",
+    ["two\nlines", 'quote " and \\ backslash', "tab\tcr\rnul\x00esc\x1bdel\x7f", "é ♞"],
+)
+def test_config_show_reads_back_for_odd_strings(tmp_path, odd: str) -> None:
+    path = tmp_path / "c.toml"
+    written = odd.replace("\\", "\\\\").replace('"', '\\"')
+    written = "".join(c if ord(c) >= 0x20 and c != "\x7f" else f"\\u{ord(c):04x}" for c in written)
+    path.write_text(f'[web]\ntoken = "{written}"\n[engine]\npath = "{written}"\n')
+    assert tomllib.loads(path.read_text())["web"]["token"] == odd
+    result = run_magboard("config", "show", "--config", str(path), "--sim")
+    assert result.returncode == 0, result.stderr
+    shown = tomllib.loads(result.stdout)
+    assert shown["web"]["token"] == odd and shown["engine"]["path"] == odd
+
+
+def test_an_unreadable_config_is_a_clear_error(tmp_path):
+    path = tmp_path / "binary.toml"
+    path.write_bytes(b"\xff\xfe\x00garbage")
+    result = run_magboard("config", "check", "--config", str(path))
+    assert result.returncode == 2
+    assert "not UTF-8" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_the_module_examples_hold():
+    import doctest
+
+    import board_driver.service.config
+    import board_driver.service.notify
+    import board_driver.service.store
+
+    service = board_driver.service
+    for module in (service.config, service.store, service.notify):
+        assert doctest.testmod(module).failed == 0, module.__name__
+
+
+@pytest.mark.parametrize(
+    ("section", "text", "message"),
+    [
+        ("sensing", "rate_hz = 0.5", "[sensing] rate_hz: 0.5 is not between 1 and 5000"),
+        ("sensing", "rate_hz = 6000", "[sensing] rate_hz: 6000 is not between 1 and 5000"),
+        ("game", "settle_ms = 0", "[game] settle_ms: 0 is not between 1 and 10000"),
+    ],
+)
+def test_config_check_refuses_what_run_could_not_use(
+    tmp_path, section: str, text: str, message: str
+) -> None:
+    from tests.board_driver.daemon_process import write_config
+
+    config = write_config(tmp_path, f"[{section}]\n{text}\n")
+    checked = run_magboard("config", "check", "--config", str(config))
+    assert checked.returncode != 0 and message in checked.stdout + checked.stderr
+    ran = run_magboard("run", "--sim", "--config", str(config), timeout=30)
+    assert ran.returncode == 2 and message in ran.stderr
+    assert "Traceback" not in ran.stderr
+
+
+def test_the_smallest_values_config_check_allows_run(tmp_path) -> None:
+    from tests.board_driver.daemon_process import DaemonProcess, write_config
+
+    write_config(tmp_path, "[sensing]\nrate_hz = 1\n[game]\nsettle_ms = 1\npass_ms = 0\n")
+    proc = DaemonProcess(tmp_path)
+    try:
+        proc.wait_ready(timeout=30)
+    finally:
+        proc.terminate()
+    assert proc.proc.returncode == 0, proc.output()
+
+
+def test_a_value_the_parts_refuse_at_start_is_named_without_a_traceback(tmp_path) -> None:
+    import asyncio
+    import dataclasses
+
+    from board_driver.physical.leds import Renderer, open_leds
+    from board_driver.physical.sensing.sim import SimulatedBoard
+    from board_driver.service.daemon import Daemon, DaemonConfigError, Hardware
+    from board_driver.service.notify import Notifier
+
+    config = parse_config(f'[store]\npath = "{tmp_path / "g.sqlite"}"\n')
+    # A value that slipped past the config's checks (a program building its own Config).
+    config = dataclasses.replace(config, sensing=dataclasses.replace(config.sensing, rate_hz=0.5))
+    board = SimulatedBoard()
+    hardware = Hardware(board, open_leds("sim"), Renderer().render, sim_board=board)
+    daemon = Daemon(config, hardware, notifier=Notifier(environ={}))
+    with pytest.raises(DaemonConfigError, match=r"cannot start: rate_hz must be 1\.\.5000"):
+        asyncio.run(daemon.run())
+
+
+def test_one_check_lists_the_rules_across_keys_beside_a_bad_value(tmp_path) -> None:
+    path = tmp_path / "c.toml"
+    path.write_text(
+        '[sensing]\nrate_hz = "fast"\n[game]\nsettle_ms = 50\npass_ms = 100\n'
+        "[engine]\ndepth = -1\nmovetime_ms = 0\n"
+    )
+    result = run_magboard("config", "check", "--config", str(path))
+    assert result.returncode == 2
+    assert '[sensing] rate_hz: "fast" is not a number' in result.stderr
+    assert "[game] pass_ms: 100 is longer than settle_ms (50)" in result.stderr
+    assert "[engine] depth: -1 is not between 0 and 100" in result.stderr
+    # depth is already named: no rule is judged on the default standing in for it.
+    assert "needs a depth" not in result.stderr
