@@ -67,13 +67,14 @@ from .core import (
 )
 from .errors import ClaimRefused, FenError, IllegalMoveError, PgnError, SanError
 from .fen import STARTING_FEN
-from .game import TERMINATIONS, Game, Outcome
+from .game import EXTERNAL_TERMINATIONS, TERMINATIONS, Game, Outcome
 from .pgn import PgnGame, read_pgn
 from .position import Position
 
 __all__ = [
     "BISHOP",
     "BLACK",
+    "EXTERNAL_TERMINATIONS",
     "KING",
     "KNIGHT",
     "PAWN",

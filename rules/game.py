@@ -24,7 +24,13 @@ TERMINATIONS = (
     "fifty_moves",
     "resignation",
     "agreement",
+    # Decided outside the board (a clock, a server): recorded with Game.end().
+    "timeout",
+    "abandoned",
+    "aborted",
 )
+#: Endings recorded from outside the board, with Game.end().
+EXTERNAL_TERMINATIONS = ("timeout", "abandoned", "aborted", "resignation", "agreement")
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,7 +42,9 @@ class Outcome:
     winner: Color | None
 
     def result(self) -> str:
-        """``'1-0'``, ``'0-1'`` or ``'1/2-1/2'``."""
+        """``'1-0'``, ``'0-1'``, ``'1/2-1/2'``, or ``'*'`` for an aborted game (no result)."""
+        if self.termination == "aborted":
+            return "*"
         if self.winner is None:
             return "1/2-1/2"
         return "1-0" if self.winner else "0-1"
@@ -231,6 +239,31 @@ class Game:
         self._ensure_playing("agree a draw")
         return self._record(Outcome("agreement", None))
 
+    def end(self, termination: str, winner: Color | None) -> Outcome:
+        """Record an ending decided outside the board: a flag fall (``timeout``), an
+        opponent who left (``abandoned``), an ``aborted`` game (result ``*``), or a
+        resignation or agreement reported by a server.
+
+        >>> from rules import BLACK, WHITE
+        >>> game = Game()
+        >>> game.end("timeout", BLACK).result()
+        '0-1'
+        >>> game.end("checkmate", WHITE)  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        ValueError: cannot end the game with checkmate: the board itself decides that ...
+        """
+        if termination not in EXTERNAL_TERMINATIONS:
+            known = ", ".join(EXTERNAL_TERMINATIONS)
+            raise ValueError(
+                f"cannot end the game with {termination}: the board itself decides that "
+                f"(endings from outside: {known})"
+            )
+        if termination == "aborted":
+            winner = None
+        self._ensure_playing(f"end the game ({termination})")
+        return self._record(Outcome(termination, winner))
+
     def _ensure_playing(self, what: str) -> None:
         ended = self.outcome()
         if ended is not None:
@@ -251,4 +284,4 @@ class Game:
         return write_pgn(self, headers)
 
 
-__all__ = ["TERMINATIONS", "Game", "Outcome"]
+__all__ = ["EXTERNAL_TERMINATIONS", "TERMINATIONS", "Game", "Outcome"]

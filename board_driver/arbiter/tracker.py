@@ -276,6 +276,32 @@ class Tracker:
         """The steady LED frame for the current state."""
         return render(self._view(), self.colours)
 
+    def end_game(self, termination: str, winner: Color | None, t_ms: int) -> list[Event]:
+        """An ending decided outside the board (a flag fall, an online game's result):
+        the game is over at once (``game_over``). ValueError if it is over already, or
+        if ``termination`` is one the board decides itself (see :meth:`rules.Game.end`).
+        """
+        if self._outcome is not None:
+            raise ValueError(f"end_game: the game is over already ({self._outcome.termination})")
+        return self._end(t_ms, self.game.end(termination, winner))
+
+    def take_back(self, plies: int, t_ms: int) -> list[Event]:
+        """Take back the last ``plies`` moves, decided outside the board (an online
+        take-back accepted): the game goes back at once (``takeback`` events) and, until
+        the pieces are put back, the lights show which squares to empty and fill.
+        ValueError if there are not that many moves, or the game is over.
+        """
+        if not 1 <= plies <= len(self.game.moves):
+            raise ValueError(
+                f"take_back: {plies} plies asked, the game has {len(self.game.moves)}"
+            )
+        if self._outcome is not None:
+            raise ValueError(f"take_back: the game is over ({self._outcome.termination})")
+        self._deadline = None
+        out = self._take_back(plies, t_ms)
+        self._out_of_sync = self.board != self._committed
+        return out
+
     # ------------------------------------------------------------------ state per turn
 
     def _new_turn(self) -> None:

@@ -51,9 +51,15 @@ def run_show(args: argparse.Namespace) -> int:
         print(f"magboard: config is not usable:\n{exc}", file=sys.stderr)
         return 2
     source = config.source or f"{config_path(args.config)[0]} (absent)"
-    print(f"# effective config, read from {source}")
-    print(f"# store: {config.store_path()}")
+    # Paths in comments are written as TOML strings would be: a newline in one must not
+    # end the comment.
+    print(f"# effective config, read from {_one_line(source)}")
+    print(f"# store: {_one_line(config.store_path())}")
     if config.is_sim:
-        print(f"# simulated board: {config.sim_state_file()}")
+        print(f"# simulated board: {_one_line(config.sim_state_file())}")
     print(to_toml(config), end="")
     return 0
+
+
+def _one_line(value: object) -> str:
+    return "".join(c if c.isprintable() else f"\\u{ord(c):04x}" for c in str(value))

@@ -209,10 +209,26 @@ def test_resignation_and_agreement():
         game.resign(WHITE)
 
 
+def test_an_ending_from_outside_the_board_is_recorded_and_taken_back_with_the_move():
+    game = play(Game(), ["e4", "e5"])
+    assert game.end("timeout", WHITE) == Outcome("timeout", WHITE)
+    assert game.outcome().result() == "1-0"
+    with pytest.raises(ValueError, match="already over"):
+        game.end("abandoned", BLACK)
+    game.pop()
+    assert game.outcome() is None
+    aborted = Game().end("aborted", WHITE)
+    assert aborted == Outcome("aborted", None) and aborted.result() == "*"
+    with pytest.raises(ValueError, match="cannot end the game with stalemate"):
+        Game().end("stalemate", None)
+
+
 def test_termination_names_are_the_board_script_names():
     assert set(TERMINATIONS) == {
         "checkmate", "stalemate", "insufficient_material", "fivefold_repetition",
         "seventyfive_moves", "threefold_repetition", "fifty_moves", "resignation", "agreement",
+        # decided outside the board (a clock, an online server)
+        "timeout", "abandoned", "aborted",
     }  # fmt: skip
     with pytest.raises(AttributeError):
         Outcome("agreement", None).winner = WHITE

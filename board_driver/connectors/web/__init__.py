@@ -4,3 +4,42 @@ Served by the daemon (:class:`board_driver.connectors.web.server.WebServer`) on 
 page, its script and its style sheet live in ``static/`` inside this package: no CDN, no
 build step, so a Pi with no internet serves all of it.
 """
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from board_driver.config_values import Check, boolean, integer, text
+from board_driver.extension import Extension
+
+
+@dataclass(frozen=True)
+class WebConfig:
+    """``[web]``: the page the daemon serves (``enabled``, ``host``, ``port``, and the
+    ``token`` that actions need: ``""`` = one made at first start and kept in the state
+    directory)."""
+
+    enabled: bool = True
+    host: str = "127.0.0.1"
+    port: int = 8080
+    token: str = ""
+
+
+class WebExtension(Extension):
+    name = "web"
+    config_class = WebConfig
+    checks: ClassVar[Mapping[str, Check]] = {
+        "enabled": boolean,
+        "host": text,
+        "port": integer(1, 65535),
+        "token": text,
+    }
+    secrets = ("token",)
+
+    async def start(self, door: Any, section: Any) -> Any:
+        from board_driver.connectors.web.server import start_server
+
+        return await start_server(door, section)
+
+
+extension = WebExtension()

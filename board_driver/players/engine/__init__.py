@@ -8,7 +8,13 @@ The board side of it (the move lit cyan, only that move accepted) is the tracker
 :mod:`board_driver.arbiter.expected`; the daemon runs the engine beside its loop.
 """
 
-from board_driver.players.engine.player import EngineLevel, EnginePlayer
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from board_driver.config_values import Bad, Check, integer, one_of, quote, text
+from board_driver.extension import Extension
+from board_driver.players.engine.player import MAX_HASH_MB, MAX_THREADS, EngineLevel, EnginePlayer
 from board_driver.players.engine.uci import (
     EngineCrashed,
     EngineError,
@@ -19,7 +25,76 @@ from board_driver.players.engine.uci import (
     find_engine,
 )
 
+#: The sides an engine can play (``[engine] side``).
+SIDE_NAMES = ("none", "white", "black")
+
+
+@dataclass(frozen=True)
+class EngineConfig:
+    """``[engine]``: a UCI engine as one side (``docs/engine.md``).
+
+    ``side``: which side the engine plays (``"none"``: nobody; people on both sides);
+    ``path``: the engine program (``""``: ``stockfish`` on PATH, else Debian's
+    ``/usr/games/stockfish``); ``skill`` 0..20; ``depth`` (plies, 0 = no limit) and
+    ``movetime_ms`` (0 = no limit) per move, at least one of them; ``elo``: a limited
+    strength instead of ``skill`` (0 = off); ``threads`` and ``hash_mb`` for the engine.
+    """
+
+    side: str = "none"
+    path: str = ""
+    skill: int = 10
+    depth: int = 0
+    movetime_ms: int = 1000
+    elo: int = 0
+    threads: int = 1
+    hash_mb: int = 16
+
+
+def _elo(_key: str, value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise Bad(f"{quote(value)} is not a whole number")
+    if value != 0 and not 500 <= value <= 4000:
+        raise Bad(f"{value} is not an Elo rating between 500 and 4000 (or 0 for off)")
+    return value
+
+
+class EngineExtension(Extension):
+    """The engine's seat: always there (for hints and the page's opponent control);
+    it plays a side when ``side`` is set, in the config or from the page."""
+
+    name = "engine"
+    config_class = EngineConfig
+    checks: ClassVar[Mapping[str, Check]] = {
+        "side": one_of(*SIDE_NAMES),
+        "path": text,
+        "skill": integer(0, 20),
+        "depth": integer(0, 100),
+        "movetime_ms": integer(0, 600_000),
+        "elo": _elo,
+        "threads": integer(1, MAX_THREADS),
+        "hash_mb": integer(1, MAX_HASH_MB),
+    }
+
+    def enabled(self, section: Any, config: Any) -> bool:
+        return True
+
+    def check_across(self, section: Any, config: Any) -> list[str]:
+        if section.depth == 0 and section.movetime_ms == 0:
+            return [
+                "[engine] movetime_ms: 0 (no time limit) needs a depth; set depth or movetime_ms"
+            ]
+        return []
+
+    async def start(self, door: Any, section: Any) -> Any:
+        from board_driver.players.engine.seat import start_seat
+
+        return await start_seat(door, section)
+
+
+extension = EngineExtension()
+
 __all__ = [
+    "EngineConfig",
     "EngineCrashed",
     "EngineError",
     "EngineLevel",

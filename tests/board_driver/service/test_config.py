@@ -100,10 +100,19 @@ def test_every_problem_is_listed_at_once():
 
 
 def test_show_output_reads_back_as_the_same_config():
-    config = parse_config('[sensing]\nbackend = "rpigpio"\n[web]\ntoken = "a\\"b"\n')
+    config = parse_config('[sensing]\nbackend = "rpigpio"\n[store]\npath = "a\\"b"\n')
     text = to_toml(config)
     assert tomllib.loads(text)["sensing"]["backend"] == "rpigpio"
     assert parse_config(text) == config
+
+
+def test_show_masks_secrets_and_reads_back_everything_else():
+    config = parse_config('[web]\ntoken = "s3cret-token"\nport = 8081\n')
+    text = to_toml(config)
+    assert "s3cret" not in text
+    assert tomllib.loads(text)["web"]["token"] == "(secret: 12 characters)"
+    again = parse_config(text)
+    assert again.web.port == 8081 and again.sensing == config.sensing
 
 
 def test_sim_puts_every_hardware_port_on_the_simulator():
@@ -160,18 +169,23 @@ def test_config_show_prints_the_effective_config(tmp_path):
 
 @pytest.mark.parametrize(
     "odd",
-    ["two\nlines", 'quote " and \\ backslash', "tab\tcr\rnul\x00esc\x1bdel\x7f", "é ♞"],
+    ["two\nlines", 'quote " and \\ backslash', "tab\tcr\resc\x1bdel\x7f", "é ♞"],
 )
 def test_config_show_reads_back_for_odd_strings(tmp_path, odd: str) -> None:
     path = tmp_path / "c.toml"
     written = odd.replace("\\", "\\\\").replace('"', '\\"')
     written = "".join(c if ord(c) >= 0x20 and c != "\x7f" else f"\\u{ord(c):04x}" for c in written)
-    path.write_text(f'[web]\ntoken = "{written}"\n[engine]\npath = "{written}"\n')
-    assert tomllib.loads(path.read_text())["web"]["token"] == odd
+    path.write_text(f'[store]\npath = "{written}"\n[engine]\npath = "{written}"\n')
+    assert tomllib.loads(path.read_text())["store"]["path"] == odd
     result = run_magboard("config", "show", "--config", str(path), "--sim")
     assert result.returncode == 0, result.stderr
     shown = tomllib.loads(result.stdout)
-    assert shown["web"]["token"] == odd and shown["engine"]["path"] == odd
+    assert shown["store"]["path"] == odd and shown["engine"]["path"] == odd
+
+
+def test_a_nul_character_in_a_string_is_refused_by_its_key():
+    with pytest.raises(ConfigError, match=r"\[sim\] leds_file: .* holds a NUL character"):
+        parse_config('[sim]\nleds_file = "a\\u0000b"\n')
 
 
 def test_an_unreadable_config_is_a_clear_error(tmp_path):

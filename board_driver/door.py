@@ -1,0 +1,344 @@
+"""The one door into the running board: a snapshot, the event streams, and the actions.
+
+Everything that is not the board's own path (switches -> tracker -> store -> LEDs) talks
+to the running board through a :class:`Door`, and through nothing else: the web page, the
+engine, an online opponent, the protocols apps speak, the broadcaster. None of them
+imports the daemon, and none can slow the board's own path: events reach them through a
+bounded queue each (a subscriber too slow to keep up loses events, is told so, and reads
+the snapshot again), and everything they do is a small action on the daemon's loop.
+
+A tiny connector, which says every move aloud and resigns for White when asked::
+
+    from board_driver.door import Door
+
+    async def announcer(door: Door) -> None:
+        async with door.subscribe() as events:
+            async for event in events:
+                if event["type"] == "move":
+                    print(event["san"], "after", door.snapshot().moves[:-1])
+                elif event["type"] == "overflow":
+                    print("missed", event["lost"], "events; now at", door.snapshot().fen)
+
+Every method runs on the daemon's asyncio loop (connectors run there too). Code on
+another thread (a blocking client library) hands work to the loop with
+:meth:`Door.call_soon_threadsafe`.
+
+**The snapshot** (:class:`Snapshot`) is the whole state at one moment, immutable: the game
+(start, moves, position, result), the board (sensed squares, whether it matches the game
+and what to put right), the lights shown, the options, who plays each side, the PGN
+headers set for the game.
+
+**The streams** (:meth:`Door.subscribe`): game events, as the tracker and the players
+announce them (``move``, ``check``, ``illegal``, ``takeback``, ``game_over``, ``new_game``,
+``engine_move``, ... see :mod:`board_driver.arbiter.tracker` and :data:`DOOR_EVENTS`),
+each a JSON-able dict with ``t`` (ms since the daemon started) and ``type``; with
+``board=True`` also the board's own events as the tracker saw them (``lift``/``place``
+with ``square``, after debouncing), for protocols that report squares; with
+``lights=True`` a ``lights`` item whenever the frame shown changes.
+
+**The actions** each say what they did by the game events they return (also sent to every
+subscriber), and raise :class:`ActionRefused` (a ValueError) with the reason when they
+cannot be done now. Board-event actions carry the time they happened (``t_ms``, default
+now), so that a button pressed on a page is judged in its place among the board's events.
+
+**Lights** (:meth:`Door.light_layer`): a connector may light squares in a layer of its
+own. Where two layers want one square, the more urgent wins, in this order (the first
+wins): the daemon's own patterns (starting, link lost, fault, store failing: the whole
+frame), the board out of sync (what to empty and fill), a committed move's white flash,
+**connector layers** (in the order they were made), check, a move half done (castling
+rook, en-passant victim, touched piece), the move to execute for a player not at the
+board, hints.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol
+
+from board_driver.frame import Frame
+
+if TYPE_CHECKING:
+    import rules
+
+#: The two sides, as the door names them.
+SIDES = ("white", "black")
+#: Who may play a side: ``human`` (people at the board) or the name of a registered player.
+HUMAN = "human"
+#: The events the door itself adds to the tracker's (see the module docstring for these).
+DOOR_EVENTS = {
+    "new_game": "a new game started: ``fen``, ``game_id``",
+    "options": "the game's options changed: ``touch_move``, ``takeback``, ``hints``",
+    "players": "who plays each side changed: ``white``, ``black``",
+    "headers": "the game's PGN headers changed: ``headers``",
+    "board_state": "the daemon's own state changed: ``state`` (see Snapshot.board_state)",
+    "overflow": "this subscriber was too slow and lost ``lost`` events: read the snapshot",
+    "lift": "(board=True) a piece left ``square`` (the tracker's view, debounced)",
+    "place": "(board=True) a piece arrived on ``square``",
+    "lights": "(lights=True) the frame shown changed: read the snapshot's ``lights``",
+}
+
+
+class ActionRefused(ValueError):
+    """An action that cannot be done now; the message says why (for a page or a log)."""
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """The running board at one moment. Squares are named (``"e4"``) or, for
+    occupancies, 64-bit maps with bit *i* = square *i* (a1 = 0 .. h8 = 63)."""
+
+    #: The stored number of the game on the board.
+    game_id: int | None
+    start_fen: str
+    #: The position after the last committed move.
+    fen: str
+    #: The side to move, ``"white"`` or ``"black"``.
+    turn: str
+    #: The committed moves, in SAN and in UCI.
+    moves: tuple[str, ...]
+    ucis: tuple[str, ...]
+    #: ``"*"`` while the game goes on; ``termination`` and ``winner`` (a side, or None
+    #: for a draw) once it is over.
+    result: str
+    termination: str | None
+    winner: str | None
+    #: The side to move is in check (and the game goes on).
+    check: bool
+    #: The pieces standing match the game (or a move on its way); when False, ``empty``
+    #: and ``fill`` name the squares to put right.
+    in_sync: bool
+    empty: tuple[str, ...]
+    fill: tuple[str, ...]
+    #: What the switches report, debounced: the occupancy the tracker sees.
+    sensed: int
+    #: The steady frame the LEDs show now (a move's white flash included).
+    lights: Frame
+    #: ``ok``, or the daemon's own state its edge lights show: ``starting``,
+    #: ``link_lost`` (the serial bridge), ``fault`` (the board cannot be read),
+    #: ``store_failing`` (a move could not be stored; it is kept and retried).
+    board_state: str
+    #: ``touch_move`` (off/warn/enforce), ``takeback`` and ``hints`` (booleans).
+    options: Mapping[str, Any]
+    #: Who plays each side: ``{"white": "human", "black": "engine"}``.
+    players: Mapping[str, str]
+    #: What each registered player reports about itself (``Player.state()``), by name.
+    player_states: Mapping[str, Mapping[str, Any]]
+    #: The move (UCI) a player not at the board chose, waiting to be played on the board.
+    expected: str | None
+    #: A suggested move (UCI) lit for the side to move.
+    hint: str | None
+    #: PGN headers set for this game (Event, Site, White, Black, Round, ...).
+    headers: Mapping[str, str]
+    #: A new game waits for its pieces to be set up (the lights say where).
+    setup_pending: bool
+    #: The side whose draw offer stands, or None.
+    draw_offer: str | None
+    #: The simulated board's pieces, or None on a real board.
+    sim_pieces: int | None
+    #: The tracker's timing: ``settle_ms`` (still before a move is judged) and
+    #: ``pass_ms`` (a piece resting less only passed over a square).
+    timing: Mapping[str, int] = field(default_factory=dict)
+
+    def position(self) -> rules.Position:
+        """The position after the last committed move, as a :class:`rules.Position`."""
+        import rules
+
+        return rules.Position.from_fen(self.fen)
+
+    def game(self) -> rules.Game:
+        """The game so far, rebuilt as a :class:`rules.Game` (its own copy)."""
+        import rules
+
+        game = rules.Game(rules.Position.from_fen(self.start_fen))
+        for uci in self.ucis:
+            game.push_uci(uci)
+        return game
+
+
+class Subscription(Protocol):
+    """A bounded stream of events for one subscriber (see :meth:`Door.subscribe`).
+
+    Iterate it with ``async for``; use it as an async context manager, or call
+    :meth:`close`, to stop receiving. ``lost`` counts the events dropped so far.
+    """
+
+    lost: int
+
+    def __aiter__(self) -> AsyncIterator[dict[str, Any]]: ...
+
+    async def __anext__(self) -> dict[str, Any]: ...
+
+    def get_nowait(self) -> dict[str, Any] | None:
+        """The next event if one is waiting, else None."""
+        ...
+
+    def close(self) -> None: ...
+
+    async def __aenter__(self) -> Subscription: ...
+
+    async def __aexit__(self, *exc: object) -> None: ...
+
+
+class LightLayer(Protocol):
+    """A connector's own lights (see the module docstring for where they rank)."""
+
+    name: str
+
+    def show(self, frame: Frame | None) -> None:
+        """Light ``frame``'s lit squares (``.`` squares let the layers below show);
+        None clears the layer."""
+        ...
+
+
+class Player(Protocol):
+    """A player who is not at the board (an engine, an online opponent).
+
+    A player is registered with :meth:`Door.add_player`; a side is given to it with
+    :meth:`Door.set_player`. When it is that side's turn it finds its move and hands it
+    to :meth:`Door.expect`: the move is lit, and it is the only move the board accepts.
+    """
+
+    name: str
+
+    def state(self) -> Mapping[str, Any]:
+        """What a page shows about it (JSON-able): level, thinking, connected, ..."""
+        ...
+
+    def configure(self, settings: Mapping[str, Any]) -> None:
+        """Settings from a page (a level, ...); ValueError names a bad one."""
+        ...
+
+
+class Door(Protocol):
+    """The running board, as every connector and player sees it."""
+
+    # ------------------------------------------------------------------ reading
+
+    def snapshot(self) -> Snapshot:
+        """The whole state now."""
+        ...
+
+    def subscribe(
+        self, *, board: bool = False, lights: bool = False, maxsize: int = 256
+    ) -> Subscription:
+        """A stream of game events from now on (``board``: the tracker's lifts and
+        places too; ``lights``: a ``lights`` item when the frame changes). At most
+        ``maxsize`` events wait for the subscriber; past that the waiting ones are
+        dropped and an ``overflow`` item says how many."""
+        ...
+
+    def now_ms(self) -> int:
+        """The daemon's clock: ms since it started (the ``t`` of every event)."""
+        ...
+
+    def games(self) -> list[Any]:
+        """The stored games, oldest first (``id``, ``started``, ``plies``, ``result``,
+        ``termination``)."""
+        ...
+
+    def pgn(self, game_id: int | None = None) -> str:
+        """A stored game as PGN (None: the game on the board). LookupError if none."""
+        ...
+
+    # ------------------------------------------------------------------ board events
+
+    def press(self, button: str, *, t_ms: int | None = None) -> list[dict[str, Any]]:
+        """A control pressed: ``adjust``, ``resign``, ``draw_offer``, ``draw_accept``,
+        ``claim_draw``, ``new_game``, ``hint`` (the board-script ``button`` names)."""
+        ...
+
+    def choose(self, piece: str, *, t_ms: int | None = None) -> list[dict[str, Any]]:
+        """The promotion piece chosen: ``q``, ``r``, ``b`` or ``n``."""
+        ...
+
+    def lift(self, square: str | int) -> None:
+        """Lift the piece on ``square`` of the simulated board (ActionRefused on a real
+        board, or when no piece stands there). It reaches the tracker as a real lift
+        would: through sensing and debouncing."""
+        ...
+
+    def place(self, square: str | int) -> None:
+        """Place a piece on ``square`` of the simulated board (see :meth:`lift`)."""
+        ...
+
+    def set_sim_pieces(self, occupancy: int) -> None:
+        """Set the simulated board's pieces at once (ActionRefused on a real board)."""
+        ...
+
+    # ------------------------------------------------------------------ the game
+
+    def new_game(
+        self,
+        fen: str | None = None,
+        *,
+        options: Mapping[str, Any] | None = None,
+        headers: Mapping[str, str] | None = None,
+        players: Mapping[str, str] | None = None,
+    ) -> list[dict[str, Any]]:
+        """Start a new game from ``fen`` (None: the start position) on the pieces standing
+        (the lights guide the set-up), with ``options`` and ``headers`` changed and the
+        sides given to ``players`` (the others keep theirs). The game on the board is
+        kept in the store as it stands."""
+        ...
+
+    def set_options(self, **options: Any) -> list[dict[str, Any]]:
+        """Change the game's options: ``touch_move``, ``takeback``, ``hints``."""
+        ...
+
+    def set_headers(self, **headers: str) -> list[dict[str, Any]]:
+        """Set PGN headers of the game on the board (stored with it; "" removes one)."""
+        ...
+
+    def set_player(
+        self, side: str, player: str, settings: Mapping[str, Any] | None = None
+    ) -> list[dict[str, Any]]:
+        """Give ``side`` to ``player`` (:data:`HUMAN` or a registered player's name),
+        in this game and the next ones; ``settings`` go to the player's
+        :meth:`Player.configure` first."""
+        ...
+
+    def end_game(
+        self, termination: str, winner: str | None, *, t_ms: int | None = None
+    ) -> list[dict[str, Any]]:
+        """End the game with a result decided outside the board: ``timeout``,
+        ``abandoned``, ``aborted``, or a server's ``resignation``/``agreement``;
+        ``winner`` a side or None."""
+        ...
+
+    def take_back(self, plies: int = 1, *, t_ms: int | None = None) -> list[dict[str, Any]]:
+        """Take back ``plies`` moves decided outside the board (an online take-back):
+        the game goes back at once; the lights show how to put the pieces back."""
+        ...
+
+    # ------------------------------------------------------------------ players
+
+    def add_player(self, player: Player) -> None:
+        """Register a player under its ``name`` (a side is given to it by set_player)."""
+        ...
+
+    def expect(self, move: str, *, t_ms: int | None = None) -> list[dict[str, Any]]:
+        """The move (UCI) of the side whose player is not at the board: lit to be played,
+        and the only move the board accepts. ActionRefused if it is not that side's turn
+        or the move is not legal."""
+        ...
+
+    def show_hint(self, move: str | None) -> None:
+        """Light a suggested move (UCI) for the side to move; None clears it."""
+        ...
+
+    def announce(self, event: dict[str, Any]) -> None:
+        """Put an event of a player's or connector's own (``engine_move``, ``hint``,
+        ``engine_error``, ``online_error``, ...) in every subscriber's stream and the log;
+        ``t`` is added when missing."""
+        ...
+
+    # ------------------------------------------------------------------ lights and loop
+
+    def light_layer(self, name: str) -> LightLayer:
+        """A layer of lights of the caller's own (see the module docstring)."""
+        ...
+
+    def call_soon_threadsafe(self, callback: Callable[..., Any], *args: Any) -> None:
+        """Run ``callback(*args)`` on the daemon's loop, from any thread."""
+        ...

@@ -1,0 +1,97 @@
+"""Extensions: the players and connectors that plug into the running board, each enabled
+by a config section of its own.
+
+An extension is a small object in its package's ``__init__.py`` that imports nothing heavy:
+its config section (a frozen dataclass of keys with their defaults, and a check for each
+key), whether the config enables it, what it needs installed, and ``start(door, config)``,
+which imports the real module only then, so the daemon's memory holds only what the
+config uses. The daemon starts every enabled extension after the board is ready, and
+stops them before it stops; an extension that fails to start is logged and the board runs
+on without it.
+
+A whole extension, in ten lines (``board_driver/connectors/announcer/__init__.py``)::
+
+    from dataclasses import dataclass
+    from board_driver.extension import Extension, boolean
+
+    @dataclass(frozen=True)
+    class AnnouncerConfig:
+        enabled: bool = False
+
+    class Announcer(Extension):
+        name = "announcer"                       # the section [announcer]
+        config_class = AnnouncerConfig
+        checks = {"enabled": boolean}
+
+        async def start(self, door, config):
+            from board_driver.connectors.announcer.speaker import Speaker  # heavy: here
+            return await Speaker(door).start()   # anything with `async def stop()`
+
+    extension = Announcer()
+
+and its module path added to :data:`EXTENSIONS`.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Mapping
+from typing import Any, ClassVar, Protocol
+
+#: Every extension's module, in the order they start (each has an ``extension`` object).
+EXTENSIONS: tuple[str, ...] = (
+    "board_driver.players.engine",
+    "board_driver.connectors.web",
+)
+
+
+class Bad(Exception):
+    """One bad config value; the message completes ``[section] key: ...``."""
+
+
+#: A key's check: (key, value) -> the value converted, or raise :class:`Bad`.
+Check = Callable[[str, Any], Any]
+
+
+class ExtensionError(Exception):
+    """An extension cannot start (a library missing, a device absent); the message says
+    what to do. The board runs on without it."""
+
+
+class Running(Protocol):
+    """What :meth:`Extension.start` returns: something the daemon stops at the end."""
+
+    async def stop(self) -> None: ...
+
+
+class Extension:
+    """Base class of an extension (see the module docstring)."""
+
+    #: The config section, ``[name]``, and the extension's name in logs.
+    name: ClassVar[str] = ""
+    #: A frozen dataclass: the section's keys and their defaults.
+    config_class: ClassVar[type] = object
+    #: Each key's check (see the checks in :mod:`board_driver.service.config`).
+    checks: ClassVar[Mapping[str, Check]] = {}
+    #: Keys whose values are secrets: masked in ``config show`` and never logged.
+    secrets: ClassVar[tuple[str, ...]] = ()
+
+    def enabled(self, section: Any, config: Any) -> bool:
+        """Whether the config turns this extension on (default: an ``enabled`` key)."""
+        return bool(getattr(section, "enabled", False))
+
+    def check_across(self, section: Any, config: Any) -> list[str]:
+        """Problems that involve more than one key (each a ``[section] key: ...`` text)."""
+        return []
+
+    def validate_environment(self, section: Any) -> None:
+        """ExtensionError if what it needs is not there (a library, a device)."""
+
+    async def start(self, door: Any, section: Any) -> Running:
+        """Start on the daemon's loop, using only ``door``; import heavy modules here."""
+        raise NotImplementedError
+
+
+def extensions() -> list[Extension]:
+    """Every known extension, in :data:`EXTENSIONS` order."""
+    return [importlib.import_module(name).extension for name in EXTENSIONS]
