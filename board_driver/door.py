@@ -209,6 +209,11 @@ class Player(Protocol):
         """Settings from a page (a level, ...); ValueError names a bad one."""
         ...
 
+    async def command(self, action: str, args: Mapping[str, Any]) -> Mapping[str, Any]:
+        """A player's own action asked for by a page (``seek``, ``challenge``, ``login``,
+        ...): a JSON-able answer, or ValueError / ActionRefused with the reason."""
+        ...
+
 
 class Door(Protocol):
     """The running board, as every connector and player sees it."""
@@ -275,11 +280,31 @@ class Door(Protocol):
         options: Mapping[str, Any] | None = None,
         headers: Mapping[str, str] | None = None,
         players: Mapping[str, str] | None = None,
+        online: bool = False,
     ) -> list[dict[str, Any]]:
         """Start a new game from ``fen`` (None: the start position) on the pieces standing
         (the lights guide the set-up), with ``options`` and ``headers`` changed and the
         sides given to ``players`` (the others keep theirs). The game on the board is
-        kept in the store as it stands."""
+        kept in the store as it stands (it can be resumed). ``online``: a server decides
+        the result (see :meth:`end_game`); the board's own automatic endings that a server
+        may not know (a dead position) are then announced only as a note."""
+        ...
+
+    def resume_game(self, game_id: int) -> list[dict[str, Any]]:
+        """Go back to a stored game that is not over (an adjourned local game, one of
+        several correspondence games): it is the game on the board again, and the lights
+        guide the pieces to its position. LookupError if there is no such game."""
+        ...
+
+    def game_data(self, name: str) -> dict[str, str]:
+        """What extension ``name`` stored with the game on the board (see
+        :meth:`set_game_data`); empty when nothing was."""
+        ...
+
+    def set_game_data(self, name: str, data: Mapping[str, str]) -> None:
+        """Store a few texts with the game on the board for extension ``name`` (an online
+        game's id, the last ply the server accepted, ...): kept across restarts, in the
+        same transaction style as the moves."""
         ...
 
     def set_options(self, **options: Any) -> list[dict[str, Any]]:
@@ -325,6 +350,13 @@ class Door(Protocol):
 
     def show_hint(self, move: str | None) -> None:
         """Light a suggested move (UCI) for the side to move; None clears it."""
+        ...
+
+    async def command(
+        self, player: str, action: str, args: Mapping[str, Any] | None = None
+    ) -> Mapping[str, Any]:
+        """Ask registered player ``player`` to do one of its own actions
+        (:meth:`Player.command`); LookupError if there is no such player."""
         ...
 
     def announce(self, event: dict[str, Any]) -> None:
