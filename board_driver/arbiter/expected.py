@@ -1,4 +1,4 @@
-"""A move to execute for the other side (an engine, later the web page).
+"""A move to execute for the other side (an engine, an online opponent).
 
 When the other side is an engine, the person at the board moves its pieces for it. The
 tracker then accepts only the move the engine chose; until the engine has chosen, no
@@ -22,6 +22,8 @@ from typing import Any
 from board_driver.arbiter.touch import TouchMove
 from board_driver.squares import square_name
 from rules import BISHOP, BLACK, KNIGHT, QUEEN, ROOK, WHITE, Color, Move, Piece, Position
+
+Event = dict[str, Any]
 
 PIECE_NAMES = {QUEEN: "queen", ROOK: "rook", BISHOP: "bishop", KNIGHT: "knight"}
 
@@ -98,3 +100,82 @@ def paired_takeback(depth: int, other_to_move: bool) -> int:
         # move alone is the pair.
         return 1 if depth == 1 else 0
     return 2 if depth == 2 else -1
+
+
+class OtherSide:
+    """The side whose moves come from elsewhere, its move to play, and a hint lit for the
+    person (a Tracker part). On that side's turn only the move given to :meth:`expect`
+    is accepted, none before."""
+
+    _other_side: Color | None  # its moves come from elsewhere (an engine)
+    _expected: Move | None  # the other side's move, to play on the board
+    _hint: Move | None  # a suggestion lit for the side to move
+
+    @property
+    def other_side(self) -> Color | None:
+        """The side whose moves come from elsewhere (an engine), or None."""
+        return self._other_side
+
+    def set_other_side(self, color: Color | None) -> None:
+        """Let ``color``'s moves come from elsewhere (None: people play both sides)."""
+        if color == self._other_side:
+            return
+        self._other_side = color
+        self._expected = None
+        self._reading.restrict(self._position.legal_moves(), TouchMove())
+        self._restrict_to_expected()
+
+    @property
+    def awaiting(self) -> bool:
+        """Is it the other side's turn, with its move not yet known?"""
+        return (
+            self._playing()
+            and self._other_side is not None
+            and self._position.turn == self._other_side
+            and self._expected is None
+        )
+
+    @property
+    def expected(self) -> Move | None:
+        """The other side's move waiting to be played on the board, if any."""
+        return self._expected
+
+    def expect(self, move: Move | str, t_ms: int) -> list[Event]:
+        """The other side chose ``move`` (a :class:`rules.Move` or UCI text): it is lit,
+        and it is the only move the board may now show. ValueError if it is not that
+        side's turn or the move is not legal."""
+        if not self.awaiting:
+            raise ValueError("expect: it is not the other side's turn to choose a move")
+        legal = self._position.parse_uci(move) if isinstance(move, str) else move
+        if not self._position.is_legal(legal):
+            raise ValueError(f"expect: {legal} is not legal in {self._position.fen()}")
+        self._expected = next(m for m in self._position.legal_moves() if m == legal)
+        self._restrict_to_expected()
+        if self.board != self._committed and self._deadline is None:
+            return self._judge(t_ms)  # pieces moved while it was thinking: judge them now
+        return []
+
+    def show_hint(self, move: Move | str | None) -> None:
+        """Light a suggested move for the side to move (green), until the next move."""
+        if move is None:
+            self._hint = None
+            return
+        hint = self._position.parse_uci(move) if isinstance(move, str) else move
+        if not self._position.is_legal(hint):
+            raise ValueError(f"hint: {hint} is not legal in {self._position.fen()}")
+        self._hint = hint
+
+    @property
+    def hint(self) -> Move | None:
+        """The suggestion lit for the side to move, if any."""
+        return self._hint
+
+    def _restrict_to_expected(self) -> None:
+        if self._other_side is None or self._position.turn != self._other_side:
+            return
+        moves = [self._expected] if self._expected is not None else []
+        self._reading.restrict(moves, NoTouchMove())
+
+    def _hint_squares(self) -> int:
+        hint = self._hint
+        return 0 if hint is None else (1 << hint.from_square) | (1 << hint.to_square)

@@ -6,13 +6,21 @@ import doctest
 
 import pytest
 
+import board_driver.arbiter.expected
 import board_driver.arbiter.feedback
 import board_driver.arbiter.footprint
+import board_driver.arbiter.game_events
+import board_driver.arbiter.options
+import board_driver.arbiter.reading
 import board_driver.arbiter.touch
 import board_driver.arbiter.tracker
 
 MODULES = [
     board_driver.arbiter.tracker,
+    board_driver.arbiter.reading,
+    board_driver.arbiter.options,
+    board_driver.arbiter.game_events,
+    board_driver.arbiter.expected,
     board_driver.arbiter.footprint,
     board_driver.arbiter.touch,
     board_driver.arbiter.feedback,

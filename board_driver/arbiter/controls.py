@@ -1,0 +1,88 @@
+"""The controls beside the board: j'adoube, draw offers, claims, resignation, a hint; and
+endings decided elsewhere (a flag fall, an online game's result).
+
+A button pressed while the board shows a complete move that has not settled yet comes
+after that move: the move is committed first, as the settle time would (a claim is judged
+on the position it made, a resignation or an offer is by the side to move after it).
+:class:`Controls` is the part of :class:`~board_driver.arbiter.tracker.Tracker` that
+answers them; ``new_game`` is in :mod:`.setup`.
+"""
+
+from __future__ import annotations
+
+from board_driver.arbiter.game_events import Event, game_over_event, side_name
+from rules import ClaimRefused, Color, Outcome
+
+
+class Controls:
+    """Buttons, offers and claims, and endings decided outside the board (a Tracker part)."""
+
+    _draw_offer: Color | None  # the side whose draw offer stands
+
+    def end_game(self, termination: str, winner: Color | None, t_ms: int) -> list[Event]:
+        """An ending decided outside the board (a flag fall, an online game's result):
+        the game is over at once (``game_over``). ValueError if it is over already, or
+        if ``termination`` is one the board decides itself (see :meth:`rules.Game.end`).
+        """
+        if self._outcome is not None:
+            raise ValueError(f"end_game: the game is over already ({self._outcome.termination})")
+        return self._end(t_ms, self.game.end(termination, winner))
+
+    def _button(self, t: int, name: str) -> list[Event]:
+        handler = getattr(self, f"_button_{name}", None)
+        if handler is None:
+            raise ValueError(f"button {name!r} at {t} ms: not a control this board knows")
+        out = self._before_button(t)
+        if name not in ("new_game", "hint") and not self._playing():
+            reason = "a new game is being set up" if self._new_game_pending else "the game is over"
+            return [*out, {"t": t, "type": "refused", "button": name, "reason": reason}]
+        return out + handler(t)
+
+    def _before_button(self, t: int) -> list[Event]:
+        """A button pressed while the board shows a complete move, before it settled:
+        the move is committed first, as the settle time would (a claim is judged on the
+        position it made, a resignation or an offer is the side to move's after it)."""
+        if not self._playing() or self._deadline is None or self.board == self._committed:
+            return []
+        if self._castling_shown():
+            return self._amend_castling(t)
+        found = self._complete()
+        if found is None:
+            return []
+        if not self._allowed(found.move) and self.options.touch_move == "enforce":
+            return []
+        return self._commit(found, t)
+
+    def _button_adjust(self, t: int) -> list[Event]:
+        self._reading.adjust()
+        return [{"t": t, "type": "adjust", "side": side_name(self._position.turn)}]
+
+    def _end(self, t: int, outcome: Outcome) -> list[Event]:
+        self._outcome = outcome
+        self._forget_windows()
+        return [game_over_event(t, outcome)]
+
+    def _button_resign(self, t: int) -> list[Event]:
+        loser = self._position.turn if self._other_side is None else not self._other_side
+        return self._end(t, self.game.resign(loser))  # against an engine: the person
+
+    def _button_draw_offer(self, t: int) -> list[Event]:
+        self._draw_offer = self._position.turn
+        return [{"t": t, "type": "draw_offer", "side": side_name(self._draw_offer)}]
+
+    def _button_draw_accept(self, t: int) -> list[Event]:
+        if self._draw_offer is None:
+            reason = "no draw offer stands"
+            return [{"t": t, "type": "refused", "button": "draw_accept", "reason": reason}]
+        self._draw_offer = None
+        return self._end(t, self.game.agree_draw())
+
+    def _button_claim_draw(self, t: int) -> list[Event]:
+        try:
+            outcome = self.game.claim_draw()
+        except ClaimRefused as refused:
+            return [{"t": t, "type": "claim_refused", "reason": str(refused)}]
+        return self._end(t, outcome)
+
+    def _button_hint(self, t: int) -> list[Event]:
+        return [{"t": t, "type": "hint_requested"}]

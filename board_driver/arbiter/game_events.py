@@ -1,0 +1,114 @@
+"""The game events the tracker announces: each type named here once, and built here.
+
+Game events are JSON-able dicts with ``t`` (ms) and ``type``:
+
+==================== ================================================================
+``move``             ``san uci fen from to side ply`` (+ ``captured``, ``rook_from``
+                     ``rook_to``, ``en_passant``, ``promotion``; ``replaces``: the SAN
+                     of a rook move that became castling)
+``check``            ``side`` (in check), ``king``, ``checkers`` (square names)
+``game_over``        ``result termination winner`` (``winner`` null for a draw)
+``game_resumed``     ``fen``: a late promotion choice undid an automatic ending
+``illegal``          ``empty fill`` (square names, against the last position),
+                     ``reason`` (``no_legal_move`` | ``touch_move``, then ``san`` of the
+                     move refused, ``square`` owed a move, ``touched``)
+``restored``         ``fen``: the board is back in sync (as it was, or on the way to a move)
+``touch_move``       ``square mode played``: a move accepted against touch-move (warn)
+``takeback``         ``san uci side fen``: the move undone, the position now
+``promotion_amended`` like ``move``, with ``replaces``
+``adjust``           ``side``: j'adoube announced
+``draw_offer``       ``side``
+``claim_refused``    ``reason``
+``refused``          ``button reason``: a control that does not apply now
+``new_game_pending`` ``missing extra``: squares to fill and empty for the start position
+``new_game``         ``fen``
+``hint_requested``   (for an engine, when one plays)
+==================== ================================================================
+
+>>> from rules import Game
+>>> game = Game()
+>>> move = game.push_san("e4")
+>>> event = move_event(game, 300, "move", move, "e4", True)
+>>> event["type"], event["san"], event["side"], event["ply"]
+('move', 'e4', 'white', 1)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from board_driver.arbiter.expected import move_details
+from board_driver.squares import square_name, squares_of
+from rules import WHITE, Color, Game, Move, Outcome
+
+Event = dict[str, Any]
+
+
+def side_name(color: Color) -> str:
+    """``"white"`` or ``"black"``."""
+    return "white" if color == WHITE else "black"
+
+
+def square_names(mask: int) -> list[str]:
+    """The names of the squares set in ``mask``, a1 first."""
+    return [square_name(sq) for sq in squares_of(mask)]
+
+
+def move_event(game: Game, t: int, kind: str, move: Move, san: str, mover: Color) -> Event:
+    """A ``move`` (or ``promotion_amended``) event for ``move``, just pushed onto ``game``."""
+    return {
+        "t": t,
+        "type": kind,
+        **move_details(move, san, mover),
+        "fen": game.position.fen(),
+        "ply": len(game.moves),
+    }
+
+
+def check_event(game: Game, t: int) -> Event | None:
+    """A ``check`` event when the side to move in ``game`` is in check, else None."""
+    position = game.position
+    if not position.is_check():
+        return None
+    return {
+        "t": t,
+        "type": "check",
+        "side": side_name(position.turn),
+        "king": square_name(position.king_square(position.turn)),
+        "checkers": [square_name(sq) for sq in position.checkers()],
+    }
+
+
+def game_over_event(t: int, outcome: Outcome) -> Event:
+    """A ``game_over`` event: the result, how it ended, and the winner (None: a draw)."""
+    winner = None if outcome.winner is None else side_name(outcome.winner)
+    return {
+        "t": t,
+        "type": "game_over",
+        "result": outcome.result(),
+        "termination": outcome.termination,
+        "winner": winner,
+    }
+
+
+def takeback_event(game: Game, t: int, move: Move, san: str) -> Event:
+    """A ``takeback`` event for ``move``, just popped from ``game``."""
+    return {
+        "t": t,
+        "type": "takeback",
+        "san": san,
+        "uci": str(move),
+        "side": side_name(game.position.turn),
+        "fen": game.position.fen(),
+    }
+
+
+def touch_move_event(t: int, mode: str, square: int, played: str) -> Event:
+    """A ``touch_move`` event: ``played`` was accepted though ``square`` was touched first."""
+    return {
+        "t": t,
+        "type": "touch_move",
+        "mode": mode,
+        "square": square_name(square),
+        "played": played,
+    }

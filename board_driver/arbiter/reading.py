@@ -1,0 +1,204 @@
+"""Reading one move from the hands: what was lifted and placed since the last position,
+and which legal move the board shows done, or on its way.
+
+A :class:`MoveReading` starts when a position is committed (or taken back) and lives
+until the next one. It keeps when each square was lifted, placed and filled again, the
+history of those events, and the pieces touched (touch-move, *j'adoube*); it answers
+from the footprints of the position's legal moves:
+
+>>> from rules import Position
+>>> from board_driver.squares import square
+>>> reading = MoveReading(Position(), Timing())
+>>> reading.note_lift(100, square("e2"), touch_mode="warn")
+>>> reading.note_place(400, square("e4"))
+>>> board = Position().occupancy() & ~(1 << square("e2")) | 1 << square("e4")
+>>> str(reading.complete(board).move)
+'e2e4'
+"""
+
+from __future__ import annotations
+
+from board_driver.arbiter.footprint import Footprint, bit
+from board_driver.arbiter.options import Timing
+from board_driver.arbiter.touch import TouchMove
+from board_driver.squares import squares_of
+from rules import PIECE_TYPES, QUEEN, Move, Position
+
+_NEVER = -(1 << 62)
+
+
+class MoveReading:
+    """The hands since ``position`` was committed: events, touches, and what they show."""
+
+    def __init__(self, position: Position, timing: Timing) -> None:
+        self.position = position
+        self.timing = timing
+        #: The occupancy of the committed position.
+        self.before = position.occupancy()
+        self.legal = position.legal_moves()
+        self.footprints = [Footprint.of(m, self.before) for m in self.legal]
+        own = 0
+        for piece_type in PIECE_TYPES:
+            for sq in position.pieces(piece_type, position.turn):
+                own |= bit(sq)
+        self.own = own  # the side to move's pieces
+        self.lift_t: dict[int, int] = {}
+        self.place_t: dict[int, int] = {}
+        self.refill_t: dict[int, int] = {}  # a square lifted and filled again
+        self.history: list[tuple[int, bool, int]] = []  # (t, lifted?, square) since the move
+        self.touch = TouchMove()
+        self.adjusting = False  # j'adoube announced
+        self.adjusted: set[int] = set()
+
+    def restrict(self, moves: list[Move], touch: TouchMove) -> None:
+        """Only ``moves`` may be played (the other side's expected move), touched as ``touch``."""
+        self.legal = moves
+        self.footprints = [Footprint.of(m, self.before) for m in moves]
+        self.touch = touch
+
+    # ------------------------------------------------------------------ events
+
+    def passing(self, t: int, sq: int) -> bool:
+        """Is a lift of ``sq`` at ``t`` a sliding piece leaving a square it only crossed?"""
+        return t - self.place_t.get(sq, _NEVER) < self.timing.pass_ms
+
+    def note_lift(self, t: int, sq: int, *, touch_mode: str, exempt: bool = False) -> None:
+        """Record a lift (and what it touched); ``exempt``: it touches nothing (a piece
+        lifted inside an amendment window)."""
+        self.history.append((t, True, sq))
+        passing = self.passing(t, sq)
+        if passing:
+            del self.place_t[sq]  # a sliding piece crossed this square
+        exempt = exempt or passing or sq in self.lift_t or self.adjusting or touch_mode == "off"
+        if self.adjusting:
+            self.adjusted.add(sq)
+        if not exempt and self.before & bit(sq):
+            self.touch.lift(self.position, sq, t, together_ms=self.timing.pass_ms, legal=self.legal)
+        self.lift_t[sq] = t
+
+    def note_place(self, t: int, sq: int) -> None:
+        """Record a place."""
+        self.history.append((t, False, sq))
+        lifted = self.lift_t.get(sq)
+        if lifted is not None:
+            self.refill_t[sq] = t
+            if t - lifted < self.timing.pass_ms:
+                self.touch.forget(sq, lifted)  # the square flickered: no hand touched it
+        self.place_t[sq] = t
+        if self.adjusting:
+            if sq in self.adjusted:
+                self.adjusted.discard(sq)
+            else:
+                self.adjusting = False  # a piece left for another square: j'adoube ends
+                self.adjusted.clear()
+
+    def adjust(self) -> None:
+        """*J'adoube* announced: pieces lifted and set back on their squares touch nothing."""
+        self.adjusting = True
+        self.adjusted = set()
+
+    # ------------------------------------------------------------------ what the board shows
+
+    def allowed(self, move: Move, touch_mode: str) -> bool:
+        """May ``move`` be played, given the pieces touched?"""
+        if touch_mode == "off":
+            return True
+        return self.touch.allows(move, self.legal)
+
+    def target_refilled(self, fp: Footprint) -> bool:
+        """A capture's square was emptied and filled again after the mover left its square."""
+        if fp.target is None:
+            return True
+        refilled = self.refill_t.get(fp.target)
+        return refilled is not None and refilled > self.lift_t.get(fp.move.from_square, 0)
+
+    def complete(self, board: int, choice: int | None = None) -> Footprint | None:
+        """The one legal move ``board`` shows done, if any (``choice``: the promotion piece
+        chosen, None for a queen)."""
+        done = [fp for fp in self.footprints if fp.after == board and self.target_refilled(fp)]
+        if not done:
+            return None
+        if len(done) > 1:
+            # Same occupancy: captures by one piece on different squares (the last square
+            # filled is where it landed), or the four promotions (the player's choice).
+            latest = max(self.place_t.get(fp.move.to_square, -1) for fp in done)
+            done = [fp for fp in done if self.place_t.get(fp.move.to_square, -1) == latest]
+            if len(done) > 1:
+                wanted = choice or QUEEN
+                chosen = [fp for fp in done if fp.move.promotion == wanted]
+                done = chosen or done[:1]
+        return done[0]
+
+    def history_allows(self, fp: Footprint, board: int) -> bool:
+        """A castling rook (an en-passant victim) set back on its square after the king
+        (the pawn) landed is not a move on its way: the player let go of it there."""
+        move = fp.move
+        if move.is_castling:
+            back, landed = move.rook_from, move.to_square
+        elif move.is_en_passant:
+            back, landed = move.captured_square, move.to_square
+        else:
+            return True
+        if not board & bit(landed) or not board & bit(back):
+            return True
+        refilled = self.refill_t.get(back)
+        return refilled is None or refilled < self.place_t.get(landed, 0)
+
+    def on_the_way(self, board: int, touch_mode: str) -> bool:
+        """Is ``board`` a state on the way to a legal move (allowed by touch-move)?"""
+        before = self.before
+        strict = touch_mode == "enforce"
+        for fp in self.footprints:
+            if strict and not self.allowed(fp.move, touch_mode):
+                continue
+            if fp.on_the_way(before, board) and self.history_allows(fp, board):
+                return True
+        return False
+
+    def unseen_capture(self, board: int, touch_mode: str, choice: int | None) -> Footprint | None:
+        """The one capture whose result ``board`` shows, its victim's square never seen
+        emptied and filled again (it reads as the capturer still in the hand)."""
+        found = [
+            fp
+            for fp in self.footprints
+            if fp.target is not None and fp.after == board and self.allowed(fp.move, touch_mode)
+        ]
+        if len({(fp.move.from_square, fp.move.to_square) for fp in found}) != 1:
+            return None
+        wanted = choice or QUEEN
+        return next((fp for fp in found if fp.move.promotion in (None, wanted)), None)
+
+    def victims_set_back(self, moves: list[Move]) -> bool:
+        """Were the pieces these moves captured seen set back on their squares (not only
+        sensed), as a take-back of them needs?"""
+        return all(
+            not m.is_capture or m.is_en_passant or m.to_square in self.refill_t for m in moves
+        )
+
+    # ------------------------------------------------------------------ lights
+
+    def half_done(self, board: int) -> int:
+        """A castling king landed without its rook; an en-passant pawn beside its victim."""
+        before = self.before
+        mask = 0
+        for fp in self.footprints:
+            move = fp.move
+            if not (move.is_castling or move.is_en_passant):
+                continue
+            if not board & bit(move.to_square) or board & bit(move.from_square):
+                continue
+            if not fp.on_the_way(before, board) or not self.history_allows(fp, board):
+                continue
+            if move.is_castling and board != fp.after:
+                mask |= bit(move.rook_from) | bit(move.rook_to)
+            elif move.is_en_passant and board & bit(move.captured_square):
+                mask |= bit(move.captured_square)
+        return mask
+
+    def hints(self, board: int) -> int:
+        """The legal destinations of the side to move's piece last lifted and still in hand."""
+        in_hand = self.own & ~board
+        if not in_hand:
+            return 0
+        lifted = max(squares_of(in_hand), key=lambda sq: self.lift_t.get(sq, -1))
+        return sum(bit(m.to_square) for m in self.legal if m.from_square == lifted)

@@ -1,0 +1,69 @@
+"""Take-backs: the board set back to the position before the last move undoes it.
+
+With ``takeback`` on, pieces put back where they stood before the last move (a captured
+piece seen set back on its square, not only sensed) take that move back (``takeback``).
+Against a player not at the board (an engine, an online opponent) a take-back undoes the
+pair: the person's move and its reply. A take-back decided elsewhere (an online opponent
+accepting one) goes through :meth:`TakeBacks.take_back`. :class:`TakeBacks` is the part of
+:class:`~board_driver.arbiter.tracker.Tracker` that does this.
+"""
+
+from __future__ import annotations
+
+from board_driver.arbiter.expected import paired_takeback
+from board_driver.arbiter.game_events import Event, takeback_event
+
+
+class TakeBacks:
+    """The board set back to an earlier position, or a take-back decided elsewhere."""
+
+    def take_back(self, plies: int, t_ms: int) -> list[Event]:
+        """Take back the last ``plies`` moves, decided outside the board (an online
+        take-back accepted): the game goes back at once (``takeback`` events) and, until
+        the pieces are put back, the lights show which squares to empty and fill.
+        ValueError if there are not that many moves, or the game is over.
+        """
+        if not 1 <= plies <= len(self.game.moves):
+            raise ValueError(f"take_back: {plies} plies asked, the game has {len(self.game.moves)}")
+        if self._outcome is not None:
+            raise ValueError(f"take_back: the game is over ({self._outcome.termination})")
+        self._deadline = None
+        out = self._take_back(plies, t_ms)
+        self._out_of_sync = self.board != self._committed
+        return out
+
+    def _judge_takeback(self, t: int) -> list[Event] | None:
+        """The take-back the still board shows, if any (None: it shows none)."""
+        if not self.options.takeback:
+            return None
+        depth = self._takeback_depth()
+        if self._other_side is not None:  # against an engine: the pair
+            depth = paired_takeback(depth, self._position.turn == self._other_side)
+            if depth < 0:
+                return self._restored(t)  # half the pair set back: wait for the rest
+        if depth:
+            return self._take_back(depth, t)
+        return None
+
+    def _takeback_depth(self) -> int:
+        """1 or 2 when the board shows the position that many moves back."""
+        for depth in (1, 2):
+            if depth > len(self.game.moves):
+                return 0
+            if self.board != self._occupancies[-1 - depth]:
+                continue
+            # A captured piece must be seen set back on its square, not only sensed.
+            if self._reading.victims_set_back(self.game.moves[-depth:]):
+                return depth
+        return 0
+
+    def _take_back(self, depth: int, t: int) -> list[Event]:
+        out: list[Event] = []
+        for _ in range(depth):
+            move, san = self._pop()
+            out.append(takeback_event(self.game, t, move, san))
+        self._forget_windows()
+        self._draw_offer = None
+        self._outcome = self.game.outcome()
+        self._new_turn()
+        return out
