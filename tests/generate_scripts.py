@@ -15,11 +15,19 @@ becomes a lift/place board script with seeded random habits:
   quick replies (before the settle time) where the reply cannot be mistaken for more of
   the move before.
 
+That is the ``careful`` style. The ``blitz`` style (:data:`BLITZ`) plays the same games at
+a fast player's pace (board-script.md, "Rulings for fast and messy hands"): the other side
+lifts 120-200 ms after a piece lands, so the board is never still between moves; slides
+rest 40-90 ms on the squares passed over, and are more frequent; most captures take the
+victim first (a recapture chain snatches the piece that has just landed); and now and
+then the other side reaches for its next piece while a piece is still sliding.
+
 :func:`to_scans` turns such a script into raw ``scan`` lines: every change with contact
 bounce (a few 1-3 ms flickers after it), and now and then one square flickering for a
 single scan, which the debouncer must swallow.
 
-Run ``python -m tests.generate_scripts OUTDIR [--scans]`` to write the corpus as files.
+Run ``python -m tests.generate_scripts OUTDIR [--scans] [--style blitz]`` to write the
+corpus as files.
 """
 
 from __future__ import annotations
@@ -49,6 +57,39 @@ SLIDE_REST = (25, 70)  # under the 100 ms pass time, even with bounce
 REFILL_MIN = 60
 SCAN_PERIOD_MS = 5
 
+
+@dataclass(frozen=True)
+class Pace:
+    """How fast a style of hands moves (spans in ms, chances from 0 to 1)."""
+
+    name: str
+    within_move: tuple[int, int]  # between two events of one move
+    hesitation: float  # the chance of a pause over the settle time, where on the way
+    slide: float  # the chance that a slider (or a double step) is dragged
+    slide_rest: tuple[int, int]  # on each square passed over
+    choose_after: tuple[int, int]  # a late promotion choice, after the pawn lands
+    #: Blitz only: the next move's first lift, after the last piece of this one lands;
+    #: the chance of a capture taking the victim first; of the other side reaching for its
+    #: next piece while a piece is still sliding.
+    reply: tuple[int, int] | None = None
+    victim_first: float | None = None
+    reach: float = 0.0
+
+
+CAREFUL = Pace("careful", WITHIN_MOVE, 0.08, 0.3, SLIDE_REST, (60, 500))
+BLITZ = Pace(
+    "blitz",
+    within_move=(40, 120),
+    hesitation=0.03,
+    slide=0.6,
+    slide_rest=(40, 90),
+    choose_after=(20, 90),
+    reply=(120, 200),
+    victim_first=0.75,
+    reach=0.5,
+)
+STYLES = {pace.name: pace for pace in (CAREFUL, BLITZ)}
+
 PROMOTION_LETTER = {chess.QUEEN: "q", chess.ROOK: "r", chess.BISHOP: "b", chess.KNIGHT: "n"}
 SLIDERS = {chess.BISHOP, chess.ROOK, chess.QUEEN}
 
@@ -69,23 +110,25 @@ class GeneratedGame:
 class _Hands:
     """Writes one game's events, keeping a clock."""
 
-    def __init__(self, rng: random.Random, touch_move: str) -> None:
+    def __init__(self, rng: random.Random, touch_move: str, pace: Pace = CAREFUL) -> None:
         self.rng = rng
         self.touch_move = touch_move
+        self.pace = pace
         self.items: list[ScriptItem] = []
         self.t = 0
         self.habits: Counter = Counter()
+        self.slide_from: int | None = None  # when the last slide reached its first square
 
     def wait(self, span: tuple[int, int]) -> None:
         self.t += self.rng.randint(*span)
 
     def step(self, *, may_hesitate: bool = True) -> None:
         """The pause before the next event of the same move."""
-        if may_hesitate and self.rng.random() < 0.08:
+        if may_hesitate and self.rng.random() < self.pace.hesitation:
             self.habits["hesitation"] += 1
             self.wait(HESITATION)
         else:
-            self.wait(WITHIN_MOVE)
+            self.wait(self.pace.within_move)
 
     def lift(self, sq: int) -> None:
         self.items.append(Lift(self.t, sq))
@@ -98,10 +141,12 @@ class _Hands:
 
     def slide(self, crossed: list[int]) -> None:
         """The piece in hand is dragged over ``crossed``, resting briefly on each."""
-        for sq in crossed:
+        for index, sq in enumerate(crossed):
             self.wait((20, 50))
             self.place(sq)
-            self.wait(SLIDE_REST)
+            if index == 0:
+                self.slide_from = self.t
+            self.wait(self.pace.slide_rest)
             self.lift(sq)
         self.wait((20, 50))
 
@@ -182,7 +227,7 @@ def _play_move(
             hands.lift(rook_from)
             hands.step(may_hesitate=False)
             hands.place(rook_to)
-            if rng.random() < 0.5:
+            if hands.pace.reply is None and rng.random() < 0.5:
                 # Long enough for the rook move to be committed before the king follows.
                 hands.habits["castling rook first, committed"] += 1
                 hands.wait(HESITATION)
@@ -198,7 +243,7 @@ def _play_move(
         victim = to + (-8 if board.turn == chess.WHITE else 8)
     elif board.is_capture(move):
         victim = to
-    crossed = _crossed(board, move) if rng.random() < 0.3 else []
+    crossed = _crossed(board, move) if rng.random() < hands.pace.slide else []
     if crossed:
         hands.habits["slide"] += 1
     if victim is not None:
@@ -207,7 +252,10 @@ def _play_move(
         ways = ["victim first", "mover first"]
         if kind == "en passant":
             ways.append("victim after")
-        way = rng.choice(ways)
+        if hands.pace.victim_first is not None and rng.random() < hands.pace.victim_first:
+            way = "victim first"
+        else:
+            way = rng.choice(ways)
         hands.habits[f"{kind} {way}"] += 1
         if way == "victim first":
             hands.lift(victim)
@@ -251,7 +299,7 @@ def _play_move(
 
     if promotion is not None:
         if choose_when == "after":
-            hands.wait((60, 500))
+            hands.wait(hands.pace.choose_after)
             hands.choose(promotion)
         if rng.random() < 0.3:
             # The pawn taken off the last rank and the new piece put in its place.
@@ -277,8 +325,24 @@ def _first_lift(items: list[ScriptItem], start: int) -> int | None:
     return None
 
 
-def generate_game(game: chess.pgn.Game, seed: int, name: str) -> GeneratedGame:
-    """One game as a lift/place script with habits drawn from ``seed``."""
+def _last_place(items: list[ScriptItem]) -> int | None:
+    return next((item.t_ms for item in reversed(items) if isinstance(item, Place)), None)
+
+
+def _reach_during_slide(hands: _Hands, start: int, window: tuple[int, int]) -> None:
+    """Move the first lift of the move written from ``start`` into the slide ``window`` of
+    the move before (the other side reaching for its piece while that one slides)."""
+    reach = hands.items.pop(start)
+    t = hands.rng.randint(window[0] + 1, window[1] - 1)
+    at = next(i for i, item in enumerate(hands.items) if item.t_ms > t)
+    hands.items.insert(at, dataclasses.replace(reach, t_ms=t))
+    hands.habits["reach during slide"] += 1
+
+
+def generate_game(
+    game: chess.pgn.Game, seed: int, name: str, pace: Pace = CAREFUL
+) -> GeneratedGame:
+    """One game as a lift/place script with habits drawn from ``seed``, at ``pace``."""
     rng = random.Random(seed)
     touch_move = rng.choice(["off", "warn", "warn", "enforce"])
     options: dict[str, str | bool] = {}
@@ -288,22 +352,43 @@ def generate_game(game: chess.pgn.Game, seed: int, name: str) -> GeneratedGame:
         options["takeback"] = rng.random() < 0.5
     if rng.random() < 0.3:
         options["hints"] = rng.random() < 0.5
-    hands = _Hands(rng, touch_move)
+    hands = _Hands(rng, touch_move, pace)
     hands.habits[f"touch_move {touch_move}"] += 1
 
     board = game.board()
     fen = board.fen()
     sans: list[str] = []
     last_touched: set[int] = set()
+    last_to: int | None = None
+    slide_window: tuple[int, int] | None = None  # the last move's slide, to its landing
     amendment_open = False
     for move in game.mainline_moves():
         start = len(hands.items)
         mark = hands.t
-        hands.wait(BETWEEN_MOVES)
+        landed = _last_place(hands.items)
+        if pace.reply is None or landed is None:
+            hands.wait(BETWEEN_MOVES)
+        else:
+            # The other side lifts 120-200 ms after the last piece lands.
+            hands.t = max(landed + rng.randint(*pace.reply), hands.t + 30)
+        hands.slide_from = None
         touched = _play_move(hands, board, move, amendment_open)
         first = _first_lift(hands.items, start)
         first_at = next(i.t_ms for i in hands.items[start:] if isinstance(i, Lift | Choose))
-        if (
+        if pace.reply is not None:
+            if first == last_to and board.is_capture(move):
+                hands.habits["snatch the piece just landed"] += 1
+            item = hands.items[start]
+            if (
+                slide_window is not None
+                and isinstance(item, Lift)
+                and board.color_at(item.square) == board.turn
+                and item.square not in last_touched
+                and slide_window[1] - slide_window[0] > 10
+                and rng.random() < pace.reach
+            ):
+                _reach_during_slide(hands, start, slide_window)
+        elif (
             sans
             and first not in last_touched
             and not amendment_open
@@ -319,8 +404,17 @@ def generate_game(game: chess.pgn.Game, seed: int, name: str) -> GeneratedGame:
             hands.t -= shift
         sans.append(board.san(move))
         amendment_open = move.promotion is not None
+        slide_window = None
+        if pace.reply is not None and hands.slide_from is not None:
+            landing = next(
+                i.t_ms
+                for i in hands.items[start:]
+                if isinstance(i, Place) and i.square == move.to_square and i.t_ms > hands.slide_from
+            )
+            slide_window = (hands.slide_from, landing)
         board.push(move)
         last_touched = touched
+        last_to = move.to_square
 
     outcome = board.outcome(claim_draw=False)
     fens = {board.fen(en_passant=mode) for mode in ("legal", "fen", "xfen")}
@@ -420,10 +514,11 @@ def read_games(pgn_path: Path) -> list[chess.pgn.Game]:
     return games
 
 
-def generate_corpus(pgn_path: Path, seed: int = 2026) -> list[GeneratedGame]:
+def generate_corpus(pgn_path: Path, seed: int = 2026, pace: Pace = CAREFUL) -> list[GeneratedGame]:
     """Every game of ``pgn_path`` as a lift/place script; game *i* uses seed ``seed + i``."""
+    suffix = "" if pace is CAREFUL else f"-{pace.name}"
     return [
-        generate_game(game, seed + index, f"{pgn_path.stem}-{index + 1:03d}")
+        generate_game(game, seed + index, f"{pgn_path.stem}-{index + 1:03d}{suffix}", pace)
         for index, game in enumerate(read_games(pgn_path))
     ]
 
@@ -434,9 +529,10 @@ def main() -> None:
     parser.add_argument("--pgn", type=Path, default=Path("/work/shared/data/selfplay.pgn"))
     parser.add_argument("--scans", action="store_true", help="write raw scans instead")
     parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument("--style", choices=sorted(STYLES), default=CAREFUL.name)
     args = parser.parse_args()
     args.outdir.mkdir(parents=True, exist_ok=True)
-    for index, generated in enumerate(generate_corpus(args.pgn, args.seed)):
+    for index, generated in enumerate(generate_corpus(args.pgn, args.seed, STYLES[args.style])):
         script = to_scans(generated.script, args.seed + index) if args.scans else generated.script
         comment = f"{generated.name}: {' '.join(generated.sans)} {generated.result}"
         path = args.outdir / f"{generated.name}.script"

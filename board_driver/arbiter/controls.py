@@ -49,7 +49,7 @@ class Controls:
         found = self._complete()
         if found is None:
             return []
-        if not self._allowed(found.move) and self.options.touch_move == "enforce":
+        if not self._acceptable(found.move):
             return []
         return self._commit(found, t)
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from board_driver.arbiter.reading import MoveReading
 from board_driver.arbiter.touch import TouchMove
 from board_driver.squares import square_name
 from rules import BISHOP, BLACK, KNIGHT, QUEEN, ROOK, WHITE, Color, Move, Piece, Position
@@ -81,25 +82,27 @@ class NoTouchMove(TouchMove):
 
 
 def paired_takeback(depth: int, other_to_move: bool) -> int:
-    """A take-back in a game against the other side undoes the pair.
+    """A take-back in a game against the other side undoes whole pairs.
 
     ``depth``: how many moves back the board is (0: not a take-back position);
     ``other_to_move``: the engine's turn now. Returns the moves to take back, 0 for
-    none, or -1 when only half of the pair is set back (the engine's reply undone but
+    none, or -1 when only half of a pair is set back (the engine's reply undone but
     not yet the person's move: wait quietly for the rest).
 
     >>> paired_takeback(2, other_to_move=False), paired_takeback(1, other_to_move=False)
     (2, -1)
     >>> paired_takeback(1, other_to_move=True), paired_takeback(2, other_to_move=True)
     (1, 0)
+    >>> paired_takeback(4, other_to_move=False), paired_takeback(3, other_to_move=True)
+    (4, 3)
     """
     if depth == 0:
         return 0
     if other_to_move:
         # The engine has not replied yet (or its reply is not played): the person's
-        # move alone is the pair.
-        return 1 if depth == 1 else 0
-    return 2 if depth == 2 else -1
+        # move alone ends the last pair.
+        return depth if depth % 2 else 0
+    return depth if depth % 2 == 0 else -1
 
 
 class OtherSide:
@@ -122,6 +125,7 @@ class OtherSide:
             return
         self._other_side = color
         self._expected = None
+        self._forget_choices()  # the hands so far cannot be read again under other sides
         self._reading.restrict(self._position.legal_moves(), TouchMove())
         self._restrict_to_expected()
 
@@ -150,6 +154,7 @@ class OtherSide:
         if not self._position.is_legal(legal):
             raise ValueError(f"expect: {legal} is not legal in {self._position.fen()}")
         self._expected = next(m for m in self._position.legal_moves() if m == legal)
+        self._forget_choices()
         self._restrict_to_expected()
         if self.board != self._committed and self._deadline is None:
             return self._judge(t_ms)  # pieces moved while it was thinking: judge them now
@@ -170,11 +175,12 @@ class OtherSide:
         """The suggestion lit for the side to move, if any."""
         return self._hint
 
-    def _restrict_to_expected(self) -> None:
+    def _restrict_to_expected(self, reading: MoveReading | None = None) -> None:
+        """On the other side's turn only its expected move may be read (none before)."""
         if self._other_side is None or self._position.turn != self._other_side:
             return
         moves = [self._expected] if self._expected is not None else []
-        self._reading.restrict(moves, NoTouchMove())
+        (reading or self._reading).restrict(moves, NoTouchMove())
 
     def _hint_squares(self) -> int:
         hint = self._hint

@@ -5,7 +5,8 @@ A reed switch sees presence only, so the tracker reads a move from its *footprin
 - ``lifts``: the squares a piece leaves (the mover's square, a victim's square, the
   rook's corner when castling);
 - ``places``: the squares a piece arrives on (the destination, the rook's square);
-- ``after``: the occupancy once the move is done.
+- ``after``: the occupancy once the move is done;
+- ``path``: the squares a sliding piece passes over on its way (none for a jump).
 
 >>> from rules import Position
 >>> from board_driver.squares import square
@@ -39,6 +40,7 @@ class Footprint:
     #: A normal capture's square: it must be seen emptied and filled again, which is
     #: what tells ``Qxd5`` from ``Qxh5`` (both leave the same occupancy).
     target: int | None
+    path: int = 0
 
     @classmethod
     def of(cls, move: Move, occupancy: int) -> Footprint:
@@ -53,7 +55,7 @@ class Footprint:
             if not move.is_en_passant:
                 target = move.to_square
         after = (occupancy & ~lifts) | places
-        return cls(move, lifts, places, after, target)
+        return cls(move, lifts, places, after, target, between(move.from_square, move.to_square))
 
     @property
     def touched(self) -> int:
@@ -65,15 +67,47 @@ class Footprint:
 
         Only the move's squares may differ, and a piece standing on a square that was
         empty must have come from the square this move brings it from (the mover from
-        its square, the rook from its corner): pieces do not appear from nowhere.
+        its square, the rook from its corner): pieces do not appear from nowhere. A
+        sliding piece may stand on a square of its path, on its way.
         """
-        if (board ^ before) & ~(self.lifts | self.places):
-            return False
         move = self.move
         fills = board & ~before
+        sliding = fills & self.path & ~self.places
+        if sliding:
+            if (
+                sliding & (sliding - 1)
+                or board & bit(move.from_square)
+                or fills & bit(move.to_square)
+            ):
+                return False
+            board &= ~sliding
+            fills &= ~sliding
+        if (board ^ before) & ~(self.lifts | self.places):
+            return False
         if fills & bit(move.to_square) and board & bit(move.from_square):
             return False
         return not (move.is_castling and fills & bit(move.rook_to) and board & bit(move.rook_from))
+
+
+def between(a: int, b: int) -> int:
+    """The squares strictly between ``a`` and ``b`` on a rank, file or diagonal (0 if
+    they share none): the squares a sliding piece passes over from one to the other.
+
+    >>> from board_driver.squares import square, squares_of, square_name
+    >>> [square_name(sq) for sq in squares_of(between(square("d1"), square("a4")))]
+    ['c2', 'b3']
+    >>> between(square("g1"), square("f3"))  # a knight's jump
+    0
+    """
+    df = (b & 7) - (a & 7)
+    dr = (b >> 3) - (a >> 3)
+    if not (df == 0 or dr == 0 or abs(df) == abs(dr)):
+        return 0
+    step = (df > 0) - (df < 0) + 8 * ((dr > 0) - (dr < 0))
+    mask = 0
+    for sq in range(a + step, b, step):
+        mask |= 1 << sq
+    return mask
 
 
 def footprints(moves: list[Move], occupancy: int) -> list[Footprint]:

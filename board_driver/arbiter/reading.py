@@ -4,7 +4,13 @@ and which legal move the board shows done, or on its way.
 A :class:`MoveReading` starts when a position is committed (or taken back) and lives
 until the next one. It keeps when each square was lifted, placed and filled again, the
 history of those events, and the pieces touched (touch-move, *j'adoube*); it answers
-from the footprints of the position's legal moves:
+from the footprints of the position's legal moves.
+
+While the mover's piece is still moving (sliding over squares, or resting on one for less
+than the pass time: not yet released), a lift of one of the other side's pieces is the
+other side's hand reaching out: it is kept apart (:attr:`MoveReading.others_off`), touches
+nothing for the mover, and is handed to the next move once this one is committed
+(board-script.md, "Released means rested").
 
 >>> from rules import Position
 >>> from board_driver.squares import square
@@ -14,9 +20,13 @@ from the footprints of the position's legal moves:
 >>> board = Position().occupancy() & ~(1 << square("e2")) | 1 << square("e4")
 >>> str(reading.complete(board).move)
 'e2e4'
+>>> reading.released(reading.complete(board), 450), reading.released(reading.complete(board), 500)
+(False, True)
 """
 
 from __future__ import annotations
+
+import copy
 
 from board_driver.arbiter.footprint import Footprint, bit
 from board_driver.arbiter.options import Timing
@@ -30,11 +40,13 @@ _NEVER = -(1 << 62)
 class MoveReading:
     """The hands since ``position`` was committed: events, touches, and what they show."""
 
-    def __init__(self, position: Position, timing: Timing) -> None:
+    def __init__(self, position: Position, timing: Timing, start_board: int | None = None) -> None:
         self.position = position
         self.timing = timing
         #: The occupancy of the committed position.
         self.before = position.occupancy()
+        #: The board when this reading started (after a restart it may differ from ``before``).
+        self.start_board = self.before if start_board is None else start_board
         self.legal = position.legal_moves()
         self.footprints = [Footprint.of(m, self.before) for m in self.legal]
         own = 0
@@ -46,9 +58,28 @@ class MoveReading:
         self.place_t: dict[int, int] = {}
         self.refill_t: dict[int, int] = {}  # a square lifted and filled again
         self.history: list[tuple[int, bool, int]] = []  # (t, lifted?, square) since the move
+        #: The other side's lifts while the mover's piece moved, ``(t, square)``, and the
+        #: squares among them still empty: the next move's, not this one's.
+        self.others: list[tuple[int, int]] = []
+        self.others_off = 0
+        self._last: tuple[int, bool, int, bool] | None = (
+            None  # the mover's last (t, lift?, sq, passing)
+        )
         self.touch = TouchMove()
         self.adjusting = False  # j'adoube announced
         self.adjusted: set[int] = set()
+
+    def copy(self) -> MoveReading:
+        """An independent copy (to go back to, if the hands are read again)."""
+        other = copy.copy(self)
+        other.lift_t = dict(self.lift_t)
+        other.place_t = dict(self.place_t)
+        other.refill_t = dict(self.refill_t)
+        other.history = list(self.history)
+        other.others = list(self.others)
+        other.adjusted = set(self.adjusted)
+        other.touch = copy.copy(self.touch)
+        return other
 
     def restrict(self, moves: list[Move], touch: TouchMove) -> None:
         """Only ``moves`` may be played (the other side's expected move), touched as ``touch``."""
@@ -62,11 +93,35 @@ class MoveReading:
         """Is a lift of ``sq`` at ``t`` a sliding piece leaving a square it only crossed?"""
         return t - self.place_t.get(sq, _NEVER) < self.timing.pass_ms
 
+    def moving(self, t: int, board: int) -> bool:
+        """Is the mover's piece still moving at ``t``: in the air (the board not still since
+        it was lifted), or resting on a square less than the pass time (not released)?"""
+        last = self._last
+        if last is None:
+            return False
+        when, lifted, sq = last
+        if lifted:
+            return True
+        return t - when < self.timing.pass_ms and bool(board & bit(sq))
+
+    def settled(self) -> None:
+        """The board has been still for the settle time: a piece in the air is held."""
+        self._last = None
+
+    def note_other_lift(self, t: int, sq: int) -> None:
+        """The other side lifted its piece on ``sq`` while the mover's piece moved."""
+        self.history.append((t, True, sq))
+        self.lift_t[sq] = t
+        self.others.append((t, sq))
+        self.others_off |= bit(sq)
+
     def note_lift(self, t: int, sq: int, *, touch_mode: str, exempt: bool = False) -> None:
         """Record a lift (and what it touched); ``exempt``: it touches nothing (a piece
         lifted inside an amendment window)."""
         self.history.append((t, True, sq))
         passing = self.passing(t, sq)
+        if self.own & bit(sq) or sq in self.place_t:
+            self._last = (t, True, sq)  # the mover's piece leaves (not a victim lifted)
         if passing:
             del self.place_t[sq]  # a sliding piece crossed this square
         exempt = exempt or passing or sq in self.lift_t or self.adjusting or touch_mode == "off"
@@ -79,6 +134,10 @@ class MoveReading:
     def note_place(self, t: int, sq: int) -> None:
         """Record a place."""
         self.history.append((t, False, sq))
+        if self.others_off & bit(sq):
+            self.others_off &= ~bit(sq)  # the other side's piece back, or the mover's victim
+        else:
+            self._last = (t, False, sq)
         lifted = self.lift_t.get(sq)
         if lifted is not None:
             self.refill_t[sq] = t
@@ -105,6 +164,11 @@ class MoveReading:
             return True
         return self.touch.allows(move, self.legal)
 
+    def released(self, fp: Footprint, t: int) -> bool:
+        """Has every piece ``fp`` places rested at least the pass time by ``t``?"""
+        pass_ms = self.timing.pass_ms
+        return all(t - self.place_t.get(sq, _NEVER) >= pass_ms for sq in squares_of(fp.places))
+
     def target_refilled(self, fp: Footprint) -> bool:
         """A capture's square was emptied and filled again after the mover left its square."""
         if fp.target is None:
@@ -112,10 +176,18 @@ class MoveReading:
         refilled = self.refill_t.get(fp.target)
         return refilled is not None and refilled > self.lift_t.get(fp.move.from_square, 0)
 
-    def complete(self, board: int, choice: int | None = None) -> Footprint | None:
+    def complete(self, board: int, choice: int | None = None, others: int = 0) -> Footprint | None:
         """The one legal move ``board`` shows done, if any (``choice``: the promotion piece
-        chosen, None for a queen)."""
-        done = [fp for fp in self.footprints if fp.after == board and self.target_refilled(fp)]
+        chosen, None for a queen). ``others``: squares the other side's hand emptied, which
+        are this move's only if it captures there."""
+        if others:
+            done = [
+                fp
+                for fp in self.footprints
+                if not (fp.after ^ board) & ~(others & ~fp.lifts) and self.target_refilled(fp)
+            ]
+        else:
+            done = [fp for fp in self.footprints if fp.after == board and self.target_refilled(fp)]
         if not done:
             return None
         if len(done) > 1:
@@ -180,6 +252,7 @@ class MoveReading:
     def half_done(self, board: int) -> int:
         """A castling king landed without its rook; an en-passant pawn beside its victim."""
         before = self.before
+        shown = board | self.others_off
         mask = 0
         for fp in self.footprints:
             move = fp.move
@@ -187,7 +260,7 @@ class MoveReading:
                 continue
             if not board & bit(move.to_square) or board & bit(move.from_square):
                 continue
-            if not fp.on_the_way(before, board) or not self.history_allows(fp, board):
+            if not fp.on_the_way(before, shown) or not self.history_allows(fp, board):
                 continue
             if move.is_castling and board != fp.after:
                 mask |= bit(move.rook_from) | bit(move.rook_to)

@@ -51,5 +51,6 @@ class NewGameSetup:
         self._warned = None
         self._draw_offer = None
         self._new_game_pending = False
+        self._forget_choices()
         self._new_turn()
         return [{"t": t, "type": "new_game", "fen": self.game.position.fen()}]

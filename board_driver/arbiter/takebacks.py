@@ -1,7 +1,9 @@
 """Take-backs: the board set back to the position before the last move undoes it.
 
 With ``takeback`` on, pieces put back where they stood before the last move (a captured
-piece seen set back on its square, not only sensed) take that move back (``takeback``).
+piece seen set back on its square, not only sensed), each resting the pass time, take that
+move back (``takeback``); then the position before that takes that one back too, without
+waiting for the settle time between, as often as wanted.
 Against a player not at the board (an engine, an online opponent) a take-back undoes the
 pair: the person's move and its reply. A take-back decided elsewhere (an online opponent
 accepting one) goes through :meth:`TakeBacks.take_back`. :class:`TakeBacks` is the part of
@@ -28,34 +30,46 @@ class TakeBacks:
         if self._outcome is not None:
             raise ValueError(f"take_back: the game is over ({self._outcome.termination})")
         self._deadline = None
+        self._forget_choices()
         out = self._take_back(plies, t_ms)
         self._out_of_sync = self.board != self._committed
         return out
 
-    def _judge_takeback(self, t: int) -> list[Event] | None:
-        """The take-back the still board shows, if any (None: it shows none)."""
+    def _takeback_shown(self) -> bool:
+        """Does the board show the position one or two moves back (take-backs on)?"""
         if not self.options.takeback:
-            return None
-        depth = self._takeback_depth()
-        if self._other_side is not None:  # against an engine: the pair
+            return False
+        occupancies, board = self._occupancies, self.board
+        return (len(occupancies) > 1 and board == occupancies[-2]) or (
+            len(occupancies) > 2 and board == occupancies[-3]
+        )
+
+    def _takeback_depth(self, quick: bool = False) -> int:
+        """How many moves back the board shows (0: none, or take-backs off). Still for the
+        pass time, one or two (one at a time, as often as wanted); still for the settle
+        time, any number."""
+        if not self.options.takeback:
+            return 0
+        moves, occupancies = self.game.moves, self._occupancies
+        deepest = min(len(moves), 2) if quick else len(moves)
+        for depth in range(1, deepest + 1):
+            if self.board != occupancies[-1 - depth]:
+                continue
+            # A captured piece must be seen set back on its square, not only sensed.
+            if self._reading.victims_set_back(moves[-depth:]):
+                return depth
+        return 0
+
+    def _judge_takeback(self, t: int, depth: int) -> list[Event] | None:
+        """Take back ``depth`` moves (None: nothing to take back); against a player not at
+        the board, only whole pairs."""
+        if self._other_side is not None:
             depth = paired_takeback(depth, self._position.turn == self._other_side)
             if depth < 0:
                 return self._restored(t)  # half the pair set back: wait for the rest
         if depth:
             return self._take_back(depth, t)
         return None
-
-    def _takeback_depth(self) -> int:
-        """1 or 2 when the board shows the position that many moves back."""
-        for depth in (1, 2):
-            if depth > len(self.game.moves):
-                return 0
-            if self.board != self._occupancies[-1 - depth]:
-                continue
-            # A captured piece must be seen set back on its square, not only sensed.
-            if self._reading.victims_set_back(self.game.moves[-depth:]):
-                return depth
-        return 0
 
     def _take_back(self, depth: int, t: int) -> list[Event]:
         out: list[Event] = []

@@ -60,6 +60,7 @@ from board_driver.arbiter.options import (
     Timing,
 )
 from board_driver.arbiter.reading import MoveReading
+from board_driver.arbiter.rereading import Choice, Rereading
 from board_driver.arbiter.setup import START_OCCUPANCY, NewGameSetup
 from board_driver.arbiter.takebacks import TakeBacks
 from board_driver.events import BoardEvent, Button, Choose, Lift, Place
@@ -78,7 +79,7 @@ __all__ = [
 ]
 
 
-class Tracker(Amendments, Controls, NewGameSetup, OtherSide, TakeBacks):
+class Tracker(Amendments, Controls, NewGameSetup, OtherSide, Rereading, TakeBacks):
     """Turns board events into game events, holding a :class:`rules.Game`.
 
     ``board`` is the occupancy actually standing when the tracker starts (``None``: it
@@ -106,7 +107,17 @@ class Tracker(Amendments, Controls, NewGameSetup, OtherSide, TakeBacks):
             position.push(move)
             self._occupancies.append(position.occupancy())
         self._outcome: Outcome | None = self.game.outcome()
-        self._deadline: int | None = None
+        self._deadline: int | None = None  # the board still for the settle time: judge it
+        self._quick: int | None = None  # still for the pass time: a take-back, a release
+        # Reading the hands again (see rereading): every event since the board was last
+        # still, how many of them have been read, the readings chosen on the way, and one
+        # to read the other way.
+        self._log: list[BoardEvent] = []
+        self._seen = 0
+        self._choices: list[Choice] = []
+        self._forced: tuple[str, int, int] | None = None
+        self._in_trial = False
+        self._recording = True
         self._castle_amend: CastlingAmendment | None = None
         self._promotion_square: int | None = None
         self._choice: int | None = None
@@ -141,18 +152,22 @@ class Tracker(Amendments, Controls, NewGameSetup, OtherSide, TakeBacks):
         A ``lift`` of an empty square or a ``place`` on a full one cannot come from a
         board: ValueError, and the tracker keeps its state.
         """
-        out = self.tick(event.t_ms)
-        if isinstance(event, Lift):
-            out += self._lift(event.t_ms, event.square)
-        elif isinstance(event, Place):
-            out += self._place(event.t_ms, event.square)
-        elif isinstance(event, Choose):
-            out += self._choose(event.t_ms, event.piece)
-        elif isinstance(event, Button):
-            out += self._button(event.t_ms, event.name)
-        else:
+        if not isinstance(event, Lift | Place | Choose | Button):
             raise TypeError(f"not a board event: {event!r}")
+        out = self.tick(event.t_ms)
+        out += self._dispatch(event)
+        self._log.append(event)  # only once it was possible (no ValueError)
+        self._seen += 1
         return out
+
+    def _dispatch(self, event: BoardEvent) -> list[Event]:
+        if isinstance(event, Lift):
+            return self._lift(event.t_ms, event.square)
+        if isinstance(event, Place):
+            return self._place(event.t_ms, event.square)
+        if isinstance(event, Choose):
+            return self._choose(event.t_ms, event.piece)
+        return self._button(event.t_ms, event.name)
 
     def starting_events(self, t_ms: int = 0) -> list[Event]:
         """What the tracker has to say before any board event: ``game_over`` when the game
@@ -174,21 +189,32 @@ class Tracker(Amendments, Controls, NewGameSetup, OtherSide, TakeBacks):
 
         The daemon sets its one timer from this, so an idle board costs nothing.
         """
-        return self._deadline
+        if self._quick is None:
+            return self._deadline
+        if self._deadline is None:
+            return self._quick
+        return min(self._quick, self._deadline)
 
     def tick(self, t_ms: int) -> list[Event]:
         """Time passes with no event: judges the board if it has been still long enough."""
-        if self._deadline is not None and self._deadline <= t_ms:
-            due, self._deadline = self._deadline, None
-            return self._judge(due)
-        return []
+        out: list[Event] = []
+        while (due := self.next_due()) is not None and due <= t_ms:
+            out += self._judge_due(due)
+        return out
 
     def finish(self, t_ms: int) -> list[Event]:
         """The board is left alone for good: whatever is pending is judged (at the time
         it falls due: the board has been still since the last event)."""
-        if self._deadline is None:
-            return []
-        due, self._deadline = self._deadline, None
+        out: list[Event] = []
+        while (due := self.next_due()) is not None:
+            out += self._judge_due(due)
+        return out
+
+    def _judge_due(self, due: int) -> list[Event]:
+        if self._quick == due:
+            self._quick = None
+            return self._judge_quickly(due)
+        self._deadline = None
         return self._judge(due)
 
     def frame(self) -> Frame:
@@ -205,17 +231,18 @@ class Tracker(Amendments, Controls, NewGameSetup, OtherSide, TakeBacks):
         """A position was committed (or taken back): start reading the next move."""
         self._position = self.game.position
         self._committed = self._occupancies[-1]
-        self._reading = MoveReading(self._position, self.timing)
-        # A move the board once showed done, and where it stands in the history: a move
-        # whose piece the other side lifted at once (to capture it), or a capture whose
-        # victim swap the switches missed (faster than the debounce time). If the board
-        # later makes no sense, it may make sense after that move.
-        self._shadow: tuple[Footprint, int] | None = None
         self._out_of_sync = False
         self._announced: tuple[int, int] | None = None
         self._expected = None
         self._hint = None
-        self._restrict_to_expected()
+        self._reading = self._fresh_reading()
+
+    def _fresh_reading(self, start_board: int | None = None) -> MoveReading:
+        """A reading of the move from the committed position (only the expected move, on
+        the turn of a player not at the board)."""
+        reading = MoveReading(self._position, self.timing, start_board)
+        self._restrict_to_expected(reading)
+        return reading
 
     def _playing(self) -> bool:
         return self._outcome is None and not self._new_game_pending
@@ -229,29 +256,66 @@ class Tracker(Amendments, Controls, NewGameSetup, OtherSide, TakeBacks):
         out: list[Event] = []
         if self._playing():
             self._warned = None
-            if not self._reading.passing(t, sq) and self.board != self._committed:
-                out += self._before_lift(t, sq)
-            self._note_lift(t, sq)
+            others = False
+            # A lift that commits the move before it is read again in the next one (there
+            # too it may be the other side's hand reaching out).
+            for _ in range(3):
+                if self.board == self._committed or self._reading.passing(t, sq):
+                    break
+                events, others = self._before_lift(t, sq)
+                out += events
+                if not events or not self._playing():
+                    break
+            if others:
+                self._reading.note_other_lift(t, sq)
+            elif self._playing():
+                self._note_lift(t, sq)
         self.board &= ~b
-        self._deadline = t + self.timing.settle_ms
+        self._after_board_event(t)
         return out
 
-    def _before_lift(self, t: int, sq: int) -> list[Event]:
-        """A lift that can only belong to the next move commits the one the board shows."""
-        amend = self._castle_amend
-        if amend is not None and self.board == amend.footprint.after:
-            if not amend.footprint.touched & bit(sq):
-                return self._amend_castling(t)
-            return []
-        early = self._early_commit(sq)
-        if early is not None:
-            return self._commit(early, t)
-        done = self._complete()
-        if done is not None and self._allowed(done.move):
-            self._note_shadow(done)
-        else:
-            self._note_shadow(self._unseen_capture())
-        return []
+    def _before_lift(self, t: int, sq: int) -> tuple[list[Event], bool]:
+        """A lift that can only belong to the next move commits the one the board shows;
+        one of the other side's pieces lifted while the mover's piece still moves is the
+        other side's (True: keep it apart for the next move)."""
+        if self._castling_shown():
+            if not self._castle_amend.footprint.touched & bit(sq):
+                return self._amend_castling(t), False
+            return [], False
+        reading = self._reading
+        theirs = bool(self._committed & ~reading.own & bit(sq))
+        found = self._complete()
+        if found is not None and self._acceptable(found.move):
+            if reading.released(found, t):
+                if not found.touched & bit(sq):
+                    if self._committed & bit(sq):  # a piece that took no part
+                        return self._commit(found, t), False
+                elif self._snatchable(found, sq) and self._choose_reading("snatch", t, sq):
+                    return self._commit(found, t), False
+            elif theirs and not found.touched & bit(sq):
+                return [], True  # the other side reached out before the piece was let go
+        elif theirs:
+            # While the mover's piece moves, the other side reaching out; else the mover
+            # touching it (its victim, most often). Only what follows can tell for sure.
+            reach = reading.moving(t, self.board)
+            return [], self._choose_reading("reach" if reach else "touch", t, sq) == reach
+        return [], False
+
+    def _committed_early(self) -> bool:
+        """Was a move committed early by inference, that what follows may overturn?"""
+        return any(choice.kind in ("snatch", "release") for choice in self._choices)
+
+    def _snatchable(self, found: Footprint, sq: int) -> bool:
+        """Is a lift of ``sq``, where ``found`` just landed and rested, the other side
+        taking its victim first? If it can capture there (and knows the move: not a
+        player away from the board)."""
+        if not found.places & bit(sq):
+            return False
+        after = self._position.copy()
+        after.push(found.move)
+        if self._other_side is not None and after.turn == self._other_side:
+            return False
+        return any(m.captured_square == sq for m in after.legal_moves())
 
     def _note_lift(self, t: int, sq: int) -> None:
         """Record a lift in the history of this move (and what it touched)."""
@@ -264,39 +328,62 @@ class Tracker(Amendments, Controls, NewGameSetup, OtherSide, TakeBacks):
         b = bit(sq)
         if self.board & b:
             raise ValueError(f"place {square_name(sq)} at {t} ms: a piece already stands there")
+        out: list[Event] = []
         if self._playing():
             self._warned = None
+            if self._reading.others_off and not self._reading.passing(t, sq):
+                out = self._before_place(t, sq)
             self._reading.note_place(t, sq)
         self.board |= b
-        self._deadline = t + self.timing.settle_ms
-        return []
+        self._after_board_event(t)
+        return out
 
-    def _early_commit(self, sq: int) -> Footprint | None:
-        """A piece that took no part lifted while the board shows a complete move: that
-        move is done, and the lift belongs to the next one (the other side's, by 4.2.1:
-        its own piece, or the victim of a capture)."""
-        if not self._committed & bit(sq):
-            return None
+    def _before_place(self, t: int, sq: int) -> list[Event]:
+        """The other side has lifted a piece of its own while the mover's piece moved:
+        once that piece rests, released, a piece placed elsewhere is the other side's
+        (its move going on), and the mover's move is committed first."""
         found = self._complete()
-        if found is None or found.touched & bit(sq) or not self._allowed(found.move):
-            return None
-        return found
+        if (
+            found is None
+            or found.touched & bit(sq)
+            or not self._reading.released(found, t)
+            or not self._acceptable(found.move)
+            or not self._choose_reading("release", t, sq)
+        ):
+            return []
+        return self._commit(found, t)
+
+    def _after_board_event(self, t: int) -> None:
+        """Set the judgements to come: when still for the settle time; and when still for
+        the pass time, where that may decide (a release, a take-back)."""
+        self._deadline = t + self.timing.settle_ms
+        self._quick = None
+        if self._playing() and (
+            self._reading.others_off or self._committed_early() or self._takeback_shown()
+        ):
+            self._quick = t + self.timing.pass_ms
 
     # ------------------------------------------------------------------ judging
 
     def _allowed(self, move: Move) -> bool:
         return self._reading.allowed(move, self.options.touch_move)
 
-    def _complete(self) -> Footprint | None:
-        """The one legal move the board shows done, if any."""
-        return self._reading.complete(self.board, self._choice)
+    def _acceptable(self, move: Move) -> bool:
+        """May ``move`` be committed: allowed by touch-move, or accepted with a warning."""
+        return self.options.touch_move != "enforce" or self._allowed(move)
 
-    def _unseen_capture(self) -> Footprint | None:
-        return self._reading.unseen_capture(self.board, self.options.touch_move, self._choice)
+    def _complete(self) -> Footprint | None:
+        """The one legal move the board shows done, if any (the other side's pieces lifted
+        while its piece moved are the next move's, unless it captured them)."""
+        reading = self._reading
+        return reading.complete(self.board, self._choice, reading.others_off)
 
     def _on_the_way(self) -> bool:
         """Is the board in a state on the way to a legal move (allowed by touch-move)?"""
-        if self._reading.on_the_way(self.board, self.options.touch_move):
+        reading, mode = self._reading, self.options.touch_move
+        if reading.on_the_way(self.board, mode):
+            return True
+        if reading.others_off and reading.on_the_way(self.board | reading.others_off, mode):
             return True
         if self._castling_on_the_way():
             return True
@@ -304,57 +391,58 @@ class Tracker(Amendments, Controls, NewGameSetup, OtherSide, TakeBacks):
         return promotion is not None and self.board == self._committed & ~bit(promotion)
 
     def _judge(self, t: int) -> list[Event]:
-        """The board has been still since ``t - settle_ms``: what does it show?"""
+        """The board has been still since ``t - settle_ms``: what does it show?
+
+        An illegal state ends only when the board matches the last position again, or
+        shows a legal move from it (or a take-back); a move on its way does not end it.
+        Still and in sync, the hands so far are read for good.
+        """
+        out = self._judge_still(t)
+        if not self._out_of_sync:
+            self._forget_choices()
+        return out
+
+    def _judge_still(self, t: int) -> list[Event]:
         if not self._playing():
             return self._judge_setup(t)
+        self._reading.settled()
         if self.board == self._committed:
-            self._shadow = None
             return self._restored(t)
         found = self._complete()
         violating = None
         if found is not None:
-            if self._allowed(found.move) or self.options.touch_move != "enforce":
+            if self._acceptable(found.move):
                 return self._commit(found, t)
             violating = found
         if self._castling_shown():
             return self._amend_castling(t)
-        taken_back = self._judge_takeback(t)
+        taken_back = self._judge_takeback(t, self._takeback_depth())
         if taken_back is not None:
             return taken_back
         if self._on_the_way():
-            self._note_shadow(self._unseen_capture())
-            return self._restored(t)
-        if violating is None and self._shadow is not None:
-            explained = self._try_shadow(t)
+            return []
+        if violating is None and not self._in_trial:
+            explained = self._read_again(t)
             if explained is not None:
                 return explained
         return self._illegal(t, violating)
 
-    def _note_shadow(self, found: Footprint | None) -> None:
-        if found is not None and (self._shadow is None or self._shadow[0] != found):
-            self._shadow = (found, len(self._reading.history))
-
-    def _try_shadow(self, t: int) -> list[Event] | None:
-        """Out of sync, unless the move the board once showed was made and the other side
-        has since made a complete move: then both are committed."""
-        assert self._shadow is not None
-        shadow, index = self._shadow
-        later = self._reading.history[index:]
-        saved = dict(self.__dict__)
-        saved["_occupancies"] = list(self._occupancies)
-        out = self._commit(shadow, t)
-        if self._playing():
-            for when, lifted, sq in later:
-                if lifted:
-                    self._note_lift(when, sq)
-                else:
-                    self._reading.note_place(when, sq)
-            found = self._complete()
-            if found is not None and self._allowed(found.move):
-                return out + self._commit(found, t)
-        self.game.pop()
-        self.__dict__.update(saved)
-        return None
+    def _judge_quickly(self, t: int) -> list[Event]:
+        """The board has been still for the pass time: a take-back; or, while the other
+        side's hand is out or after a move committed early, a board that makes no sense
+        read again."""
+        if not self._playing():
+            return []
+        if self._complete() is not None or self._castling_shown():
+            return []
+        taken_back = self._judge_takeback(t, self._takeback_depth(quick=True))
+        if taken_back is not None:
+            return taken_back
+        if self._in_trial or self.board == self._committed or self._on_the_way():
+            return []
+        # The board makes no sense while the other side's hand is out, or after a reading
+        # chosen on the way: what followed may say how the hands went.
+        return self._read_again(t, choices_only=not self._reading.others_off) or []
 
     def _restored(self, t: int) -> list[Event]:
         if not self._out_of_sync:
@@ -413,11 +501,13 @@ class Tracker(Amendments, Controls, NewGameSetup, OtherSide, TakeBacks):
         return move, self.game.position.san(move)
 
     def _commit(self, fp: Footprint, t: int) -> list[Event]:
+        """Commit ``fp``'s move; the other side's lifts made while it moved start the next."""
         move = fp.move
         out: list[Event] = []
+        reading = self._reading
         before = self._position
         if not self._allowed(move):  # only under warn: enforce never commits it
-            touched, _ = self._reading.touch.demand(self._reading.legal)
+            touched, _ = reading.touch.demand(reading.legal)
             assert touched is not None
             mode = self.options.touch_move
             out.append(touch_move_event(t, mode, touched, before.san(move)))
@@ -434,6 +524,12 @@ class Tracker(Amendments, Controls, NewGameSetup, OtherSide, TakeBacks):
         self._new_turn()
         out += self._after_move(t, was_over)
         self._open_windows(move, castling, occupancy)
+        if self._playing():
+            lifted = {sq: when for when, sq in reading.others}  # each square's last lift
+            carried = reading.others_off & ~fp.lifts  # not the move's own victims
+            for sq, when in sorted(lifted.items(), key=lambda item: item[1]):
+                if carried & bit(sq) and not self.board & bit(sq):
+                    self._note_lift(when, sq)  # now the side to move's: its touch
         return out
 
     # ------------------------------------------------------------------ lights

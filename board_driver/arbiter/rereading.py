@@ -1,0 +1,333 @@
+"""Reading the hands again, when the board stops making sense.
+
+Most moves are read as they happen: the settle time, or the other side's lift once the
+piece is released, commits each one. Two things can make the board stop making sense
+later, and the tracker then reads the hands again.
+
+**A reading chosen on the way.** A few events can be read two ways, and only what follows
+tells which was meant (board-script.md, "Rulings for fast and messy hands"):
+
+- ``snatch``: the piece that just landed and rested, lifted where the other side can
+  capture it: the other side taking its victim first (the move is committed), or the
+  mover's hand going on (a slide that paused);
+- ``release``: the piece resting the pass time while the other side has lifted one of its
+  own: released (the move is committed), or only pausing;
+- ``reach`` / ``touch``: one of the other side's pieces lifted while a move is under way:
+  the other side reaching out for its next move (while the mover's piece moves), or the
+  mover taking it (its victim; while the mover's piece is held).
+
+The tracker takes the likelier reading at once (:meth:`Rereading._choose_reading`) and
+keeps the state just before it. If the board later makes no sense, it goes back to the
+latest such choice, takes the other reading, and plays every event since again with the
+same rulings (:meth:`Rereading._choose_again`); the first reading that ends in sync is
+kept. Moves it commits are announced then; a move it no longer commits is *replaced*
+(``move`` with ``replaces``, as a rook move that became castling). The choices are
+forgotten once the board has been still and in sync.
+
+**More than one move in the hands of one.** Some moves were never shown done in a way
+that could be judged at the time: a capture faster than the switches (the victim swept
+off and the capturer set down within one debounce time: with two captures possible the
+board cannot say which, and it may even have been made while the daemon was down); a
+slide the other side captured where it stood, before it rested the pass time; a take-back
+at once followed by another move. When the still board is neither a move done nor one
+on its way, some move that the board showed done at some moment of this move's hands (or
+a take-back it showed) is committed there, and the events after it are played again from
+that position (:meth:`Rereading._reread`); latest moment first, the first that ends in
+sync is the one. Otherwise the position is illegal, as before.
+
+:class:`Rereading` is the part of :class:`~board_driver.arbiter.tracker.Tracker` that
+does this.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from board_driver.arbiter.footprint import Footprint, bit
+from board_driver.arbiter.game_events import Event
+
+_Snapshot = tuple[dict[str, Any], list[int], list[Any], list[Any]]
+#: How many choices are kept to go back to (the latest ones).
+MAX_CHOICES = 8
+
+
+@dataclass(frozen=True, slots=True)
+class Choice:
+    """A reading taken on the way, that what follows may overturn."""
+
+    kind: str  # snatch, release, reach or touch (see the module docstring)
+    t: int
+    square: int  # the square lifted (for a release: the square the piece rests on)
+    index: int  # the event of the log it was taken at (a release: the next one)
+    before: _Snapshot  # the state just before it
+
+
+class Rereading:
+    """The hands since the last position, read again as several moves (a Tracker part)."""
+
+    def _read_again(self, t: int, *, choices_only: bool = False) -> list[Event] | None:
+        """The board makes no sense: read the hands again (this move's as several moves,
+        then each choice the other way). The events of the first reading that leaves the
+        board showing a position or a move done, else of the first that leaves a move on
+        its way; None if none ends in sync (and nothing changed)."""
+        if self._in_trial:
+            return None
+        current = self._snapshot()
+        best: tuple[list[Event], _Snapshot] | None = None
+        attempts = [] if choices_only else self._turn_readings()
+        attempts += [(self._chosen_again, choice) for choice in reversed(self._choices)]
+        for attempt, argument in attempts:
+            out = attempt(t, argument)
+            if out is None:
+                continue
+            if self._shows_position_or_move():
+                return out
+            if best is None:
+                best = (out, self._snapshot())
+            self._restore(current)
+        if best is None:
+            return None
+        self._restore(best[1])
+        return best[0]
+
+    def _shows_position_or_move(self) -> bool:
+        return (
+            self.board == self._committed
+            or not self._playing()
+            or self._complete() is not None
+            or self._castling_shown()
+        )
+
+    def _turn_readings(self) -> list[tuple[Any, Any]]:
+        """This move's hands read as several moves: at each earlier moment (latest first),
+        a move the board showed done then (or a take-back it showed)."""
+        reading = self._reading
+        history = reading.history
+        boards = [reading.start_board]
+        for _, lifted, sq in history:
+            boards.append(boards[-1] & ~bit(sq) if lifted else boards[-1] | bit(sq))
+        theirs = self._committed & ~reading.own
+        back = self._occupancies[-2] if self.options.takeback and self.game.moves else None
+        attempts: list[tuple[Any, Any]] = []
+        # The board as it stands now was judged already: only earlier moments are read.
+        for index in range(len(history) - 1, -1, -1):
+            board = boards[index]
+            # The other side's pieces off the board then may be its next move's.
+            others = reading.start_board & theirs & ~board
+            for fp in reading.footprints:
+                if not (fp.after ^ board) & ~(others & ~fp.lifts):
+                    attempts.append((self._trial, (index, fp)))
+            if board == back and self._other_side is None:
+                attempts.append((self._trial, (index, None)))
+        return attempts
+
+    def _trial(self, t: int, split: tuple[int, Footprint | None]) -> list[Event] | None:
+        """Commit ``fp`` (None: take the last move back) after the first ``index`` events
+        of this move's history, play the rest again, and judge: the events announced if
+        that ends in sync, else None (and nothing changed)."""
+        index, fp = split
+        snapshot = self._snapshot()
+        history = self._reading.history
+        self._in_trial = True
+        self._recording = False  # this replay is not of the log: its choices are not kept
+        try:
+            out = self._replay_until(index, fp)
+            if out is None:
+                return None
+            for when, lifted, sq in history[index:]:
+                out += self.tick(when)
+                out += self._lift(when, sq) if lifted else self._place(when, sq)
+            out += self.tick(t)
+            if self._out_of_sync or any(e["type"] in ("illegal", "takeback") for e in out[1:]):
+                return None
+            self._deadline = self._quick = None  # the board still at t has been judged
+            snapshot = None  # keep this reading
+            return [{**event, "t": t} for event in out]
+        finally:
+            self._in_trial = False
+            self._recording = True
+            if snapshot is not None:
+                self._restore(snapshot)
+
+    def _replay_until(self, index: int, fp: Footprint | None) -> list[Event] | None:
+        """Read this move's first ``index`` events afresh, then commit ``fp`` (or take the
+        last move back) if the board showed it then; None if it did not. The other side's
+        pieces still off the board then, which ``fp`` does not capture, are its next
+        move's."""
+        history = self._reading.history
+        reading = self._fresh_reading(self._reading.start_board)
+        self._reading = reading
+        self.board = board = reading.start_board
+        for _, lifted, sq in history[:index]:
+            board = board & ~bit(sq) if lifted else board | bit(sq)
+        carried = reading.start_board & self._committed & ~reading.own & ~board
+        if fp is not None:
+            carried &= ~fp.lifts
+        last_lift = {sq: i for i, (_, lifted, sq) in enumerate(history[:index]) if lifted}
+        touch_mode = self.options.touch_move
+        for i, (when, lifted, sq) in enumerate(history[:index]):
+            if not lifted:
+                reading.note_place(when, sq)
+                self.board |= bit(sq)
+                continue
+            if carried & bit(sq) and last_lift[sq] == i:
+                reading.note_other_lift(when, sq)
+            else:
+                reading.note_lift(when, sq, touch_mode=touch_mode)
+            self.board &= ~bit(sq)
+        when = history[index - 1][0] if index else 0
+        if fp is None:
+            return self._take_back(1, when) if self._takeback_depth() == 1 else None
+        if self._complete() != fp or not self._acceptable(fp.move):
+            if fp.target is None or fp.after != self.board | reading.others_off:
+                return None
+            # A capture's victim never seen leaving: a swap faster than the switches.
+            if fp.target in reading.lift_t or not self._acceptable(fp.move):
+                return None
+        return self._commit(fp, when)
+
+    def _choose_reading(self, kind: str, t: int, square: int) -> bool:
+        """Take the reading ``kind`` of the event at ``t`` on ``square`` (True), unless the
+        hands are being read again the other way (False). The state before is kept."""
+        if self._forced == (kind, t, square):
+            return False
+        if self._recording:
+            self._choices.append(Choice(kind, t, square, self._seen, self._snapshot()))
+            del self._choices[:-MAX_CHOICES]
+        return True
+
+    def _forget_choices(self) -> None:
+        """The board has been still and in sync (or the game changed outside the board):
+        the hands so far are read for good."""
+        if self._recording and not self._in_trial:
+            self._log = []
+            self._seen = 0
+            self._choices = []
+
+    def _chosen_again(self, t: int, choice: Choice) -> list[Event] | None:
+        """``choice`` read the other way, and every event since played again: the events to
+        announce if that ends in sync, else None (and nothing changed)."""
+        current = self._snapshot()
+        moves, was_out = list(self.game.moves), self._out_of_sync
+        log = self._log
+        self._restore(choice.before)
+        self._in_trial = True
+        self._forced = (choice.kind, choice.t, choice.square)
+        try:
+            out: list[Event] = []
+            for index in range(choice.index, len(log)):
+                event = log[index]
+                out += self.tick(event.t_ms)
+                out += self._dispatch(event)
+                self._seen = index + 1
+            out += self.tick(t)
+            if len(self.game.moves) < len(moves):
+                # A move read before is undone: the one the board shows instead, if done
+                # and let go, replaces it now.
+                found = self._complete()
+                if (
+                    found is not None
+                    and self._acceptable(found.move)
+                    and self._reading.released(found, t)
+                ):
+                    out += self._commit(found, t)
+            settled = not self._out_of_sync and self._makes_sense()
+        except ValueError:
+            settled = False  # a board the other reading cannot have
+        finally:
+            self._in_trial = False
+            self._forced = None
+        if settled and not any(e["type"] in ("illegal", "takeback") for e in out):
+            return self._changes(moves, out, t, was_out)
+        self._restore(current)
+        return None
+
+    def _changes(self, moves: list[Any], out: list[Event], t: int, was_out: bool) -> list[Event]:
+        """What to announce after the hands were read again: the events of the moves
+        beyond those both readings commit; the first replaces a move committed before (or
+        moves committed before and no longer are taken back)."""
+        now = self.game.moves
+        same = 0
+        while same < min(len(moves), len(now)) and moves[same] == now[same]:
+            same += 1
+        kept: list[Event] = []
+        waiting: list[Event] = []  # a touch_move warning goes with the move after it
+        keep = False
+        for event in out:
+            kind = event["type"]
+            if kind == "touch_move":
+                waiting.append(event)
+                continue
+            if kind in ("move", "promotion_amended"):
+                keep = event["ply"] > same
+                if keep:
+                    kept += waiting
+                waiting = []
+            if keep:
+                kept.append({**event, "t": t})
+        undone = moves[same:]
+        if undone:
+            position = self.game.start.copy()
+            for move in moves[:same]:
+                position.push(move)
+            first_move = next((e for e in kept if e["type"] == "move"), None)
+            if first_move is not None:
+                first_move["replaces"] = position.san(undone[0])
+            else:  # the moves read before were not made: the board stands before them
+                kept = self._undone_events(position, undone, t) + kept
+        if was_out and not self._out_of_sync:
+            kept.append({"t": t, "type": "restored", "fen": self._position.fen()})
+        return kept
+
+    def _undone_events(self, position: Any, undone: list[Any], t: int) -> list[Event]:
+        positions = [position.copy()]
+        for move in undone[:-1]:
+            position.push(move)
+            positions.append(position.copy())
+        return [
+            {
+                "t": t,
+                "type": "takeback",
+                "san": before.san(move),
+                "uci": str(move),
+                "side": "white" if before.turn else "black",
+                "fen": before.fen(),
+            }
+            for before, move in reversed(list(zip(positions, undone, strict=True)))
+        ]
+
+    def _makes_sense(self) -> bool:
+        """Does the board show the committed position, a move done, or one on its way?"""
+        return (
+            self.board == self._committed
+            or not self._playing()
+            or self._complete() is not None
+            or self._castling_shown()
+            or self._on_the_way()
+        )
+
+    def _snapshot(self) -> _Snapshot:
+        state = dict(self.__dict__)
+        state["_reading"] = self._reading.copy()  # the live one goes on reading
+        return (
+            state,
+            list(self._occupancies),
+            list(self.game.moves),
+            list(self._choices),
+        )
+
+    def _restore(self, snapshot: _Snapshot) -> None:
+        state, occupancies, moves, choices = snapshot
+        game = self.game
+        while len(game.moves) > len(moves) or game.moves != moves[: len(game.moves)]:
+            game.pop()
+        for move in moves[len(game.moves) :]:
+            game.push(move)
+        log = self._log
+        self.__dict__.clear()
+        self.__dict__.update(state)
+        self._reading = state["_reading"].copy()  # the snapshot may be gone back to again
+        self._occupancies = list(occupancies)
+        self._choices = list(choices)
+        self._log = log  # the events themselves are the same, however they are read
