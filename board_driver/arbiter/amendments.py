@@ -8,7 +8,11 @@ counts"):
 - a pawn placed on the last rank, then a ``choose``: the promotion takes the piece named
   (late news of the player's choice, not a change of it).
 
-Each stays open until a lift that is not part of it (the other side's move starting).
+Each stays open until a lift that is not part of it (the other side's move starting). The
+promoted piece lifted is either the promoting side swapping it (a piece placed there alone:
+a late choice still amends) or the other side taking it (a piece of its own that can
+capture there lifted: the window closed at that lift); a ``choose`` while the piece is
+off its square waits for which.
 :class:`Amendments` is the part of :class:`~board_driver.arbiter.tracker.Tracker` that
 keeps these windows.
 """
@@ -17,7 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from board_driver.arbiter.footprint import Footprint
+from board_driver.arbiter.footprint import Footprint, bit
 from board_driver.arbiter.game_events import Event, move_event, touch_move_event
 from board_driver.arbiter.options import PROMOTION_PIECES
 from board_driver.events import PROMOTION_LETTERS
@@ -39,6 +43,7 @@ class Amendments:
     _castle_amend: CastlingAmendment | None
     _promotion_square: int | None  # a promotion whose piece may be amended
     _choice: int | None  # the piece chosen for the next promotion
+    _pending_choice: int | None  # chosen while the promoted piece is off its square
 
     def _castling_to_come(self, move: Move) -> Move | None:
         """The castling that ``move``, a rook move about to be committed, may become."""
@@ -62,6 +67,7 @@ class Amendments:
             else None
         )
         self._promotion_square = move.to_square if move.promotion is not None else None
+        self._pending_choice = None
 
     def _close_windows(self, sq: int) -> None:
         """A lift that is not part of the last move's completion ends its amendments."""
@@ -70,10 +76,23 @@ class Amendments:
             self._castle_amend = None
         if self._promotion_square is not None and sq != self._promotion_square:
             self._promotion_square = None
+            if self._pending_choice is not None:  # the promoted piece was taken: too late
+                self._choice, self._pending_choice = self._pending_choice, None
 
     def _forget_windows(self) -> None:
         self._castle_amend = None
         self._promotion_square = None
+        self._pending_choice = None
+
+    def _promoted_piece_back(self, t: int, sq: int) -> list[Event]:
+        """A piece placed alone on the promoted square: the promoting side swapped it, and a
+        choice made meanwhile amends the promotion."""
+        piece, self._pending_choice = self._pending_choice, None
+        if sq != self._promotion_square or piece is None:
+            return []
+        if self.game.moves[-1].promotion == piece:
+            return []
+        return self._amend_promotion(piece, t)
 
     def _in_window(self, sq: int) -> bool:
         amend = self._castle_amend
@@ -116,6 +135,9 @@ class Amendments:
             raise ValueError(f"choose {letter!r} at {t} ms: expected one of q, r, b, n")
         piece = PROMOTION_PIECES[letter]
         if self._promotion_square is not None and not self._new_game_pending:
+            if not self.board & bit(self._promotion_square):
+                self._pending_choice = piece  # swapped or taken: what follows says
+                return []
             last = self.game.moves[-1]
             if last.promotion == piece:
                 return []
@@ -124,8 +146,10 @@ class Amendments:
         return []
 
     def _amend_promotion(self, piece: int, t: int) -> list[Event]:
-        """Late news of the promotion piece: the last move is replayed with it."""
+        """Late news of the promotion piece: the last move is replayed with it (and the
+        hands since read again from the new position: the same squares)."""
         was_over = self._outcome
+        history = self._reading.history
         old, old_san = self._pop()
         new = next(
             m
@@ -138,4 +162,9 @@ class Amendments:
         event = move_event(self.game, t, "promotion_amended", new, san, mover)
         event["replaces"] = old_san
         self._new_turn()
+        for when, lifted, sq in history:
+            if lifted:
+                self._note_lift(when, sq)  # the promoted square: inside the window
+            else:
+                self._reading.note_place(when, sq)
         return [event, *self._after_move(t, was_over)]

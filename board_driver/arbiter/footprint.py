@@ -5,8 +5,7 @@ A reed switch sees presence only, so the tracker reads a move from its *footprin
 - ``lifts``: the squares a piece leaves (the mover's square, a victim's square, the
   rook's corner when castling);
 - ``places``: the squares a piece arrives on (the destination, the rook's square);
-- ``after``: the occupancy once the move is done;
-- ``path``: the squares a sliding piece passes over on its way (none for a jump).
+- ``after``: the occupancy once the move is done.
 
 >>> from rules import Position
 >>> from board_driver.squares import square
@@ -40,7 +39,6 @@ class Footprint:
     #: A normal capture's square: it must be seen emptied and filled again, which is
     #: what tells ``Qxd5`` from ``Qxh5`` (both leave the same occupancy).
     target: int | None
-    path: int = 0
 
     @classmethod
     def of(cls, move: Move, occupancy: int) -> Footprint:
@@ -55,7 +53,7 @@ class Footprint:
             if not move.is_en_passant:
                 target = move.to_square
         after = (occupancy & ~lifts) | places
-        return cls(move, lifts, places, after, target, between(move.from_square, move.to_square))
+        return cls(move, lifts, places, after, target)
 
     @property
     def touched(self) -> int:
@@ -72,18 +70,18 @@ class Footprint:
         """
         move = self.move
         fills = board & ~before
-        sliding = fills & self.path & ~self.places
-        if sliding:
+        outside = (board ^ before) & ~(self.lifts | self.places)
+        if outside:
+            # Only the moving piece, sliding: one square of its path, filled, while it is
+            # neither on its square nor yet on its destination.
             if (
-                sliding & (sliding - 1)
+                outside & (outside - 1)
+                or not outside & fills & between(move.from_square, move.to_square)
                 or board & bit(move.from_square)
                 or fills & bit(move.to_square)
             ):
                 return False
-            board &= ~sliding
-            fills &= ~sliding
-        if (board ^ before) & ~(self.lifts | self.places):
-            return False
+            fills &= ~outside
         if fills & bit(move.to_square) and board & bit(move.from_square):
             return False
         return not (move.is_castling and fills & bit(move.rook_to) and board & bit(move.rook_from))

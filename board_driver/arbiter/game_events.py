@@ -5,13 +5,16 @@ Game events are JSON-able dicts with ``t`` (ms) and ``type``:
 ==================== ================================================================
 ``move``             ``san uci fen from to side ply`` (+ ``captured``, ``rook_from``
                      ``rook_to``, ``en_passant``, ``promotion``; ``replaces``: the SAN
-                     of a rook move that became castling)
+                     of the move it takes the place of: a rook move that became
+                     castling, a move committed early that the hands since show was
+                     not made)
 ``check``            ``side`` (in check), ``king``, ``checkers`` (square names)
 ``game_over``        ``result termination winner`` (``winner`` null for a draw)
 ``game_resumed``     ``fen``: a late promotion choice undid an automatic ending
 ``illegal``          ``empty fill`` (square names, against the last position),
                      ``reason`` (``no_legal_move`` | ``touch_move``, then ``san`` of the
-                     move refused, ``square`` owed a move, ``touched``)
+                     move refused, ``square`` owed a move, ``touched``); ``why``: the
+                     reason in words, each reason once while the board is out of sync
 ``restored``         ``fen``: the board is back in sync (as it was, or on the way to a move)
 ``touch_move``       ``square mode played``: a move accepted against touch-move (warn)
 ``takeback``         ``san uci side fen``: the move undone, the position now

@@ -62,6 +62,8 @@ class MoveReading:
         #: squares among them still empty: the next move's, not this one's.
         self.others: list[tuple[int, int]] = []
         self.others_off = 0
+        #: Squares the mover's piece left after resting there under the pass time.
+        self.passed = 0
         self._last: tuple[int, bool, int, bool] | None = (
             None  # the mover's last (t, lift?, sq, passing)
         )
@@ -77,6 +79,7 @@ class MoveReading:
         other.refill_t = dict(self.refill_t)
         other.history = list(self.history)
         other.others = list(self.others)
+        other.passed = self.passed
         other.adjusted = set(self.adjusted)
         other.touch = copy.copy(self.touch)
         return other
@@ -124,6 +127,7 @@ class MoveReading:
             self._last = (t, True, sq)  # the mover's piece leaves (not a victim lifted)
         if passing:
             del self.place_t[sq]  # a sliding piece crossed this square
+            self.passed |= bit(sq)
         exempt = exempt or passing or sq in self.lift_t or self.adjusting or touch_mode == "off"
         if self.adjusting:
             self.adjusted.add(sq)
@@ -134,6 +138,7 @@ class MoveReading:
     def note_place(self, t: int, sq: int) -> None:
         """Record a place."""
         self.history.append((t, False, sq))
+        self.passed &= ~bit(sq)
         if self.others_off & bit(sq):
             self.others_off &= ~bit(sq)  # the other side's piece back, or the mover's victim
         else:

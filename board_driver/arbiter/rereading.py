@@ -71,7 +71,7 @@ class Rereading:
         then each choice the other way). The events of the first reading that leaves the
         board showing a position or a move done, else of the first that leaves a move on
         its way; None if none ends in sync (and nothing changed)."""
-        if self._in_trial:
+        if self._rereading:
             return None
         current = self._snapshot()
         best: tuple[list[Event], _Snapshot] | None = None
@@ -98,6 +98,24 @@ class Rereading:
             or self._complete() is not None
             or self._castling_shown()
         )
+
+    def _captured_where_it_stood(self, t: int, sq: int) -> list[Event]:
+        """The piece just placed on ``sq`` is the other side's, capturing the mover's piece
+        where it rested under the pass time: that move stopped there. Its events, or none
+        if that does not read (and nothing changed)."""
+        if self._rereading == "turn":
+            return []
+        history = self._reading.history
+        left = max((i for i, (_, up, at) in enumerate(history[:-1]) if up and at == sq), default=0)
+        landed = max((i for i in range(left) if history[i][2] == sq), default=None)
+        if landed is None:
+            return []
+        for fp in self._reading.footprints:
+            if fp.move.to_square == sq:
+                out = self._trial(t, (landed + 1, fp))
+                if out is not None:
+                    return out
+        return []
 
     def _turn_readings(self) -> list[tuple[Any, Any]]:
         """This move's hands read as several moves: at each earlier moment (latest first),
@@ -129,7 +147,8 @@ class Rereading:
         index, fp = split
         snapshot = self._snapshot()
         history = self._reading.history
-        self._in_trial = True
+        outer, recording = self._rereading, self._recording
+        self._rereading = "turn"
         self._recording = False  # this replay is not of the log: its choices are not kept
         try:
             out = self._replay_until(index, fp)
@@ -139,14 +158,17 @@ class Rereading:
                 out += self.tick(when)
                 out += self._lift(when, sq) if lifted else self._place(when, sq)
             out += self.tick(t)
-            if self._out_of_sync or any(e["type"] in ("illegal", "takeback") for e in out[1:]):
+            if (
+                self._out_of_sync
+                or not self._makes_sense()
+                or any(e["type"] in ("illegal", "takeback") for e in out[1:])
+            ):
                 return None
             self._deadline = self._quick = None  # the board still at t has been judged
             snapshot = None  # keep this reading
             return [{**event, "t": t} for event in out]
         finally:
-            self._in_trial = False
-            self._recording = True
+            self._rereading, self._recording = outer, recording
             if snapshot is not None:
                 self._restore(snapshot)
 
@@ -200,7 +222,7 @@ class Rereading:
     def _forget_choices(self) -> None:
         """The board has been still and in sync (or the game changed outside the board):
         the hands so far are read for good."""
-        if self._recording and not self._in_trial:
+        if self._recording and not self._rereading:
             self._log = []
             self._seen = 0
             self._choices = []
@@ -212,7 +234,7 @@ class Rereading:
         moves, was_out = list(self.game.moves), self._out_of_sync
         log = self._log
         self._restore(choice.before)
-        self._in_trial = True
+        self._rereading = "choice"
         self._forced = (choice.kind, choice.t, choice.square)
         try:
             out: list[Event] = []
@@ -236,7 +258,7 @@ class Rereading:
         except ValueError:
             settled = False  # a board the other reading cannot have
         finally:
-            self._in_trial = False
+            self._rereading = ""
             self._forced = None
         if settled and not any(e["type"] in ("illegal", "takeback") for e in out):
             return self._changes(moves, out, t, was_out)

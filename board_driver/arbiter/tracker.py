@@ -15,15 +15,23 @@ been still for ``settle_ms`` it judges:
 - anything else: ``illegal``, out of sync, the lights show what to empty and fill.
 
 It judges earlier when an event can only belong to the next move: the board shows a
-complete move and a piece that took no part in it is lifted (the other side's turn), or a
-button is pressed (a claim, a resignation or an offer comes after the move the board shows).
-A committed move can still grow by the same side before the other side lifts anything
-(:mod:`.amendments`). The game events it announces are listed in :mod:`.game_events`.
+complete move whose piece has rested the pass time (released) and the other side lifts a
+piece (its own, or the one just landed where it can capture it), or a button is pressed (a
+claim, a resignation or an offer comes after the move the board shows). At a player's pace
+the other side's hand is often out already; each lift and place is read for the move it
+can belong to (:mod:`.hands`), and a board that stops making sense is read again
+(:mod:`.rereading`). A committed move can still grow by the same side before the other
+side lifts anything (:mod:`.amendments`). Take-backs go one move at a time, as soon as the
+pieces set back have rested the pass time (:mod:`.takebacks`). An illegal position ends
+only when the board matches the last position again or shows a legal move from it; its
+``illegal`` event says why, once (:mod:`.words`). The game events it announces are listed
+in :mod:`.game_events`.
 
-The tracker's parts: :mod:`.reading` (one move read from the hands), :mod:`.amendments`
-(castling rook first, a late promotion choice), :mod:`.controls` (buttons, offers,
-claims, endings), :mod:`.takebacks`, :mod:`.setup` (a new game), :mod:`.expected` (the
-other side's move).
+The tracker's parts: :mod:`.reading` (one move read from the hands), :mod:`.hands`,
+:mod:`.rereading`, :mod:`.amendments` (castling rook first, a late promotion choice),
+:mod:`.takebacks`, :mod:`.controls` (buttons, offers, claims, endings), :mod:`.setup` (a new
+game), :mod:`.expected` (the other side's move), :mod:`.lights` (the frame, and
+:meth:`Tracker.asks`: what the lights ask, in words).
 
 >>> from board_driver.events import Lift, Place
 >>> from board_driver.squares import square
@@ -39,8 +47,8 @@ from __future__ import annotations
 
 from board_driver.arbiter.amendments import Amendments, CastlingAmendment
 from board_driver.arbiter.controls import Controls
-from board_driver.arbiter.expected import OtherSide, execute_squares
-from board_driver.arbiter.feedback import DEFAULT_COLOURS, BoardView, Colours, render
+from board_driver.arbiter.expected import OtherSide
+from board_driver.arbiter.feedback import DEFAULT_COLOURS, Colours
 from board_driver.arbiter.footprint import Footprint, bit
 from board_driver.arbiter.game_events import (
     Event,
@@ -50,6 +58,8 @@ from board_driver.arbiter.game_events import (
     square_names,
     touch_move_event,
 )
+from board_driver.arbiter.hands import Hands
+from board_driver.arbiter.lights import Lights
 from board_driver.arbiter.options import (
     DEFAULT_OPTIONS,
     DEFAULT_TIMING,
@@ -63,10 +73,10 @@ from board_driver.arbiter.reading import MoveReading
 from board_driver.arbiter.rereading import Choice, Rereading
 from board_driver.arbiter.setup import START_OCCUPANCY, NewGameSetup
 from board_driver.arbiter.takebacks import TakeBacks
+from board_driver.arbiter.words import why_illegal, why_touch_move
 from board_driver.events import BoardEvent, Button, Choose, Lift, Place
-from board_driver.frame import Frame
 from board_driver.squares import square_name
-from rules import WHITE, Color, Game, Move, Outcome
+from rules import Color, Game, Move, Outcome
 
 __all__ = [
     "MIN_SETTLE_MS",
@@ -79,7 +89,7 @@ __all__ = [
 ]
 
 
-class Tracker(Amendments, Controls, NewGameSetup, OtherSide, Rereading, TakeBacks):
+class Tracker(Amendments, Controls, Hands, Lights, NewGameSetup, OtherSide, Rereading, TakeBacks):
     """Turns board events into game events, holding a :class:`rules.Game`.
 
     ``board`` is the occupancy actually standing when the tracker starts (``None``: it
@@ -116,11 +126,12 @@ class Tracker(Amendments, Controls, NewGameSetup, OtherSide, Rereading, TakeBack
         self._seen = 0
         self._choices: list[Choice] = []
         self._forced: tuple[str, int, int] | None = None
-        self._in_trial = False
+        self._rereading = ""  # "choice" or "turn" while the hands are read again
         self._recording = True
         self._castle_amend: CastlingAmendment | None = None
         self._promotion_square: int | None = None
         self._choice: int | None = None
+        self._pending_choice: int | None = None
         self._warned: int | None = None  # a touched square lit after a move it did not make
         self._new_game_pending = False
         self._draw_offer: Color | None = None
@@ -152,8 +163,6 @@ class Tracker(Amendments, Controls, NewGameSetup, OtherSide, Rereading, TakeBack
         A ``lift`` of an empty square or a ``place`` on a full one cannot come from a
         board: ValueError, and the tracker keeps its state.
         """
-        if not isinstance(event, Lift | Place | Choose | Button):
-            raise TypeError(f"not a board event: {event!r}")
         out = self.tick(event.t_ms)
         out += self._dispatch(event)
         self._log.append(event)  # only once it was possible (no ValueError)
@@ -161,13 +170,16 @@ class Tracker(Amendments, Controls, NewGameSetup, OtherSide, Rereading, TakeBack
         return out
 
     def _dispatch(self, event: BoardEvent) -> list[Event]:
-        if isinstance(event, Lift):
+        kind = type(event)
+        if kind is Lift:
             return self._lift(event.t_ms, event.square)
-        if isinstance(event, Place):
+        if kind is Place:
             return self._place(event.t_ms, event.square)
-        if isinstance(event, Choose):
+        if kind is Choose:
             return self._choose(event.t_ms, event.piece)
-        return self._button(event.t_ms, event.name)
+        if kind is Button:
+            return self._button(event.t_ms, event.name)
+        raise TypeError(f"not a board event: {event!r}")
 
     def starting_events(self, t_ms: int = 0) -> list[Event]:
         """What the tracker has to say before any board event: ``game_over`` when the game
@@ -197,9 +209,13 @@ class Tracker(Amendments, Controls, NewGameSetup, OtherSide, Rereading, TakeBack
 
     def tick(self, t_ms: int) -> list[Event]:
         """Time passes with no event: judges the board if it has been still long enough."""
+        due = self.next_due()
+        if due is None or due > t_ms:
+            return []
         out: list[Event] = []
-        while (due := self.next_due()) is not None and due <= t_ms:
+        while due is not None and due <= t_ms:
             out += self._judge_due(due)
+            due = self.next_due()
         return out
 
     def finish(self, t_ms: int) -> list[Event]:
@@ -217,10 +233,6 @@ class Tracker(Amendments, Controls, NewGameSetup, OtherSide, Rereading, TakeBack
         self._deadline = None
         return self._judge(due)
 
-    def frame(self) -> Frame:
-        """The steady LED frame for the current state."""
-        return render(self._view(), self.colours)
-
     def to_put_right(self) -> tuple[int, int]:
         """Bitmaps of the squares to empty and to fill for the board to match the game."""
         return self.board & ~self._committed, self._committed & ~self.board
@@ -233,6 +245,8 @@ class Tracker(Amendments, Controls, NewGameSetup, OtherSide, Rereading, TakeBack
         self._committed = self._occupancies[-1]
         self._out_of_sync = False
         self._announced: tuple[int, int] | None = None
+        self._why: str | None = None  # why the position is illegal
+        self._whys_said: set[str] = set()  # the reasons announced while out of sync
         self._expected = None
         self._hint = None
         self._reading = self._fresh_reading()
@@ -246,122 +260,6 @@ class Tracker(Amendments, Controls, NewGameSetup, OtherSide, Rereading, TakeBack
 
     def _playing(self) -> bool:
         return self._outcome is None and not self._new_game_pending
-
-    # ------------------------------------------------------------------ board events
-
-    def _lift(self, t: int, sq: int) -> list[Event]:
-        b = bit(sq)
-        if not self.board & b:
-            raise ValueError(f"lift {square_name(sq)} at {t} ms: no piece stands there")
-        out: list[Event] = []
-        if self._playing():
-            self._warned = None
-            others = False
-            # A lift that commits the move before it is read again in the next one (there
-            # too it may be the other side's hand reaching out).
-            for _ in range(3):
-                if self.board == self._committed or self._reading.passing(t, sq):
-                    break
-                events, others = self._before_lift(t, sq)
-                out += events
-                if not events or not self._playing():
-                    break
-            if others:
-                self._reading.note_other_lift(t, sq)
-            elif self._playing():
-                self._note_lift(t, sq)
-        self.board &= ~b
-        self._after_board_event(t)
-        return out
-
-    def _before_lift(self, t: int, sq: int) -> tuple[list[Event], bool]:
-        """A lift that can only belong to the next move commits the one the board shows;
-        one of the other side's pieces lifted while the mover's piece still moves is the
-        other side's (True: keep it apart for the next move)."""
-        if self._castling_shown():
-            if not self._castle_amend.footprint.touched & bit(sq):
-                return self._amend_castling(t), False
-            return [], False
-        reading = self._reading
-        theirs = bool(self._committed & ~reading.own & bit(sq))
-        found = self._complete()
-        if found is not None and self._acceptable(found.move):
-            if reading.released(found, t):
-                if not found.touched & bit(sq):
-                    if self._committed & bit(sq):  # a piece that took no part
-                        return self._commit(found, t), False
-                elif self._snatchable(found, sq) and self._choose_reading("snatch", t, sq):
-                    return self._commit(found, t), False
-            elif theirs and not found.touched & bit(sq):
-                return [], True  # the other side reached out before the piece was let go
-        elif theirs:
-            # While the mover's piece moves, the other side reaching out; else the mover
-            # touching it (its victim, most often). Only what follows can tell for sure.
-            reach = reading.moving(t, self.board)
-            return [], self._choose_reading("reach" if reach else "touch", t, sq) == reach
-        return [], False
-
-    def _committed_early(self) -> bool:
-        """Was a move committed early by inference, that what follows may overturn?"""
-        return any(choice.kind in ("snatch", "release") for choice in self._choices)
-
-    def _snatchable(self, found: Footprint, sq: int) -> bool:
-        """Is a lift of ``sq``, where ``found`` just landed and rested, the other side
-        taking its victim first? If it can capture there (and knows the move: not a
-        player away from the board)."""
-        if not found.places & bit(sq):
-            return False
-        after = self._position.copy()
-        after.push(found.move)
-        if self._other_side is not None and after.turn == self._other_side:
-            return False
-        return any(m.captured_square == sq for m in after.legal_moves())
-
-    def _note_lift(self, t: int, sq: int) -> None:
-        """Record a lift in the history of this move (and what it touched)."""
-        self._close_windows(sq)
-        self._reading.note_lift(
-            t, sq, touch_mode=self.options.touch_move, exempt=self._in_window(sq)
-        )
-
-    def _place(self, t: int, sq: int) -> list[Event]:
-        b = bit(sq)
-        if self.board & b:
-            raise ValueError(f"place {square_name(sq)} at {t} ms: a piece already stands there")
-        out: list[Event] = []
-        if self._playing():
-            self._warned = None
-            if self._reading.others_off and not self._reading.passing(t, sq):
-                out = self._before_place(t, sq)
-            self._reading.note_place(t, sq)
-        self.board |= b
-        self._after_board_event(t)
-        return out
-
-    def _before_place(self, t: int, sq: int) -> list[Event]:
-        """The other side has lifted a piece of its own while the mover's piece moved:
-        once that piece rests, released, a piece placed elsewhere is the other side's
-        (its move going on), and the mover's move is committed first."""
-        found = self._complete()
-        if (
-            found is None
-            or found.touched & bit(sq)
-            or not self._reading.released(found, t)
-            or not self._acceptable(found.move)
-            or not self._choose_reading("release", t, sq)
-        ):
-            return []
-        return self._commit(found, t)
-
-    def _after_board_event(self, t: int) -> None:
-        """Set the judgements to come: when still for the settle time; and when still for
-        the pass time, where that may decide (a release, a take-back)."""
-        self._deadline = t + self.timing.settle_ms
-        self._quick = None
-        if self._playing() and (
-            self._reading.others_off or self._committed_early() or self._takeback_shown()
-        ):
-            self._quick = t + self.timing.pass_ms
 
     # ------------------------------------------------------------------ judging
 
@@ -421,7 +319,7 @@ class Tracker(Amendments, Controls, NewGameSetup, OtherSide, Rereading, TakeBack
             return taken_back
         if self._on_the_way():
             return []
-        if violating is None and not self._in_trial:
+        if violating is None and not self._rereading:
             explained = self._read_again(t)
             if explained is not None:
                 return explained
@@ -438,7 +336,7 @@ class Tracker(Amendments, Controls, NewGameSetup, OtherSide, Rereading, TakeBack
         taken_back = self._judge_takeback(t, self._takeback_depth(quick=True))
         if taken_back is not None:
             return taken_back
-        if self._in_trial or self.board == self._committed or self._on_the_way():
+        if self._rereading or self.board == self._committed or self._on_the_way():
             return []
         # The board makes no sense while the other side's hand is out, or after a reading
         # chosen on the way: what followed may say how the hands went.
@@ -449,6 +347,8 @@ class Tracker(Amendments, Controls, NewGameSetup, OtherSide, Rereading, TakeBack
             return []
         self._out_of_sync = False
         self._announced = None
+        self._why = None
+        self._whys_said = set()
         return [{"t": t, "type": "restored", "fen": self._position.fen()}]
 
     def _illegal(self, t: int, violating: Footprint | None) -> list[Event]:
@@ -463,15 +363,28 @@ class Tracker(Amendments, Controls, NewGameSetup, OtherSide, Rereading, TakeBack
             "empty": square_names(empty),
             "fill": square_names(fill),
         }
+        owed, _ = self._reading.touch.demand(self._reading.legal)
         if violating is not None:
             event["reason"] = "touch_move"
             event["san"] = self._position.san(violating.move)
-            owed, _ = self._reading.touch.demand(self._reading.legal)
             event["square"] = square_name(owed) if owed is not None else None
             event["touched"] = square_names(sum(bit(sq) for sq in self._reading.touch.squares()))
+            why = why_touch_move(self._position, owed)
         else:
             event["reason"] = "no_legal_move"
+            why = self._why_no_legal_move()
+        if why not in self._whys_said:  # each reason said once while out of sync
+            event["why"] = why
+            self._whys_said.add(why)
+        self._why = why
         return [event]
+
+    def _why_no_legal_move(self) -> str:
+        if self._other_side is not None and self._position.turn == self._other_side:
+            if self._expected is None:
+                return "the other side has not chosen its move yet"
+            return f"the other side's move is {self._position.san(self._expected)}"
+        return why_illegal(self._position, self.board)
 
     # ------------------------------------------------------------------ changing the game
 
@@ -524,54 +437,10 @@ class Tracker(Amendments, Controls, NewGameSetup, OtherSide, Rereading, TakeBack
         self._new_turn()
         out += self._after_move(t, was_over)
         self._open_windows(move, castling, occupancy)
-        if self._playing():
+        if reading.others_off and self._playing():
             lifted = {sq: when for when, sq in reading.others}  # each square's last lift
             carried = reading.others_off & ~fp.lifts  # not the move's own victims
             for sq, when in sorted(lifted.items(), key=lambda item: item[1]):
                 if carried & bit(sq) and not self.board & bit(sq):
                     self._note_lift(when, sq)  # now the side to move's: its touch
         return out
-
-    # ------------------------------------------------------------------ lights
-
-    def _view(self) -> BoardView:
-        board, committed, position = self.board, self._committed, self._position
-        outcome = self._outcome
-        if self._new_game_pending or (outcome is not None and board != committed):
-            return BoardView(
-                setup_missing=START_OCCUPANCY & ~board, setup_extra=board & ~START_OCCUPANCY
-            )
-        if outcome is not None:
-            white_king = position.king_square(WHITE)
-            black_king = position.king_square(not WHITE)
-            if outcome.winner is None:
-                return BoardView(draw_kings=bit(white_king) | bit(black_king))
-            winner, loser = (
-                (white_king, black_king) if outcome.winner == WHITE else (black_king, white_king)
-            )
-            return BoardView(winner_king=winner, loser_king=loser)
-        empty = fill = 0
-        if self._out_of_sync:
-            empty, fill = board & ~committed, committed & ~board
-        check_king, checkers = None, 0
-        if position.is_check():
-            check_king = position.king_square(position.turn)
-            checkers = sum(bit(sq) for sq in position.checkers())
-        reading = self._reading
-        touched = 0
-        if self.options.touch_move != "off":
-            owed, _ = reading.touch.demand(reading.legal)
-            if owed is not None and board & bit(owed):
-                touched |= bit(owed)
-            if self._warned is not None:
-                touched |= bit(self._warned)
-        return BoardView(
-            empty=empty,
-            fill=fill,
-            check_king=check_king,
-            checkers=checkers,
-            half_done=0 if self._out_of_sync else reading.half_done(board),
-            touched=touched,
-            hints=(reading.hints(board) if self.options.hints else 0) | self._hint_squares(),
-            to_execute=execute_squares(self._expected) if self._expected is not None else 0,
-        )

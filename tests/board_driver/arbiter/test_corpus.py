@@ -6,6 +6,11 @@ quick replies); python-chess, not our rules core, says what the moves are. A rep
 commit every move with python-chess's SAN, end on its final position and result, and
 never call anything illegal. The same games as raw scans with switch bounce and one-scan
 flickers must give the same, with no phantom move.
+
+The same games at blitz pace (issue 15: the other side lifting 120-200 ms after a piece
+lands, slides resting 40-90 ms, victim-first captures, the other hand reaching during a
+slide) must read exactly too: a quarter of them by default, all of them (and other seeds)
+under ``-m slow``.
 """
 
 from __future__ import annotations
@@ -19,16 +24,23 @@ from board_driver.boardscript.replay import replay_script
 from board_driver.boardscript.script import format_script, parse_script
 from board_driver.cli import main
 from tests.conftest import SHARED_DATA
-from tests.generate_scripts import GeneratedGame, generate_corpus, to_scans
+from tests.generate_scripts import BLITZ, GeneratedGame, generate_corpus, to_scans
 
 PGN = SHARED_DATA / "selfplay.pgn"
 #: More ways of moving the same games, under ``-m slow``: other seeds for the habits.
 SLOW_SEEDS = (1, 2, 3, 4, 5)
+#: The blitz games replayed by default (every fourth); all of them under ``-m slow``.
+BLITZ_SHORT = slice(0, None, 4)
 
 
 @pytest.fixture(scope="module")
 def corpus() -> list[GeneratedGame]:
     return generate_corpus(PGN)
+
+
+@pytest.fixture(scope="module")
+def blitz() -> list[GeneratedGame]:
+    return generate_corpus(PGN, pace=BLITZ)
 
 
 def _problems(generated: GeneratedGame, script) -> list[str]:
@@ -64,12 +76,14 @@ def _problems(generated: GeneratedGame, script) -> list[str]:
     return [f"{script.name}: {problem}" for problem in out]
 
 
-def _replay_all(games: list[GeneratedGame], *, scans: bool, seed: int = 0) -> list[str]:
+def _replay_all(
+    games: list[GeneratedGame], *, scans: bool, seed: int = 0, step: int = 1
+) -> list[str]:
     problems = []
     for index, generated in enumerate(games):
         script = generated.script
         if scans:
-            script = to_scans(script, seed=seed + index)
+            script = to_scans(script, seed=seed + index * step)
         # Through the text form, as a recorded script would come: the writer and the
         # strict reader must agree on every one of them.
         script = parse_script(format_script(script), script.name)
@@ -127,6 +141,55 @@ def test_every_game_replays_the_same_from_raw_bouncing_scans(corpus):
 @pytest.mark.parametrize("seed", SLOW_SEEDS)
 def test_other_hands_on_the_same_games_replay_exactly_too(seed):
     games = generate_corpus(PGN, seed=1000 * seed)
+    problems = _replay_all(games, scans=False) + _replay_all(games, scans=True, seed=seed)
+    assert not problems, f"{len(problems)} problems, first ones:\n" + "\n".join(problems[:10])
+
+
+def test_the_blitz_generator_plays_at_a_fast_players_pace(blitz):
+    habits = Counter()
+    for generated in blitz:
+        habits.update(generated.habits)
+    for habit in (
+        "capture victim first",
+        "snatch the piece just landed",
+        "reach during slide",
+        "slide",
+        "castling rook first",
+        "en passant victim first",
+        "promotion swap",
+    ):
+        assert habits[habit] > 0, f"no blitz game uses {habit!r}"
+    assert habits["capture victim first"] > 3 * habits["capture mover first"]
+    assert [g.sans for g in blitz] == [g.sans for g in generate_corpus(PGN)]  # same games
+    # The board is hardly ever still between moves: most moves are committed by the other
+    # side's next lift (at its very time), not by the settle time.
+    for generated in blitz[:5]:
+        lifts = {item.t_ms for item in generated.script.items if type(item).__name__ == "Lift"}
+        moves = [e for e in replay_script(generated.script).events if e["type"] == "move"]
+        at_a_lift = sum(e["t"] in lifts for e in moves)
+        assert at_a_lift > 0.8 * len(moves), (generated.name, at_a_lift, len(moves))
+
+
+def test_blitz_games_replay_move_for_move_in_lift_place_form(blitz):
+    problems = _replay_all(blitz[BLITZ_SHORT], scans=False)
+    assert not problems, f"{len(problems)} problems, first ones:\n" + "\n".join(problems[:10])
+
+
+def test_blitz_games_replay_the_same_from_raw_bouncing_scans(blitz):
+    problems = _replay_all(blitz[BLITZ_SHORT], scans=True, step=4)
+    assert not problems, f"{len(problems)} problems, first ones:\n" + "\n".join(problems[:10])
+
+
+@pytest.mark.slow
+def test_all_blitz_games_replay_exactly_in_both_forms(blitz):
+    problems = _replay_all(blitz, scans=False) + _replay_all(blitz, scans=True)
+    assert not problems, f"{len(problems)} problems, first ones:\n" + "\n".join(problems[:10])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", SLOW_SEEDS)
+def test_other_blitz_hands_on_the_same_games_replay_exactly_too(seed):
+    games = generate_corpus(PGN, seed=1000 * seed, pace=BLITZ)
     problems = _replay_all(games, scans=False) + _replay_all(games, scans=True, seed=seed)
     assert not problems, f"{len(problems)} problems, first ones:\n" + "\n".join(problems[:10])
 

@@ -14,6 +14,7 @@ import board_driver.arbiter.options
 import board_driver.arbiter.reading
 import board_driver.arbiter.touch
 import board_driver.arbiter.tracker
+import board_driver.arbiter.words
 
 MODULES = [
     board_driver.arbiter.tracker,
@@ -24,6 +25,7 @@ MODULES = [
     board_driver.arbiter.footprint,
     board_driver.arbiter.touch,
     board_driver.arbiter.feedback,
+    board_driver.arbiter.words,
 ]
 
 

@@ -1,0 +1,159 @@
+"""What one lift or place means: part of the move under way, the other side's hand
+reaching out for its next one, or the sign that the move before is done.
+
+The tracker reads a move from the hands of the side to move (a :class:`~.reading.MoveReading`),
+but at a player's pace the other side's hand is often already out (board-script.md, "When a
+move counts" and "Rulings for fast and messy hands"):
+
+- a lift that can only belong to the next move commits the move the board shows, once its
+  piece is released (rested the pass time): a piece that took no part, or the piece just
+  landed where the other side can capture it (victim first: a *snatch*);
+- one of the other side's pieces lifted while the mover's piece still moves is the other
+  side's (a *reach*): it touches nothing for the mover, and is handed to the next move;
+- a piece placed elsewhere while the other side's hand is out, once the mover's piece is
+  released, is the other side's (a *release*): the move before is committed first;
+- a piece placed where a sliding piece just rested under the pass time, while the other
+  side holds a piece that can capture there, is that capture (the slide had *stood* there).
+
+Readings that only what follows can confirm are taken as choices (see :mod:`.rereading`).
+:class:`Hands` is the part of :class:`~board_driver.arbiter.tracker.Tracker` that does this.
+"""
+
+from __future__ import annotations
+
+from board_driver.arbiter.footprint import Footprint, bit
+from board_driver.arbiter.game_events import Event
+from board_driver.squares import square_name
+
+
+class Hands:
+    """Lifts and places, read against the move under way (a Tracker part)."""
+
+    def _lift(self, t: int, sq: int) -> list[Event]:
+        b = bit(sq)
+        if not self.board & b:
+            raise ValueError(f"lift {square_name(sq)} at {t} ms: no piece stands there")
+        out: list[Event] = []
+        if self._playing():
+            self._warned = None
+            others = False
+            # A lift that commits the move before it is read again in the next one (there
+            # too it may be the other side's hand reaching out).
+            for _ in range(3):
+                if self.board == self._committed or self._reading.passing(t, sq):
+                    break
+                events, others = self._before_lift(t, sq)
+                out += events
+                if not events or not self._playing():
+                    break
+            if others:
+                self._reading.note_other_lift(t, sq)
+            elif self._playing():
+                self._note_lift(t, sq)
+        self.board &= ~b
+        self._after_board_event(t)
+        return out
+
+    def _before_lift(self, t: int, sq: int) -> tuple[list[Event], bool]:
+        """A lift that can only belong to the next move commits the one the board shows;
+        one of the other side's pieces lifted while the mover's piece still moves is the
+        other side's (True: keep it apart for the next move)."""
+        if self._castling_shown():
+            if not self._castle_amend.footprint.touched & bit(sq):
+                return self._amend_castling(t), False
+            return [], False
+        reading = self._reading
+        theirs = bool(self._committed & ~reading.own & bit(sq))
+        found = self._complete()
+        if found is not None and self._acceptable(found.move):
+            if reading.released(found, t):
+                if not found.touched & bit(sq):
+                    if self._committed & bit(sq):  # a piece that took no part
+                        return self._commit(found, t), False
+                elif self._snatchable(found, sq) and self._choose_reading("snatch", t, sq):
+                    return self._commit(found, t), False
+            elif theirs and not found.touched & bit(sq):
+                return [], True  # the other side reached out before the piece was let go
+        elif theirs:
+            # While the mover's piece moves, the other side reaching out; else the mover
+            # touching it (its victim, most often). Only what follows can tell for sure.
+            reach = reading.moving(t, self.board)
+            return [], self._choose_reading("reach" if reach else "touch", t, sq) == reach
+        return [], False
+
+    def _committed_early(self) -> bool:
+        """Was a move committed early by inference, that what follows may overturn?"""
+        return any(choice.kind in ("snatch", "release") for choice in self._choices)
+
+    def _snatchable(self, found: Footprint, sq: int) -> bool:
+        """Is a lift of ``sq``, where ``found`` just landed and rested, the other side
+        taking its victim first? If it can capture there (and knows the move: not a
+        player away from the board)."""
+        if not found.places & bit(sq):
+            return False
+        after = self._position.copy()
+        after.push(found.move)
+        if self._other_side is not None and after.turn == self._other_side:
+            return False
+        return any(m.captured_square == sq for m in after.legal_moves())
+
+    def _note_lift(self, t: int, sq: int) -> None:
+        """Record a lift in the history of this move (and what it touched)."""
+        self._close_windows(sq)
+        self._reading.note_lift(
+            t, sq, touch_mode=self.options.touch_move, exempt=self._in_window(sq)
+        )
+
+    def _place(self, t: int, sq: int) -> list[Event]:
+        b = bit(sq)
+        if self.board & b:
+            raise ValueError(f"place {square_name(sq)} at {t} ms: a piece already stands there")
+        out: list[Event] = []
+        stood = False
+        if self._playing():
+            self._warned = None
+            reading = self._reading
+            if reading.others_off:
+                # A piece placed where the sliding piece just rested under the pass time,
+                # while the other side holds one of its own: most likely its capture of
+                # the piece where it stood (then it had stopped there).
+                stood = bool(reading.passed & b) and self._choose_reading("stood", t, sq)
+                if not reading.passing(t, sq):
+                    out = self._before_place(t, sq)
+                    stood = stood and not out
+            self._reading.note_place(t, sq)
+            if self._pending_choice is not None:
+                self.board |= b
+                out += self._promoted_piece_back(t, sq)
+        self.board |= b
+        if stood:
+            out += self._captured_where_it_stood(t, sq)
+        self._after_board_event(t)
+        return out
+
+    def _before_place(self, t: int, sq: int) -> list[Event]:
+        """The other side has lifted a piece of its own while the mover's piece moved:
+        once that piece rests, released, a piece placed elsewhere is the other side's
+        (its move going on), and the mover's move is committed first."""
+        found = self._complete()
+        if (
+            found is None
+            or found.touched & bit(sq)
+            or not self._reading.released(found, t)
+            or not self._acceptable(found.move)
+            or not self._choose_reading("release", t, sq)
+        ):
+            return []
+        return self._commit(found, t)
+
+    def _after_board_event(self, t: int) -> None:
+        """Set the judgements to come: when still for the settle time; and when still for
+        the pass time, where that may decide (a release, a take-back)."""
+        self._deadline = t + self.timing.settle_ms
+        self._quick = None
+        if (
+            self._reading.others_off
+            or (self._choices and self._committed_early())
+            or self._takeback_shown()
+        ) and self._playing():
+            self._quick = t + self.timing.pass_ms
