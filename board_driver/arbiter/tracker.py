@@ -140,6 +140,7 @@ class Tracker(Amendments, Controls, Hands, Lights, NewGameSetup, OtherSide, Rere
         self._hint: Move | None = None
         self._new_turn()
         self.board = self._committed if board is None else board
+        self._reading.start_board = self.board  # after a restart: what stands, not the game
         # After a restart a piece may be in the hand (a move on its way): no complaint.
         self._out_of_sync = self.board != self._committed and not (
             self._playing() and self._on_the_way()
