@@ -149,11 +149,12 @@ class Hands:
     def _after_board_event(self, t: int) -> None:
         """Set the judgements to come: when still for the settle time; and when still for
         the pass time, where that may decide (a release, a take-back)."""
-        self._deadline = t + self.timing.settle_ms
+        timing = self.timing
+        self._deadline = t + timing.settle_ms
         self._quick = None
         if (
             self._reading.others_off
             or (self._choices and self._committed_early())
-            or self._takeback_shown()
+            or (self.options.takeback and self._takeback_shown())
         ) and self._playing():
-            self._quick = t + self.timing.pass_ms
+            self._quick = t + timing.pass_ms

@@ -9,7 +9,7 @@ sentences (see :mod:`.words`). :class:`Lights` is the part of
 from __future__ import annotations
 
 from board_driver.arbiter.expected import execute_squares
-from board_driver.arbiter.feedback import BoardView, render
+from board_driver.arbiter.feedback import BoardView, Colours, render
 from board_driver.arbiter.footprint import bit
 from board_driver.arbiter.setup import START_OCCUPANCY
 from board_driver.arbiter.words import asks
@@ -20,9 +20,17 @@ from rules import WHITE
 class Lights:
     """The frame and the words for the tracker's state (a Tracker part)."""
 
+    _painted: tuple[BoardView, Colours, Frame] | None = None
+
     def frame(self) -> Frame:
         """The steady LED frame for the current state."""
-        return render(self._view(), self.colours)
+        view, colours = self._view(), self.colours
+        painted = self._painted
+        if painted is not None and painted[0] == view and painted[1] == colours:
+            return painted[2]  # most events change nothing the lights show
+        frame = render(view, colours)
+        self._painted = (view, colours, frame)
+        return frame
 
     def asks(self) -> list[str]:
         """What the lights ask, in short sentences, most urgent first: what to put right

@@ -40,11 +40,18 @@ _NEVER = -(1 << 62)
 class MoveReading:
     """The hands since ``position`` was committed: events, touches, and what they show."""
 
-    def __init__(self, position: Position, timing: Timing, start_board: int | None = None) -> None:
+    def __init__(
+        self,
+        position: Position,
+        timing: Timing,
+        start_board: int | None = None,
+        *,
+        before: int | None = None,
+    ) -> None:
         self.position = position
         self.timing = timing
-        #: The occupancy of the committed position.
-        self.before = position.occupancy()
+        #: The occupancy of the committed position (``before``, if the caller knows it).
+        self.before = position.occupancy() if before is None else before
         #: The board when this reading started (after a restart it may differ from ``before``).
         self.start_board = self.before if start_board is None else start_board
         self.legal = position.legal_moves()

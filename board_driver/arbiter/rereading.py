@@ -222,7 +222,7 @@ class Rereading:
     def _forget_choices(self) -> None:
         """The board has been still and in sync (or the game changed outside the board):
         the hands so far are read for good."""
-        if self._recording and not self._rereading:
+        if self._seen and self._recording and not self._rereading:
             self._log = []
             self._seen = 0
             self._choices = []

@@ -210,9 +210,10 @@ class Tracker(Amendments, Controls, Hands, Lights, NewGameSetup, OtherSide, Rere
 
     def tick(self, t_ms: int) -> list[Event]:
         """Time passes with no event: judges the board if it has been still long enough."""
+        deadline, quick = self._deadline, self._quick
+        if (deadline is None or deadline > t_ms) and (quick is None or quick > t_ms):
+            return []  # the common case, at every event: nothing due yet
         due = self.next_due()
-        if due is None or due > t_ms:
-            return []
         out: list[Event] = []
         while due is not None and due <= t_ms:
             out += self._judge_due(due)
@@ -255,7 +256,7 @@ class Tracker(Amendments, Controls, Hands, Lights, NewGameSetup, OtherSide, Rere
     def _fresh_reading(self, start_board: int | None = None) -> MoveReading:
         """A reading of the move from the committed position (only the expected move, on
         the turn of a player not at the board)."""
-        reading = MoveReading(self._position, self.timing, start_board)
+        reading = MoveReading(self._position, self.timing, start_board, before=self._committed)
         self._restrict_to_expected(reading)
         return reading
 
