@@ -47,12 +47,13 @@ from typing import Any
 from aiohttp import WSMsgType, web
 
 from board_driver.connectors.web import inputs
+from board_driver.connectors.web.actions import Actions
 from board_driver.connectors.web.inputs import InputError
+from board_driver.connectors.web.limits import CappedSite, json_depth
 from board_driver.connectors.web.mdns import Announcer, is_loopback, lan_addresses
-from board_driver.connectors.web.state import PageState, setup_target, snapshot
+from board_driver.connectors.web.state import PageState, snapshot
 from board_driver.connectors.web.token import Token, load_token
 from board_driver.door import ActionRefused, Door
-from board_driver.squares import square_name
 
 log = logging.getLogger("magboard")
 
@@ -87,20 +88,6 @@ def _error(status: int, message: str, **headers: str) -> web.Response:
     return web.json_response({"error": message}, status=status, headers=headers)
 
 
-def _depth(value: Any, limit: int) -> int:
-    """How deeply ``value`` nests, counting no further than ``limit`` + 1."""
-    depth, level = 0, [value]
-    while level and depth <= limit:
-        depth += 1
-        level = [
-            child
-            for item in level
-            if isinstance(item, dict | list)
-            for child in (item.values() if isinstance(item, dict) else item)
-        ]
-    return depth
-
-
 class _Client:
     """One browser's WebSocket: the newest state only, and the last events not yet sent."""
 
@@ -109,61 +96,6 @@ class _Client:
     def __init__(self) -> None:
         self.events: collections.deque[dict] = collections.deque(maxlen=RECENT_EVENTS)
         self.ready = asyncio.Event()
-
-
-class _Counted(asyncio.Protocol):
-    """A connection's protocol, counted by its site (see :class:`_CappedSite`)."""
-
-    def __init__(self, site: _CappedSite, handler: Any) -> None:
-        self._site = site
-        self._handler = handler
-        self._served = False
-
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        self._site.open += 1
-        if self._site.open > self._site.limit:
-            transport.abort()  # the board's own path needs the descriptors more
-            return
-        self._served = True
-        self._handler.connection_made(transport)
-
-    def connection_lost(self, exc: BaseException | None) -> None:
-        self._site.open -= 1
-        if self._served:
-            self._handler.connection_lost(exc)
-
-    def data_received(self, data: bytes) -> None:
-        self._handler.data_received(data)
-
-    def eof_received(self) -> bool | None:
-        return self._handler.eof_received()
-
-    def pause_writing(self) -> None:
-        self._handler.pause_writing()
-
-    def resume_writing(self) -> None:
-        self._handler.resume_writing()
-
-
-class _CappedSite(web.BaseSite):
-    """A TCP site that closes connections beyond ``limit`` as they come."""
-
-    def __init__(self, runner: web.BaseRunner, host: str, port: int, limit: int) -> None:
-        super().__init__(runner)
-        self._host, self._port, self.limit = host, port, limit
-        self.open = 0
-
-    @property
-    def name(self) -> str:
-        return f"http://{self._host}:{self._port}"
-
-    async def start(self) -> None:
-        await super().start()
-        factory = self._runner.server
-        self._server = await asyncio.get_running_loop().create_server(
-            lambda: _Counted(self, factory()), self._host, self._port, backlog=128,
-            reuse_address=True,
-        )  # fmt: skip
 
 
 class WebServer:
@@ -176,12 +108,12 @@ class WebServer:
         self.token: Token | None = None
         self.url: str | None = None
         self._runner: web.AppRunner | None = None
-        self._site: _CappedSite | None = None
+        self._site: CappedSite | None = None
         self._clients: set[_Client] = set()
         self._recent: collections.deque[dict] = collections.deque(maxlen=RECENT_EVENTS)
         self._state_text: str | None = None  # the newest state, serialised once for all
         self._follower: asyncio.Task | None = None
-        self._sim_lock = asyncio.Lock()
+        self.actions = Actions(door)
         self._announcer = Announcer()
         self._static = {
             name: (resources.files("board_driver.connectors.web") / "static" / name).read_bytes()
@@ -208,7 +140,7 @@ class WebServer:
         app.router.add_post("/api/{action}", self._action)
         runner = web.AppRunner(app, access_log=None, handle_signals=False, shutdown_timeout=1.0)
         await runner.setup()
-        site = _CappedSite(runner, host, port, MAX_CONNECTIONS)
+        site = CappedSite(runner, host, port, MAX_CONNECTIONS)
         try:
             await site.start()
         except OSError as exc:
@@ -397,7 +329,7 @@ class WebServer:
             return {}
         if not isinstance(body, dict):
             return _error(400, "the request body must be a JSON object")
-        if _depth(body, MAX_JSON_DEPTH) > MAX_JSON_DEPTH:
+        if json_depth(body, MAX_JSON_DEPTH) > MAX_JSON_DEPTH:
             return _error(400, f"the request body nests deeper than {MAX_JSON_DEPTH} levels")
         return body
 
@@ -434,7 +366,7 @@ class WebServer:
 
     async def _action(self, request: web.Request) -> web.Response:
         action = request.match_info["action"]
-        handler = getattr(self, f"_do_{action}", None)
+        handler = getattr(self.actions, f"do_{action}", None)
         if handler is None:
             return _error(404, f"no such action: {action[:40]!r}")
         return await self._run_action(action, request, handler)
@@ -447,124 +379,6 @@ class WebServer:
             return {"answer": dict(await self.door.command(player, action, body))}
 
         return await self._run_action(f"{player[:20]}/{action[:40]}", request, handler)
-
-    def _sim(self) -> None:
-        if self.door.snapshot().sim_pieces is None:
-            raise ActionRefused(
-                "this board is not the simulator: move the pieces on the board itself"
-            )
-
-    async def _do_button(self, body: dict) -> dict:
-        name = inputs.parse_button(inputs.field(body, "button"))
-        log.info("web: button %s", name)
-        self.door.press(name)
-        return {}
-
-    async def _do_choose(self, body: dict) -> dict:
-        piece = inputs.parse_piece(inputs.field(body, "piece"))
-        log.info("web: choose %s", piece)
-        self.door.choose(piece)
-        return {}
-
-    async def _do_new_game(self, body: dict) -> dict:
-        fen = body.get("fen")
-        fen = inputs.parse_fen(fen) if fen not in (None, "") else None
-        options = inputs.parse_options(body.get("options") or {})
-        log.info("web: new game%s", f" from {fen}" if fen else "")
-        if fen is not None:
-            self.door.new_game(fen, options=options)
-            return {}
-        if options:
-            self.door.set_options(**options)
-        self.door.press("new_game")
-        return {}
-
-    async def _do_options(self, body: dict) -> dict:
-        options = inputs.parse_options(body)
-        if not options:
-            raise InputError("options: nothing to change")
-        self.door.set_options(**options)
-        return {}
-
-    async def _do_engine(self, body: dict) -> dict:
-        side, level = inputs.parse_engine(body)
-        snap = self.door.snapshot()
-        if "engine" not in snap.player_states:
-            raise ActionRefused("no engine: the engine is off in this daemon")
-        playing = [s for s, name in snap.players.items() if name == "engine"]
-        log.info("web: engine plays %s%s", side, f" ({level})" if level else "")
-        if level:
-            # The level first: a side then goes to an engine that plays at it.
-            try:
-                await self.door.command("engine", "level", level)
-            except ActionRefused:
-                raise
-            except ValueError as exc:  # e.g. neither a depth nor a time per move
-                raise InputError(f"engine level: {exc}") from None
-        try:
-            for old in playing:
-                if old != side:
-                    self.door.set_player(old, "human")
-            if side != "none":
-                self.door.set_player(side, "engine")
-        except ActionRefused:
-            raise
-        except ValueError as exc:  # EngineNotFound, a level it refuses: nothing changed
-            raise ActionRefused(f"no engine: {exc}") from None
-        return {}
-
-    async def _do_sim(self, body: dict) -> dict:
-        self._sim()
-        steps = inputs.parse_steps(inputs.field(body, "steps"))
-        await self._play_steps(steps)
-        return {}
-
-    async def _do_setup(self, _body: dict) -> dict:
-        self._sim()
-        target = setup_target(self.door.snapshot())
-        async with self._sim_lock:
-            log.info("web: simulated pieces set up as the lights ask")
-            self.door.set_sim_pieces(target)
-        return {}
-
-    async def _do_takeback(self, _body: dict) -> dict:
-        self._sim()
-        snap = self.door.snapshot()
-        if not snap.options["takeback"]:
-            raise ActionRefused("take-backs are off (game options)")
-        if not snap.moves:
-            raise ActionRefused("no move to take back")
-        if snap.result != "*":
-            raise ActionRefused("the game is over")
-        if not snap.in_sync:
-            raise ActionRefused("the board does not match the game: put it right first")
-        game = snap.game()
-        move = game.pop()
-        steps = [("lift", move.to_square)]
-        if move.is_castling:
-            steps += [("lift", move.rook_to), ("place", move.from_square)]
-            steps.append(("place", move.rook_from))
-        else:
-            steps.append(("place", move.from_square))
-            if move.is_capture:
-                steps.append(("place", move.captured_square))
-        log.info("web: taking back %s on the simulated board", move)
-        await self._play_steps(steps)
-        return {}
-
-    async def _play_steps(self, steps: list[tuple[str, int]]) -> None:
-        """Lift and place, spaced so that debouncing and the tracker see each step."""
-        timing = self.door.snapshot().timing
-        spacing = (timing.get("pass_ms", 100) + timing.get("debounce_ms", 30) + 30) / 1000
-        async with self._sim_lock:
-            for i, (kind, sq) in enumerate(steps):
-                if i:
-                    await asyncio.sleep(spacing)
-                if kind == "lift":
-                    self.door.lift(sq)
-                else:
-                    self.door.place(sq)
-                log.debug("web: %s %s", kind, square_name(sq))
 
 
 async def start_server(door: Door, section: Any) -> WebServer:
