@@ -41,6 +41,7 @@ from typing import Any, ClassVar, Protocol
 #: Every extension's module, in the order they start (each has an ``extension`` object).
 EXTENSIONS: tuple[str, ...] = (
     "board_driver.players.engine",
+    "board_driver.players.lichess",
     "board_driver.connectors.web",
 )
 
