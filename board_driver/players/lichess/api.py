@@ -68,6 +68,7 @@ class _Session(berserk.TokenSession):
         self.headers["User-Agent"] = USER_AGENT
         self.read_timeout_s = read_timeout_s
         self.streams: set[requests.Response] = set()
+        self.on_open: Callable[[], None] | None = None  # a stream's answer has come
         self._lock = threading.Lock()
 
     def request(self, method: str, url: str, *args: Any, **kwargs: Any) -> requests.Response:
@@ -76,6 +77,8 @@ class _Session(berserk.TokenSession):
         if kwargs.get("stream"):
             with self._lock:
                 self.streams.add(response)
+            if response.ok and self.on_open is not None:
+                self.on_open()
         return response
 
     def close_streams(self) -> None:
@@ -154,6 +157,10 @@ class Stream:
             self._api._streams.discard(self)
             session.close_streams()
             session.close()
+
+    def on_open(self, callback: Callable[[], None]) -> None:
+        """Call ``callback`` (in the reading thread) once the server has answered."""
+        self._session.on_open = callback
 
     def close(self) -> None:
         self._closed = True

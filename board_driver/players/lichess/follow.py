@@ -9,7 +9,7 @@ again from the shortest pause. Only a rejected token stops it: retrying cannot h
 
 Everything it reports goes through ``post`` (the door's ``call_soon_threadsafe``):
 ``on_line(line)``, ``on_status(status, detail)`` with status ``connecting``,
-``connected``, ``waiting`` (detail: seconds until the next try), ``ended`` (the server
+``connected`` (the server answered), ``waiting`` (detail: seconds until the next try), ``ended`` (the server
 closed the stream properly: a game stream does when its game is over) and ``rejected``.
 """
 
@@ -84,7 +84,10 @@ class Follower:
 
     def _report(self, fn: Callable[..., None], *args: Any) -> None:
         if not self._stop.is_set():
-            self._post(fn, *args)
+            try:
+                self._post(fn, *args)
+            except RuntimeError:  # the loop is closed: the daemon is gone
+                self._stop.set()
 
     def _run(self) -> None:
         pause = self._first_pause_s
@@ -96,12 +99,11 @@ class Follower:
                 self._current = self._open()
                 if self._stop.is_set():
                     self._current.close()
+                self._current.on_open(lambda: self._report(self._on_status, "connected", None))
                 for line in self._current:
                     if self._stop.is_set():
                         return
-                    if not got_lines:
-                        got_lines = True
-                        self._report(self._on_status, "connected", None)
+                    got_lines = True
                     self._report(self._on_line, line)
                 if self._stop.is_set():
                     return

@@ -459,10 +459,12 @@ class LichessPlayer:
         server = list(game.moves[base:])
         board = list(snap.ucis)
         start_turn = "white" if snap.start_fen.split()[1] == "w" else "black"
-        step = plan(board, server, ours=game.color, start_turn=start_turn, refused=self._refused)
+        accepted = int(data.get("accepted", "0") or 0)
+        mine = {"ours": game.color, "start_turn": start_turn, "accepted": accepted}
+        step = plan(board, server, refused=self._refused, **mine)
         if step.send is not None and game.over:
             self._refused = step.send  # the game ended first: the server cannot take it
-            step = plan(board, server, ours=game.color, start_turn=start_turn, refused=step.send)
+            step = plan(board, server, refused=step.send, **mine)
         if step.take_back:
             return self._take_back(step.take_back, snap)
         if step.play is not None:

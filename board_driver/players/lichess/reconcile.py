@@ -6,7 +6,8 @@ any news (a game state, a reconnection, a restart, a refusal) the board is broug
 to that shape one step at a time:
 
 - the board shows a move the server does not have and that is not our one pending move
-  (the server refused it, took it back, or never got the one before it): take it back;
+  (the server refused it, or took it back after accepting it, or never got the one
+  before it): take it back;
 - the server has a move the board does not: play it on the board (lit; the opponent's
   move, or ours made elsewhere or amended too late);
 - the board is one move of ours ahead: send it (unless it was refused: take it back).
@@ -20,6 +21,13 @@ Plan(take_back=0, play=None, send='g1f3')
 Plan(take_back=1, play=None, send=None)
 >>> plan(["e2e4", "e7e5", "g1f3", "b8c6"], ["e2e4"], ours="white", start_turn="white")
 Plan(take_back=3, play=None, send=None)
+
+A move the server had accepted (``accepted``: the board's plies it agreed with) and no
+longer has was taken back there:
+
+>>> plan(["e2e4", "e7e5", "g1f3"], ["e2e4", "e7e5"], ours="white", start_turn="white",
+...      accepted=3)
+Plan(take_back=1, play=None, send=None)
 """
 
 from __future__ import annotations
@@ -56,10 +64,13 @@ def plan(
     ours: str,
     start_turn: str,
     refused: str | None = None,
+    accepted: int = 0,
 ) -> Plan:
     """The next step from the board's moves to the server's (both from the same start).
 
-    ``refused``: our pending move, if the server refused it (it comes off the board)."""
+    ``refused``: our pending move, if the server refused it (it comes off the board);
+    ``accepted``: how many of the board's moves the server had (a pending move is one
+    beyond them)."""
     common = 0
     for mine, theirs in zip(board, server, strict=False):
         if mine != theirs:
@@ -73,6 +84,7 @@ def plan(
             and common == len(server)
             and side_of_ply(common, start_turn) == ours
             and pending != refused
+            and len(board) > accepted
         ):
             return Plan(send=pending)
         return Plan(take_back=extra)

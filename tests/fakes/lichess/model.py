@@ -228,9 +228,7 @@ class FakeGame:
         return None
 
     def clock_running(self) -> bool:
-        return (
-            self.limit_ms is not None and not self.over and len(self.board.move_stack) >= 2
-        )
+        return self.limit_ms is not None and not self.over and len(self.board.move_stack) >= 2
 
     def time_left(self, color: str, at: float | None = None) -> int:
         """ms left on ``color``'s clock now (its running time taken off)."""

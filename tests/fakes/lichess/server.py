@@ -51,6 +51,11 @@ CLOSE = object()  # a stream's queue item: finish the response properly
 CUT = object()  # a stream's queue item: drop the connection (no proper end)
 HANG = object()  # a stream's queue item: stop sending, keep the connection open
 BOARD_SCOPE = "board:play"
+# What the middleware leaves on each request for the handlers.
+_key = getattr(web, "RequestKey", None)
+BODY: Any = _key("body", dict) if _key else "body"
+ACCOUNT: Any = _key("account", object) if _key else "account"
+TOKEN: Any = _key("token", object) if _key else "token"
 SEEK_DAYS = (1, 2, 3, 5, 7, 10, 14)
 
 
@@ -422,9 +427,9 @@ class FakeLichess:
         body: dict[str, Any] = {}
         if request.method in ("POST", "DELETE") and request.can_read_body:
             body = await _read_body(request)
-        request["body"] = body
-        request["account"] = account
-        request["token"] = token
+        request[BODY] = body
+        request[ACCOUNT] = account
+        request[TOKEN] = token
         self.requests.append(
             Request(
                 request.method,
@@ -441,9 +446,7 @@ class FakeLichess:
                 return web.json_response({"error": "No such token"}, status=401)
             assert token is not None
             if request.path.startswith("/api/board/") and BOARD_SCOPE not in token.scopes:
-                return web.json_response(
-                    {"error": f"Missing scope: {BOARD_SCOPE}"}, status=403
-                )
+                return web.json_response({"error": f"Missing scope: {BOARD_SCOPE}"}, status=403)
         try:
             return await handler(request)
         finally:
@@ -462,20 +465,24 @@ class FakeLichess:
         try:
             for line in first:
                 await response.write((json.dumps(line) + "\n").encode())
+            hung = False  # a half-open link: nothing more gets through, no end either
             while True:
                 try:
                     item = await asyncio.wait_for(stream.queue.get(), self.keepalive_s)
                 except TimeoutError:
-                    await response.write(b"\n")  # keep-alive
+                    if not hung:
+                        await response.write(b"\n")  # keep-alive
                     continue
-                if item is CLOSE:
-                    break
-                if item is CUT:
+                if item is CUT or (item is CLOSE and hung):
                     if request.transport is not None:
                         request.transport.abort()
                     return response
+                if item is CLOSE:
+                    break
                 if item is HANG:
-                    await asyncio.Event().wait()  # until cut or the server stops
+                    hung = True
+                if hung:
+                    continue
                 await response.write((json.dumps(item) + "\n").encode())
             await response.write_eof()
             return response
@@ -487,7 +494,7 @@ class FakeLichess:
             self._note_change()
 
     async def _event_stream(self, request: web.Request) -> Any:
-        account = request["account"]
+        account = request[ACCOUNT]
         for old in [s for s in self.streams if s.kind == "event" and s.account is account]:
             old.queue.put_nowait(CLOSE)  # only one event stream per account
         first: list[dict[str, Any]] = []
@@ -502,7 +509,7 @@ class FakeLichess:
 
     async def _game_stream(self, request: web.Request) -> Any:
         game = self.games.get(request.match_info["id"])
-        account = request["account"]
+        account = request[ACCOUNT]
         if game is None or game.color_of(account) is None:
             return _not_found()
         stream = Stream(account, asyncio.Queue(), "game", game.id)
@@ -683,7 +690,7 @@ class FakeLichess:
         game = self.games.get(request.match_info["id"])
         if game is None:
             return None, None
-        return game, game.color_of(request["account"])
+        return game, game.color_of(request[ACCOUNT])
 
     async def _move(self, request: web.Request) -> web.Response:
         game, color = self._mine(request)
@@ -752,8 +759,8 @@ class FakeLichess:
     # -- seeks and challenges
 
     async def _seek(self, request: web.Request) -> web.StreamResponse:
-        body = request["body"]
-        account = request["account"]
+        body = request[BODY]
+        account = request[ACCOUNT]
         variant = body.get("variant", "standard")
         if variant != "standard":
             return _error("Only standard games can be played with the Board API")
@@ -791,7 +798,11 @@ class FakeLichess:
         stream.queue.put_nowait(CLOSE)
 
     def _pair(
-        self, account: Account, clock: tuple[int, int] | None, days: int | None, rated: bool,
+        self,
+        account: Account,
+        clock: tuple[int, int] | None,
+        days: int | None,
+        rated: bool,
         color: str,
     ) -> str:
         partner = self.seek_partner
@@ -802,7 +813,7 @@ class FakeLichess:
         return self._create_game(white, black, clock, days, rated, None, "standard", "lobby")
 
     async def _challenge_list(self, request: web.Request) -> web.Response:
-        account = request["account"]
+        account = request[ACCOUNT]
         live = [c for c in self.challenges.values() if c.status == "created"]
         return web.json_response(
             {
@@ -831,8 +842,8 @@ class FakeLichess:
         return None, None, None, ""
 
     async def _challenge_create(self, request: web.Request) -> web.Response:
-        body = request["body"]
-        account = request["account"]
+        body = request[BODY]
+        account = request[ACCOUNT]
         dest = self.accounts.get(request.match_info["username"].lower())
         if dest is None:
             return _error(f"No such user: {request.match_info['username']}")
@@ -879,7 +890,7 @@ class FakeLichess:
         self._to_event_streams(ch.challenger, line)
 
     async def _challenge_ai(self, request: web.Request) -> web.Response:
-        body = request["body"]
+        body = request[BODY]
         level = body.get("level")
         if level is None or not 1 <= _int(level) <= 8:
             return _error("level: must be between 1 and 8")
@@ -889,7 +900,7 @@ class FakeLichess:
         color = str(body.get("color") or "random")
         if color == "random":
             color = secrets.choice(("white", "black"))
-        account = request["account"]
+        account = request[ACCOUNT]
         ai = AiPlayer(_int(level))
         white, black = (account, ai) if color == "white" else (ai, account)
         clock = None if limit is None else (limit * 1000, (increment or 0) * 1000)
@@ -918,21 +929,21 @@ class FakeLichess:
 
     async def _challenge_accept(self, request: web.Request) -> web.Response:
         ch = self.challenges.get(request.match_info["id"])
-        if ch is None or ch.dest is not request["account"] or ch.status != "created":
+        if ch is None or ch.dest is not request[ACCOUNT] or ch.status != "created":
             return _not_found()
         self._accept(ch)
         return _ok()
 
     async def _challenge_decline(self, request: web.Request) -> web.Response:
         ch = self.challenges.get(request.match_info["id"])
-        if ch is None or ch.dest is not request["account"] or ch.status != "created":
+        if ch is None or ch.dest is not request[ACCOUNT] or ch.status != "created":
             return _not_found()
-        self._decline(ch, str(request["body"].get("reason") or "generic"))
+        self._decline(ch, str(request[BODY].get("reason") or "generic"))
         return _ok()
 
     async def _challenge_cancel(self, request: web.Request) -> web.Response:
         ch = self.challenges.get(request.match_info["id"])
-        if ch is None or ch.challenger is not request["account"]:
+        if ch is None or ch.challenger is not request[ACCOUNT]:
             return _not_found()
         ch.status = "canceled"
         line = {"type": "challengeCanceled", "challenge": ch.json(ch.dest)}
@@ -942,10 +953,10 @@ class FakeLichess:
     # -- account
 
     async def _account(self, request: web.Request) -> web.Response:
-        return web.json_response(request["account"].profile())
+        return web.json_response(request[ACCOUNT].profile())
 
     async def _playing(self, request: web.Request) -> web.Response:
-        account = request["account"]
+        account = request[ACCOUNT]
         games = [g for g in self.games.values() if not g.over and g.color_of(account)]
         infos = [g.event_info(account) for g in games]
         for info in infos:
@@ -988,12 +999,10 @@ class FakeLichess:
         raise web.HTTPFound(redirect + separator + urlencode(answer))
 
     async def _token(self, request: web.Request) -> web.Response:
-        body = request["body"]
+        body = request[BODY]
 
         def oauth_error(error: str, description: str) -> web.Response:
-            return web.json_response(
-                {"error": error, "error_description": description}, status=400
-            )
+            return web.json_response({"error": error, "error_description": description}, status=400)
 
         if body.get("grant_type") != "authorization_code":
             return oauth_error("unsupported_grant_type", "grant_type must be authorization_code")
@@ -1003,7 +1012,9 @@ class FakeLichess:
         verifier = str(body.get("code_verifier", ""))
         digest = hashlib.sha256(verifier.encode()).digest()
         if base64.urlsafe_b64encode(digest).rstrip(b"=").decode() != grant["challenge"]:
-            return oauth_error("invalid_grant", "hash of code_verifier does not match code_challenge")
+            return oauth_error(
+                "invalid_grant", "hash of code_verifier does not match code_challenge"
+            )
         if body.get("redirect_uri") != grant["redirect_uri"]:
             return oauth_error("invalid_grant", "redirect_uri does not match")
         if body.get("client_id") != grant["client_id"]:
@@ -1016,7 +1027,7 @@ class FakeLichess:
         )
 
     async def _token_delete(self, request: web.Request) -> web.Response:
-        token = request["token"]
+        token = request[TOKEN]
         if token is not None:
             token.revoked = True
         return web.Response(status=204)
