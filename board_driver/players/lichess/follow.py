@@ -9,8 +9,9 @@ again from the shortest pause. Only a rejected token stops it: retrying cannot h
 
 Everything it reports goes through ``post`` (the door's ``call_soon_threadsafe``):
 ``on_line(line)``, ``on_status(status, detail)`` with status ``connecting``,
-``connected`` (the server answered), ``waiting`` (detail: seconds until the next try), ``ended`` (the server
-closed the stream properly: a game stream does when its game is over) and ``rejected``.
+``connected`` (the server answered), ``waiting`` (detail: seconds until the next try and
+why), ``ended`` (the server closed the stream properly: a game stream does when its game
+is over) and ``rejected``.
 """
 
 from __future__ import annotations

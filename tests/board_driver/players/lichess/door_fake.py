@@ -121,10 +121,7 @@ class FakeDoor:
         others = [side for side in ("white", "black") if players[side] != "human"]
         tracker = self.tracker
         turn = "white" if tracker.game.position.turn == rules.WHITE else "black"
-        if len(others) == 2:
-            side = turn
-        else:
-            side = others[0] if others else None
+        side = turn if len(others) == 2 else (others[0] if others else None)
         color = None if side is None else (rules.WHITE if side == "white" else rules.BLACK)
         if tracker.other_side != color:
             tracker.set_other_side(color)
