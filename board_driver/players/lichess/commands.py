@@ -88,13 +88,13 @@ def state(player: LichessPlayer) -> dict[str, Any]:
             },
         },
         "seeking": player.seeking,
-        "challenges": [_challenge(c) for c in player.challenges.values()],
+        "challenges": [_challenge_json(c) for c in player.challenges.values()],
         "games": [_ongoing(player, info) for info in player.ongoing.values()],
         "game": game_json,
     }
 
 
-def _challenge(challenge: Mapping[str, Any]) -> dict[str, Any]:
+def _challenge_json(challenge: Mapping[str, Any]) -> dict[str, Any]:
     control = challenge.get("timeControl") or {}
     return {
         "id": challenge.get("id"),

@@ -119,9 +119,7 @@ def test_a_takeback_we_propose_accepted_by_the_opponent_goes_back_on_the_board(f
     run(scenario())
 
 
-def test_both_streams_cut_with_a_move_made_meanwhile_and_one_of_theirs_arriving(
-    fake, tmp_path
-):
+def test_both_streams_cut_with_a_move_made_meanwhile_and_one_of_theirs_arriving(fake, tmp_path):
     async def scenario():
         door, player = await start_player(fake, fake.token, tmp_path)
         game_id = fake.start_game("Ann", "Bob")
@@ -201,9 +199,7 @@ def test_a_revoked_token_is_said_and_the_board_keeps_working(fake, tmp_path):
     run(scenario())
 
 
-def test_a_rook_move_that_may_become_castling_waits_and_castling_is_sent_once(
-    fake, tmp_path
-):
+def test_a_rook_move_that_may_become_castling_waits_and_castling_is_sent_once(fake, tmp_path):
     async def scenario():
         fen = "r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3K2R w KQkq - 0 1"
         door, player = await start_player(fake, fake.token, tmp_path)
