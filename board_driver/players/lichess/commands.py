@@ -62,7 +62,7 @@ def state(player: LichessPlayer) -> dict[str, Any]:
             "speed": game.speed,
             "rated": game.rated,
             "time_control": game.time_control(),
-            "clock": game.clock_json(player.state_at),
+            "clock": game.clock_json(player.state_at, player.door.now_ms()),
             "status": game.status,
             "winner": game.winner,
             "turn": game.turn(),

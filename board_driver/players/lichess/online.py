@@ -257,9 +257,10 @@ class OnlineGame:
                 headers[f"{colour}Title"] = str(seat.title)
         return headers
 
-    def clock_json(self, at_ms: int) -> dict[str, Any] | None:
-        """The clocks for the page: ms left as of ``at_ms`` (the daemon's clock) and which
-        one runs; the page counts the running one down."""
+    def clock_json(self, at_ms: int, now_ms: int | None = None) -> dict[str, Any] | None:
+        """The clocks for the page: ms left as of ``at_ms`` (the daemon's clock, when the
+        state arrived), which one runs, and the daemon's ``now``: the page counts the
+        running one down from there."""
         if self.initial_ms is None:
             return None
         return {
@@ -268,4 +269,5 @@ class OnlineGame:
             "running": self.turn() if self.clock_running else None,
             "at": at_ms,
             "increment_ms": self.increment_ms,
+            "now": now_ms if now_ms is not None else at_ms,
         }
