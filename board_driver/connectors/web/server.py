@@ -59,6 +59,7 @@ log = logging.getLogger("magboard")
 
 STATIC_FILES = {
     "board.js": "text/javascript",
+    "lichess.js": "text/javascript",
     "board.css": "text/css",
     "index.html": "text/html",
 }
