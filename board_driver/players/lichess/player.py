@@ -166,9 +166,7 @@ class LichessPlayer:
         if self.config.token_file:
             return Path(self.config.token_file)
         if self.state_dir is None:
-            from board_driver.service.config import state_directory
-
-            self.state_dir = state_directory()
+            self.state_dir = self.door.state_dir()
         return self.state_dir / SAVED_TOKEN_NAME
 
     def find_token(self) -> str:
