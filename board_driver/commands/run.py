@@ -15,6 +15,7 @@ from typing import ClassVar
 from board_driver.boardscript.feed import parse_on_board
 from board_driver.boardscript.script import ScriptError
 from board_driver.service.config import Config, ConfigError, load_config
+from board_driver.service.config.paths import file_problems
 from board_driver.service.daemon import Daemon, DaemonConfigError, DaemonError
 from board_driver.service.hardware import Hardware, HardwareError, gpio_present, open_hardware
 from board_driver.service.store import StoreError
@@ -99,6 +100,10 @@ def run(args: argparse.Namespace) -> int:
         config = choose_config(args)
     except ConfigError as exc:
         return _fail(f"config is not usable:\n{exc}", 2)
+    problems = file_problems(config)
+    if problems:  # the same words as `magboard config check`
+        source = str(config.source or "the config")
+        return _fail("config is not usable:\n" + "\n".join(f"{source}: {p}" for p in problems), 2)
     try:
         hardware = open_hardware(config)
     except HardwareError as exc:
