@@ -158,6 +158,7 @@ class Store:
         self.path = path
         self.version = SCHEMA_VERSION
         self._tables: set[str] = set()
+        self._identity: tuple[int, int] | None = None  # the file's (device, inode) at open
 
     @classmethod
     def open(cls, path: str | Path, *, create: bool = True, readonly: bool = False) -> Store:
@@ -193,6 +194,8 @@ class Store:
         store = cls(db, where)
         try:
             store._prepare(readonly)
+            if where != ":memory:":
+                store._identity = _identity(where)
         except BaseException:
             db.close()
             raise
@@ -252,6 +255,13 @@ class Store:
     def _writing(self) -> Iterator[sqlite3.Connection]:
         """One transaction: all of it on disk when the block ends, or none of it."""
         db = self._db
+        if self._identity is not None and _identity(self.path) != self._identity:
+            # SQLite would go on writing to the unlinked file, and all of it would vanish.
+            raise StoreWriteError(
+                f"{self.path}: cannot store: the file was removed or replaced while in use",
+                self.path,
+                "removed",
+            )
         try:
             db.execute("BEGIN IMMEDIATE")
             try:
@@ -525,6 +535,14 @@ class Store:
                     (game_id, name),
                 )
             )
+
+
+def _identity(path: str) -> tuple[int, int] | None:
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return info.st_dev, info.st_ino
 
 
 _HEADER_NAME = __import__("re").compile(r"[A-Za-z][A-Za-z0-9_]{0,39}")

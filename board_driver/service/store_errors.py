@@ -112,15 +112,28 @@ def failure(path: str, exc: sqlite3.Error, *, writing: bool) -> StoreError:
     """The :class:`StoreError` that says what went wrong, from SQLite's error."""
     code = getattr(exc, "sqlite_errorcode", None) or 0
     text = str(exc)
-    if code & 0xFF in (_SQLITE_CORRUPT, _SQLITE_NOTADB) or "malformed" in text:
+    if code & 0xFF in (_SQLITE_CORRUPT, _SQLITE_NOTADB) or any(
+        sign in text for sign in ("malformed", "unsupported file format")
+    ):
         return damaged(path, f"SQLite cannot read it ({text})")
     if "decode to UTF-8" in text:
         return damaged(path, f"a text is not UTF-8 ({text[:120]})")
     reason = WRITE_FAILURES.get(code) or WRITE_FAILURES.get(code & 0xFF)
     if reason is None and "disk is full" in text:  # no code: an error made by hand
         reason = "full"
+    if reason in ("io", "read_only") and _read_only_file_system(path):
+        reason = "read_only"
     if reason is None:
         verb = "write" if writing else "read"
         return StoreError(f"{path}: cannot {verb} the games database ({text})")
     words = WRITE_FAILURE_WORDS[reason]
     return StoreWriteError(f"{path}: cannot store: {words} ({text})", path, reason)
+
+
+def _read_only_file_system(path: str) -> bool:
+    import os
+
+    try:
+        return bool(os.statvfs(os.path.dirname(os.path.abspath(path))).f_flag & os.ST_RDONLY)
+    except OSError:
+        return False

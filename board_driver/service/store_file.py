@@ -47,6 +47,17 @@ def check_header(path: Path) -> None:
         )
     if not head.startswith(SQLITE_MAGIC):
         raise damaged(str(path), f"it is not an SQLite database (it starts {head[:16]!r})")
+    # The header's page count is trusted only while its "valid for" counter matches the
+    # change counter (sqlite.org/fileformat2.html, offsets 16, 24, 28 and 92).
+    page_size = int.from_bytes(head[16:18], "big")
+    page_size = 65536 if page_size == 1 else page_size
+    pages = int.from_bytes(head[28:32], "big")
+    if head[92:96] == head[24:28] and pages > 0 and info.st_size < pages * page_size:
+        raise damaged(
+            str(path),
+            f"it is {info.st_size} bytes long, but its header says {pages} pages of "
+            f"{page_size} bytes ({pages * page_size} bytes): cut short",
+        )
 
 
 def create_file(path: Path) -> None:

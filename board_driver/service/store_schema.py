@@ -113,46 +113,75 @@ class Damage(Exception):
 
 # ---------------------------------------------------------------------- the soundness check
 
-_STAMP = re.compile(rb"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,6})?(Z|[+-]\d\d:\d\d)?")
+_STAMP = re.compile(rb"\d{4}-[01]\d-[0-3]\dT[0-2]\d:[0-5]\d:[0-6]\d[0-9TZ:.+-]{0,13}")
 _UCI = re.compile(rb"[a-h][1-8][a-h][1-8][qrbn]?")
-_RESULTS = {b"1-0", b"0-1", b"1/2-1/2"}
+_SAN = re.compile(rb"[a-hKQRBNOx1-8=+#-]{2,10}")
+_FEN = re.compile(rb"[0-9a-zA-Z/ -]{1,100}")
+#: The shape of each kind of text column (any other column holds free text).
+_SHAPES: dict[str, Callable[[bytes], bool]] = {
+    "a time": lambda v: bool(_STAMP.fullmatch(v)),
+    "a move": lambda v: bool(_UCI.fullmatch(v)),
+    "a move in SAN": lambda v: bool(_SAN.fullmatch(v)),
+    "a FEN": lambda v: bool(_FEN.fullmatch(v)),
+    "a result": lambda v: v in (b"1-0", b"0-1", b"1/2-1/2"),
+    "a correction": lambda v: v in (b"takeback", b"amend"),
+}
+_UCI_SQL = "({c} GLOB '[a-h][1-8][a-h][1-8]' OR {c} GLOB '[a-h][1-8][a-h][1-8][qrbn]')"
+#: The same shapes in SQL, true for a value out of shape ({c}: the column), so that the
+#: big tables are checked without fetching every row into Python. Every shape is ASCII:
+#: a byte outside it (text that is not UTF-8 included) puts a value out of shape.
+_SHAPES_SQL = {
+    "a time": "NOT {c} GLOB '[0-9][0-9][0-9][0-9]-[01][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]"
+    ":[0-6][0-9]*' OR {c} GLOB '*[^0-9TZ:.+-]*' OR length({c}) > 32",
+    "a move": f"NOT {_UCI_SQL}",
+    "a move in SAN": "length({c}) NOT BETWEEN 2 AND 10 OR {c} GLOB '*[^a-hKQRBNOx1-8=+#-]*'",
+    "a FEN": "length({c}) NOT BETWEEN 1 AND 100 OR {c} GLOB '*[^0-9a-zA-Z/ -]*'",
+    "a result": "{c} NOT IN ('1-0', '0-1', '1/2-1/2')",
+    "a correction": "{c} NOT IN ('takeback', 'amend')",
+}
 
 
 @dataclass(frozen=True)
 class _Column:
     name: str
-    kind: str  # "id", "int", "text", "stamp", "uci", "uci?" (uci or NULL), or "result"
-    limit: int = 10_000  # the longest text a sound store holds there
+    kind: str  # "id", "int", "text" (free text), or a shape of _SHAPES
+    nullable: bool = False
+    limit: int = 10_000  # the longest free text a sound store holds there
 
 
-_ID = "id"
 _GAME = _Column("game_id", "int")
-_T = _Column("t", "stamp")
+_T = _Column("t", "a time")
 
 #: Every table of each version and what its columns hold.
 _LAYOUT: dict[int, dict[str, tuple[_Column, ...]]] = {}
 _LAYOUT[1] = {
-    "games": (_Column("id", _ID), _Column("started", "stamp"), _Column("start_fen", "text", 100)),
+    "games": (_Column("id", "id"), _Column("started", "a time"), _Column("start_fen", "a FEN")),
     "options": (_GAME, _Column("name", "text"), _Column("value", "text")),
-    "moves": (_GAME, _Column("ply", "int"), _Column("uci", "uci"), _Column("san", "text", 10), _T),
-    "result": (_GAME, _Column("result", "result"), _Column("termination", "text"), _T),
-    "corrections": (
-        _Column("id", _ID),
+    "moves": (
         _GAME,
         _Column("ply", "int"),
-        _Column("kind", "text"),
-        _Column("old_uci", "uci?"),
-        _Column("new_uci", "uci?"),
+        _Column("uci", "a move"),
+        _Column("san", "a move in SAN"),
+        _T,
+    ),
+    "result": (_GAME, _Column("result", "a result"), _Column("termination", "text", limit=64), _T),
+    "corrections": (
+        _Column("id", "id"),
+        _GAME,
+        _Column("ply", "int"),
+        _Column("kind", "a correction"),
+        _Column("old_uci", "a move", nullable=True),
+        _Column("new_uci", "a move", nullable=True),
         _T,
     ),
 }
 _LAYOUT[2] = {
     **_LAYOUT[1],
-    "headers": (_GAME, _Column("name", "text", 255), _Column("value", "text")),
+    "headers": (_GAME, _Column("name", "text", limit=255), _Column("value", "text")),
     "game_data": (
         _GAME,
-        _Column("extension", "text"),
-        _Column("name", "text"),
+        _Column("extension", "text", limit=255),
+        _Column("name", "text", limit=255),
         _Column("value", "text"),
     ),
 }
@@ -181,7 +210,8 @@ def check(db: sqlite3.Connection) -> None:
     """
     result = db.execute("PRAGMA quick_check(5)").fetchall()
     if [r[0] for r in result] != ["ok"]:
-        problems = "; ".join(str(r[0]) for r in result).replace("*** in database main *** ", "")
+        problems = "; ".join(str(r[0]) for r in result).replace("*** in database main ***", "")
+        problems = " ".join(problems.split())
         raise Damage(f"SQLite's integrity check failed: {_cut(problems)}")
     version = db.execute("PRAGMA user_version").fetchone()[0]
     layout = _LAYOUT.get(version)
@@ -195,7 +225,7 @@ def check(db: sqlite3.Connection) -> None:
         wanted = [c.name for c in columns]
         if found != wanted:
             raise Damage(f"the table {table} has the columns {found}, not {wanted}")
-        _check_rows(db, table, columns)
+        _check_table(db, table, columns)
     missing_links = db.execute("PRAGMA foreign_key_check").fetchone()
     if missing_links is not None:
         table, rowid, parent, _ = missing_links
@@ -210,25 +240,56 @@ def check(db: sqlite3.Connection) -> None:
         )
 
 
-def _check_rows(db: sqlite3.Connection, table: str, columns: tuple[_Column, ...]) -> None:
+def _sql_out_of_shape(column: _Column) -> str:
+    c = column.name
+    if column.kind == "id":
+        return f"typeof({c}) != 'integer' OR {c} < 1"
+    if column.kind == "int":
+        return f"typeof({c}) != 'integer'"
+    shape = f"typeof({c}) != 'text' OR {_SHAPES_SQL[column.kind].format(c=c)}"
+    return f"{c} IS NOT NULL AND ({shape})" if column.nullable else shape
+
+
+def _check_table(db: sqlite3.Connection, table: str, columns: tuple[_Column, ...]) -> None:
+    # Numbers and shaped text in SQL (the moves table is the big one); free text in
+    # Python, whose UTF-8 decoder is the judge (those tables hold a few rows a game).
+    shaped = [c for c in columns if c.kind != "text"]
+    where = " OR ".join(f"({_sql_out_of_shape(c)})" for c in shaped)
+    found = db.execute(f"SELECT rowid FROM {table} WHERE {where} LIMIT 1").fetchone()
+    if found is not None:
+        _check_rows(db, table, columns, f"WHERE rowid = {int(found[0])}")
+        raise Damage(f"{table} row {found[0]}: a value is not of the kind magboard writes")
+    if any(c.kind == "text" for c in columns):
+        _check_rows(db, table, columns)
+
+
+def _check_rows(
+    db: sqlite3.Connection, table: str, columns: tuple[_Column, ...], where: str = ""
+) -> None:
     # typeof() tells a blob from text; bytes, not str, so that text which is not UTF-8
     # is found here instead of raising in some later read.
     selected = ", ".join(f"typeof({c.name}), {c.name}" for c in columns)
     previous = db.text_factory
     db.text_factory = bytes
     try:
-        for row in db.execute(f"SELECT rowid, {selected} FROM {table}"):
+        for row in db.execute(f"SELECT rowid, {selected} FROM {table} {where}"):
             for i, column in enumerate(columns):
                 problem = _bad_value(column, row[1 + 2 * i].decode(), row[2 + 2 * i])
                 if problem:
-                    record = {c.name: row[2 + 2 * j] for j, c in enumerate(columns)}
-                    try:
-                        place = _ROW_NAME[table]({k: _show(v) for k, v in record.items()})
-                    except KeyError:
-                        place = f"{table} row {row[0]}"
-                    raise Damage(f"{place}: {column.name} {problem}")
+                    record = {c.name: _show(row[2 + 2 * j]) for j, c in enumerate(columns)}
+                    raise Damage(f"{_row_name(table, row[0], record)}: {column.name} {problem}")
     finally:
         db.text_factory = previous
+
+
+def _row_name(table: str, rowid: int, record: dict[str, str]) -> str:
+    if table == "games":
+        return f"game {record['id']}"
+    if table == "moves":
+        return f"game {record['game_id']}, ply {record['ply']}"
+    if "game_id" in record and table != "corrections":
+        return f"{table} of game {record['game_id']}"
+    return f"{table} row {rowid}"
 
 
 def _bad_value(column: _Column, sql_type: str, value: object) -> str | None:
@@ -240,7 +301,7 @@ def _bad_value(column: _Column, sql_type: str, value: object) -> str | None:
             return f"is {value}, not a row number"
         return None
     if sql_type == "null":
-        return None if kind == "uci?" else "is empty (NULL)"
+        return None if column.nullable else "is empty (NULL)"
     if sql_type != "text":
         return f"holds {_kind(sql_type, value)}, not text"
     assert isinstance(value, bytes)
@@ -248,14 +309,12 @@ def _bad_value(column: _Column, sql_type: str, value: object) -> str | None:
         value.decode("utf-8")
     except UnicodeDecodeError as exc:
         return f"is not UTF-8 text (byte {exc.start}: {value[exc.start : exc.start + 8]!r})"
-    if len(value) > column.limit:
-        return f"is {len(value)} bytes long, longer than magboard writes there"
-    if kind == "stamp" and not _STAMP.fullmatch(value):
-        return f"is not a time ({_show(value)})"
-    if kind in ("uci", "uci?") and not _UCI.fullmatch(value):
-        return f"is not a move ({_show(value)})"
-    if kind == "result" and value not in _RESULTS:
-        return f"is not a result ({_show(value)})"
+    if kind == "text":
+        if len(value) > column.limit:
+            return f"is {len(value)} bytes long, longer than magboard writes there"
+        return None
+    if not _SHAPES[kind](value):
+        return f"is not {kind} ({_show(value)})"
     return None
 
 
