@@ -83,6 +83,7 @@ def recover(path: Path | str, out: Path | str | None = None) -> Recovery:
         except OSError as exc:
             raise StoreError(f"{path}: cannot read it to recover it ({exc.strerror})") from None
         damage = _damage(copy)
+        _pad(copy)
         stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
         pgn_path = Path(out) if out else path.with_name(f"{path.name}.recovered-{stamp}.pgn")
         report = Recovery(pgn_path, _free_name(path.with_name(f"{path.name}.damaged-{stamp}")))
@@ -136,6 +137,21 @@ def _damage(copy: Path) -> str:
         "the games database is not damaged: nothing to recover (`magboard pgn all` prints "
         "its games)"
     )
+
+
+def _pad(copy: Path) -> None:
+    """Give a copy cut short the length its header says (zeros): SQLite refuses every
+    query of a file shorter than that, but reads the pages that are there in one that
+    is not."""
+    with open(copy, "r+b") as handle:
+        head = handle.read(100)
+        if len(head) < 100 or not head.startswith(b"SQLite format 3\x00"):
+            return
+        page_size = int.from_bytes(head[16:18], "big")
+        page_size = 65536 if page_size == 1 else page_size
+        wanted = int.from_bytes(head[28:32], "big") * page_size
+        if os.fstat(handle.fileno()).st_size < wanted <= 1 << 32:
+            handle.truncate(wanted)
 
 
 def _read_games(copy: Path, name: str, report: Recovery) -> list[str]:
