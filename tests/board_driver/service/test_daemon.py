@@ -288,6 +288,7 @@ def test_on_the_serial_bridge_moves_are_stored_and_a_pulled_cable_is_lit(tmp_pat
         tell("place e5")
         tell("plug")
         assert daemon.wait_for(lambda: "bridge link up" in daemon.output()), daemon.output()
+        assert daemon.output().count("bridge link down") == 1, daemon.output()  # said once
         assert daemon.wait_for(lambda: len(daemon.moves_logged()) == 2), daemon.output()
         assert daemon.moves_logged()[1][:2] == (2, "e5")
         assert daemon.wait_for(lambda: daemon.leds() == [OFF] * 64, timeout=3)
