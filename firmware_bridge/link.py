@@ -616,7 +616,9 @@ def _pack_colours(colours: Sequence[RGB]) -> bytes:
             red, green, blue = colour
             out += bytes((red, green, blue))
         except (TypeError, ValueError) as error:
+            shown = repr(colour)
+            shown = shown if len(shown) <= 40 else f"{shown[:40]}... ({len(shown)} characters)"
             raise ValueError(
-                f"square {square}: colour {colour!r} is not three integers 0..255"
+                f"square {square}: colour {shown} is not three integers 0..255"
             ) from error
     return bytes(out)

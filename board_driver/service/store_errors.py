@@ -112,6 +112,8 @@ def failure(path: str, exc: sqlite3.Error, *, writing: bool) -> StoreError:
     """The :class:`StoreError` that says what went wrong, from SQLite's error."""
     code = getattr(exc, "sqlite_errorcode", None) or 0
     text = str(exc)
+    if len(text) > 200:  # SQLite quotes the text it could not decode: a few dozen will do
+        text = f"{text[:200]}... ({len(text)} characters)"
     if code & 0xFF in (_SQLITE_CORRUPT, _SQLITE_NOTADB) or any(
         sign in text for sign in ("malformed", "unsupported file format")
     ):
