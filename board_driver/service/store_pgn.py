@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from board_driver.service.store_errors import StoreDamagedError, damaged
@@ -63,9 +64,10 @@ def game_pgn(stored: StoredGame, *, site: str = "magboard") -> str:
         "Black": "?",
         "Result": stored.result,
     }
-    from board_driver.players.engine.seat import pgn_headers
-
-    headers.update(pgn_headers(stored.options))  # the engine's name and level, if one played
+    headers.update(_legacy_engine_headers(stored.options))  # stores made before headers
+    headers.update(  # headers kept among the options (magboard before schema 2's table)
+        {k[len("header:") :]: v for k, v in stored.options.items() if k.startswith("header:")}
+    )
     headers.update(stored.headers)  # set for this game (by a page, an online server): they win
     headers["Result"] = stored.result
     return game.pgn(headers)
@@ -73,3 +75,22 @@ def game_pgn(stored: StoredGame, *, site: str = "magboard") -> str:
 
 def _unplayable(stored: StoredGame, what: str) -> StoreDamagedError:
     return damaged(stored.path or "the games database", f"game {stored.id}: {what}")
+
+
+def _legacy_engine_headers(options: Mapping[str, str]) -> dict[str, str]:
+    """PGN headers for an engine recorded the old way (``engine_side``, ``engine_name``...).
+
+    >>> _legacy_engine_headers({"engine_side": "black", "engine_name": "Stockfish 15.1",
+    ...                         "engine_level": "skill 3, depth 5", "engine_elo": "1500"})
+    {'Black': 'Stockfish 15.1', 'BlackElo': '1500', 'BlackEngineLevel': 'skill 3, depth 5'}
+    """
+    side = options.get("engine_side", "none")
+    if side not in ("white", "black"):
+        return {}
+    colour = side.capitalize()
+    headers = {colour: options.get("engine_name", "?")}
+    if options.get("engine_elo"):
+        headers[f"{colour}Elo"] = options["engine_elo"]
+    if options.get("engine_level"):
+        headers[f"{colour}EngineLevel"] = options["engine_level"]
+    return headers
