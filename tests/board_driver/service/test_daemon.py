@@ -132,7 +132,7 @@ def test_a_corrupt_database_is_a_clear_error(tmp_path):
     config = write_config(tmp_path)
     (tmp_path / "games.sqlite").write_bytes(b"not a database at all " * 300)
     result = run_magboard("run", "--sim", "--config", str(config))
-    assert result.returncode == 1
+    assert result.returncode == 65  # EXIT_STORE_REFUSED: the unit does not restart it
     assert "games database is damaged" in result.stderr
     assert "Traceback" not in result.stderr + result.stdout
 
