@@ -18,7 +18,7 @@ from board_driver.service.config import Config, ConfigError, load_config
 from board_driver.service.config.paths import file_problems
 from board_driver.service.daemon import Daemon, DaemonConfigError, DaemonError
 from board_driver.service.hardware import Hardware, HardwareError, gpio_present, open_hardware
-from board_driver.service.store import StoreError
+from board_driver.service.store import EXIT_STORE_REFUSED, StoreError, StoreRefusedError
 
 log = logging.getLogger("magboard")
 
@@ -135,6 +135,8 @@ def run(args: argparse.Namespace) -> int:
     daemon = Daemon(config, hardware, script=script, script_text=text, on_frame=on_frame, web=True)
     try:
         return asyncio.run(daemon.run())
+    except StoreRefusedError as exc:  # restarting would not mend it: the unit does not
+        return _fail(str(exc), EXIT_STORE_REFUSED)
     except StoreError as exc:
         return _fail(str(exc), 1)
     except DaemonConfigError as exc:
