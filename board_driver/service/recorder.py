@@ -1,0 +1,222 @@
+"""The recorder: the game on the board, kept in the store after every step of the tracker.
+
+At start it resumes the newest game at its last stored move (or makes game 1); after each
+step it writes what changed (a new game, the line of moves, the result) in one transaction
+before anything is shown, so a committed move is on disk before its lights confirm it.
+Besides the moves a game keeps its options, its PGN headers, who played each side, and a few
+texts per extension (:meth:`Recorder.game_data`).
+
+>>> from board_driver.service.store import Store
+>>> recorder = Recorder(Store.open(":memory:"))
+>>> game, options = recorder.resume()
+>>> recorder.game_id, len(game.moves)
+(1, 0)
+>>> recorder.set_game_data("engine", {"side": "black"})
+>>> recorder.game_data("engine")
+{'side': 'black'}
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import rules
+from board_driver.arbiter.tracker import GameOptions
+from board_driver.service.store import Store, StoreError, rebuild_game
+
+log = logging.getLogger("magboard")
+
+#: What stores made before extensions had texts of their own kept for the engine.
+_LEGACY_ENGINE_KEYS = {
+    "engine_side": "side",
+    "engine_name": "name",
+    "engine_level": "level",
+    "engine_elo": "elo",
+}
+
+
+def options_record(options: GameOptions) -> dict[str, str]:
+    """A game's options as the store keeps them (texts)."""
+    return {
+        "touch_move": str(options.touch_move),
+        "takeback": "true" if options.takeback else "false",
+        "hints": "true" if options.hints else "false",
+    }
+
+
+def options_from_record(record: Mapping[str, str], defaults: Any) -> GameOptions:
+    """The options a stored game was played with (``defaults``: the config's ``[game]``)."""
+    return GameOptions(
+        touch_move=record.get("touch_move", defaults.touch_move),
+        takeback=record.get("takeback", str(defaults.takeback).lower()) == "true",
+        hints=record.get("hints", str(defaults.hints).lower()) == "true",
+    )
+
+
+class Recorder:
+    """Keeps the game on the board in ``store`` (see the module docstring)."""
+
+    def __init__(self, store: Store, defaults: Any = None) -> None:
+        from board_driver.service.config.sections import GameConfig
+
+        self.store = store
+        self.defaults = defaults or GameConfig()
+        self.game_id: int | None = None
+        self._game: rules.Game | None = None
+        self._line: tuple = ()
+        self._result: tuple[str, str] | None = None
+        # What the store keeps with the game on the board, as last written or read.
+        self._options: dict[str, str] = {}
+        self._headers: dict[str, str] = {}
+        self._data: dict[str, dict[str, str]] = {}
+
+    # ------------------------------------------------------------------ start
+
+    def resume(self) -> tuple[rules.Game, GameOptions]:
+        """The newest stored game and its options (a new game 1 in an empty store)."""
+        latest = self.store.latest_game_id()
+        if latest is None:
+            options = options_from_record({}, self.defaults)
+            game = rules.Game()
+            self._options = options_record(options)
+            self.game_id = self.store.new_game(game.start.fen(), self._options)
+            log.info("new game %d", self.game_id)
+        else:
+            game, options = self._load(latest)
+            outcome = game.outcome()
+            log.info(
+                "resuming game %d at ply %d%s",
+                latest,
+                len(game.moves),
+                f" (ended {outcome.result()}, {outcome.termination})" if outcome else "",
+            )
+        self._game = game
+        self._line = tuple(game.moves)
+        return game, options
+
+    def load(self, game_id: int) -> tuple[rules.Game, GameOptions]:
+        """A stored game, to be the game on the board again (LookupError: no such game)."""
+        game, options = self._load(game_id)
+        self._game = game
+        self._line = tuple(game.moves)
+        return game, options
+
+    def _load(self, game_id: int) -> tuple[rules.Game, GameOptions]:
+        stored = self.store.game(game_id)
+        game = rebuild_game(stored)
+        self.game_id = game_id
+        # The stored result, not the rebuilt one: a daemon stopped between storing the
+        # last move and its result left it unwritten, and the first sync writes it.
+        self._result = (stored.result, stored.termination) if stored.result != "*" else None
+        self._options = dict(stored.options)
+        self._headers = dict(stored.headers)
+        self._data = {name: dict(data) for name, data in stored.data.items()}
+        return game, options_from_record(stored.options, self.defaults)
+
+    # ------------------------------------------------------------------ after each step
+
+    def sync(self, game: rules.Game, options: GameOptions, fresh: bool) -> bool:
+        """Write what changed in ``game`` since the last sync; ``fresh``: a ``new_game``
+        was announced. True when a new game was stored. Raises the store's errors."""
+        started = False
+        if game is not self._game or (fresh and self._line):
+            self._options = options_record(options)
+            self._headers, self._data = {}, {}
+            self.game_id = self.store.new_game(game.start.fen(), self._options)
+            log.info("new game %d", self.game_id)
+            self._game = game
+            self._line = ()
+            self._result = None
+            started = True
+        moves = tuple(game.moves)
+        if moves != self._line:
+            line = list(zip(map(str, moves), game.san_moves(), strict=True))
+            self.store.sync_moves(self.game_id, line)
+            self._line = moves
+        outcome = game.outcome()
+        result = (outcome.result(), outcome.termination) if outcome else None
+        if result != self._result:
+            if result:
+                self.store.finish(self.game_id, *result)
+            else:
+                self.store.reopen(self.game_id)
+            self._result = result
+        return started
+
+    # ------------------------------------------------------------------ what a game keeps
+
+    def set_options(self, options: GameOptions) -> None:
+        if self.game_id is not None:
+            record = options_record(options)
+            self.store.set_options(self.game_id, record)
+            self._options.update(record)
+
+    def headers(self) -> dict[str, str]:
+        """The PGN headers set for the game on the board."""
+        return dict(self._headers)
+
+    def set_headers(self, headers: Mapping[str, str]) -> None:
+        """Set (``""``: remove) PGN headers; ValueError names a bad one, nothing stored."""
+        if self.game_id is None:
+            return
+        self.store.set_headers(self.game_id, headers)
+        for name, value in headers.items():
+            if value:
+                self._headers[name] = value
+            else:
+                self._headers.pop(name, None)
+
+    def game_data(self, name: str, game_id: int | None = None) -> dict[str, str]:
+        """What extension ``name`` stored with the game on the board (or game ``game_id``;
+        LookupError if there is no such game)."""
+        if game_id is None or game_id == self.game_id:
+            data = dict(self._data.get(name, {}))
+            options = self._options
+        else:
+            stored = self.store.game(game_id)
+            data = dict(stored.data.get(name, {}))
+            options = stored.options
+        if name == "engine" and not data:  # a game stored before extensions kept data
+            data = {new: options[old] for old, new in _LEGACY_ENGINE_KEYS.items() if old in options}
+        return data
+
+    def set_game_data(self, name: str, data: Mapping[str, str]) -> None:
+        """Keep texts for extension ``name`` with the game on the board (merged with what
+        it kept before); ValueError past the store's limits, nothing stored then."""
+        if self.game_id is None:
+            return
+        self.store.set_game_data(self.game_id, name, data)
+        kept = self._data.setdefault(name, {})
+        for key, value in data.items():
+            if value is None:
+                kept.pop(key, None)
+            else:
+                kept[key] = str(value)
+
+
+class StoreInUseError(StoreError):
+    """Another daemon holds the store."""
+
+
+def lock_store(path: Path) -> Any:
+    """One daemon per store: a second one would interleave two games' moves."""
+    import fcntl
+
+    lock_path = Path(f"{path}.lock")
+    try:
+        lock_path.parent.mkdir(parents=True, exist_ok=True)
+        handle = open(lock_path, "w")  # noqa: SIM115 - held open while the daemon runs
+    except OSError as exc:
+        raise StoreError(f"{lock_path}: cannot create ({exc.strerror})") from None
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        handle.close()
+        raise StoreInUseError(
+            f"another magboard daemon is running with the store {path} "
+            "(stop it first: `systemctl stop magboard`, or use another config)"
+        ) from None
+    return handle
