@@ -84,13 +84,11 @@ class Amendments:
         self._promotion_square = None
         self._pending_choice = None
 
-    def _promoted_piece_back(self, t: int, sq: int) -> list[Event]:
+    def _promoted_piece_back(self, t: int) -> list[Event]:
         """A piece placed alone on the promoted square: the promoting side swapped it, and a
         choice made meanwhile amends the promotion."""
         piece, self._pending_choice = self._pending_choice, None
-        if sq != self._promotion_square or piece is None:
-            return []
-        if self.game.moves[-1].promotion == piece:
+        if piece is None or self.game.moves[-1].promotion == piece:
             return []
         return self._amend_promotion(piece, t)
 

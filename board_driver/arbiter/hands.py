@@ -38,7 +38,7 @@ class Hands:
             self._warned = None
             others = False
             # A lift that commits the move before it is read again in the next one (there
-            # too it may be the other side's hand reaching out).
+            # too it may be the other side's hand reaching out); a commit or two at most.
             for _ in range(3):
                 if self.board == self._committed or self._reading.passing(t, sq):
                     break
@@ -75,10 +75,11 @@ class Hands:
             elif theirs and not found.touched & bit(sq):
                 return [], True  # the other side reached out before the piece was let go
         elif theirs:
-            # While the mover's piece moves, the other side reaching out; else the mover
+            # While the mover's piece moves: the other side reaching out; else: the mover
             # touching it (its victim, most often). Only what follows can tell for sure.
-            reach = reading.moving(t, self.board)
-            return [], self._choose_reading("reach" if reach else "touch", t, sq) == reach
+            if reading.moving(t, self.board):
+                return [], self._choose_reading("reach", t, sq)
+            return [], not self._choose_reading("touch", t, sq)
         return [], False
 
     def _committed_early(self) -> bool:
@@ -122,10 +123,9 @@ class Hands:
                     out = self._before_place(t, sq)
                     stood = stood and not out
             self._reading.note_place(t, sq)
-            if self._pending_choice is not None:
-                self.board |= b
-                out += self._promoted_piece_back(t, sq)
         self.board |= b
+        if self._pending_choice is not None and sq == self._promotion_square:
+            out += self._promoted_piece_back(t)
         if stood:
             out += self._captured_where_it_stood(t, sq)
         self._after_board_event(t)
@@ -148,7 +148,8 @@ class Hands:
 
     def _after_board_event(self, t: int) -> None:
         """Set the judgements to come: when still for the settle time; and when still for
-        the pass time, where that may decide (a release, a take-back)."""
+        the pass time, where that may decide (a take-back; a board that stops making sense
+        while the other side's hand is out, or after a move committed early)."""
         timing = self.timing
         self._deadline = t + timing.settle_ms
         self._quick = None

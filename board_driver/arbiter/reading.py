@@ -239,19 +239,6 @@ class MoveReading:
                 return True
         return False
 
-    def unseen_capture(self, board: int, touch_mode: str, choice: int | None) -> Footprint | None:
-        """The one capture whose result ``board`` shows, its victim's square never seen
-        emptied and filled again (it reads as the capturer still in the hand)."""
-        found = [
-            fp
-            for fp in self.footprints
-            if fp.target is not None and fp.after == board and self.allowed(fp.move, touch_mode)
-        ]
-        if len({(fp.move.from_square, fp.move.to_square) for fp in found}) != 1:
-            return None
-        wanted = choice or QUEEN
-        return next((fp for fp in found if fp.move.promotion in (None, wanted)), None)
-
     def victims_set_back(self, moves: list[Move]) -> bool:
         """Were the pieces these moves captured seen set back on their squares (not only
         sensed), as a take-back of them needs?"""

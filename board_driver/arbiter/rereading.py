@@ -14,7 +14,10 @@ tells which was meant (board-script.md, "Rulings for fast and messy hands"):
   own: released (the move is committed), or only pausing;
 - ``reach`` / ``touch``: one of the other side's pieces lifted while a move is under way:
   the other side reaching out for its next move (while the mover's piece moves), or the
-  mover taking it (its victim; while the mover's piece is held).
+  mover taking it (its victim; while the mover's piece is held);
+- ``stood``: a piece placed where a sliding piece rested under the pass time, while the
+  other side holds a piece that can capture there: that capture (the slide had stopped
+  there), or the sliding piece come back.
 
 The tracker takes the likelier reading at once (:meth:`Rereading._choose_reading`) and
 keeps the state just before it. If the board later makes no sense, it goes back to the
@@ -56,7 +59,7 @@ MAX_CHOICES = 8
 class Choice:
     """A reading taken on the way, that what follows may overturn."""
 
-    kind: str  # snatch, release, reach or touch (see the module docstring)
+    kind: str  # snatch, release, reach, touch or stood (see the module docstring)
     t: int
     square: int  # the square lifted (for a release: the square the piece rests on)
     index: int  # the event of the log it was taken at (a release: the next one)
@@ -141,9 +144,9 @@ class Rereading:
         return attempts
 
     def _trial(self, t: int, split: tuple[int, Footprint | None]) -> list[Event] | None:
-        """Commit ``fp`` (None: take the last move back) after the first ``index`` events
-        of this move's history, play the rest again, and judge: the events announced if
-        that ends in sync, else None (and nothing changed)."""
+        """``split``: ``(index, fp)``. Commit ``fp`` (None: take the last move back) after
+        the first ``index`` events of this move's history, play the rest again, and judge:
+        the events announced if that ends in sync, else None (and nothing changed)."""
         index, fp = split
         snapshot = self._snapshot()
         history = self._reading.history

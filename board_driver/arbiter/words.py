@@ -33,8 +33,14 @@ from rules import (
     Position,
 )
 
-PIECE_WORDS = {PAWN: "pawn", KNIGHT: "knight", BISHOP: "bishop", ROOK: "rook", QUEEN: "queen"}
-PIECE_WORDS[KING] = "king"
+PIECE_WORDS = {
+    PAWN: "pawn",
+    KNIGHT: "knight",
+    BISHOP: "bishop",
+    ROOK: "rook",
+    QUEEN: "queen",
+    KING: "king",
+}
 
 
 def side_words(color: bool) -> str:
