@@ -60,18 +60,21 @@ class Footprint:
         """Every square the move changes or passes through a hand."""
         return self.lifts | self.places
 
-    def on_the_way(self, before: int, board: int) -> bool:
+    def on_the_way(self, before: int, board: int, *, sliding: bool = False) -> bool:
         """Could ``board`` be a state on the way from ``before`` to this move's result?
 
         Only the move's squares may differ, and a piece standing on a square that was
         empty must have come from the square this move brings it from (the mover from
-        its square, the rook from its corner): pieces do not appear from nowhere. A
-        sliding piece may stand on a square of its path, on its way.
+        its square, the rook from its corner): pieces do not appear from nowhere. With
+        ``sliding`` (the board not yet still), the moving piece may also stand on a square
+        of its path, passing over it.
         """
         move = self.move
         fills = board & ~before
         outside = (board ^ before) & ~(self.lifts | self.places)
         if outside:
+            if not sliding:
+                return False
             # Only the moving piece, sliding: one square of its path, filled, while it is
             # neither on its square nor yet on its destination.
             if (

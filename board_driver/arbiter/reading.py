@@ -228,14 +228,15 @@ class MoveReading:
         refilled = self.refill_t.get(back)
         return refilled is None or refilled < self.place_t.get(landed, 0)
 
-    def on_the_way(self, board: int, touch_mode: str) -> bool:
-        """Is ``board`` a state on the way to a legal move (allowed by touch-move)?"""
+    def on_the_way(self, board: int, touch_mode: str, *, sliding: bool = False) -> bool:
+        """Is ``board`` a state on the way to a legal move (allowed by touch-move)?
+        ``sliding``: the board is not still yet (a slider may stand on its path)."""
         before = self.before
         strict = touch_mode == "enforce"
         for fp in self.footprints:
             if strict and not self.allowed(fp.move, touch_mode):
                 continue
-            if fp.on_the_way(before, board) and self.history_allows(fp, board):
+            if fp.on_the_way(before, board, sliding=sliding) and self.history_allows(fp, board):
                 return True
         return False
 

@@ -323,13 +323,14 @@ class Rereading:
         ]
 
     def _makes_sense(self) -> bool:
-        """Does the board show the committed position, a move done, or one on its way?"""
+        """Does the board show the committed position, a move done, or one on its way (a
+        slider passing over its path too, when judged before the board is still)?"""
         return (
             self.board == self._committed
             or not self._playing()
             or self._complete() is not None
             or self._castling_shown()
-            or self._on_the_way()
+            or self._on_the_way(sliding=self._quickly)
         )
 
     def _snapshot(self) -> _Snapshot:

@@ -128,6 +128,7 @@ class Tracker(Amendments, Controls, Hands, Lights, NewGameSetup, OtherSide, Rere
         self._forced: tuple[str, int, int] | None = None
         self._rereading = ""  # "choice" or "turn" while the hands are read again
         self._recording = True
+        self._quickly = False  # judging before the board is still (see _judge_quickly)
         self._castle_amend: CastlingAmendment | None = None
         self._promotion_square: int | None = None
         self._choice: int | None = None
@@ -278,12 +279,14 @@ class Tracker(Amendments, Controls, Hands, Lights, NewGameSetup, OtherSide, Rere
         reading = self._reading
         return reading.complete(self.board, self._choice, reading.others_off)
 
-    def _on_the_way(self) -> bool:
-        """Is the board in a state on the way to a legal move (allowed by touch-move)?"""
+    def _on_the_way(self, *, sliding: bool = False) -> bool:
+        """Is the board in a state on the way to a legal move (allowed by touch-move)?
+        ``sliding``: the board is not still yet (a slider may stand on its path)."""
         reading, mode = self._reading, self.options.touch_move
-        if reading.on_the_way(self.board, mode):
+        if reading.on_the_way(self.board, mode, sliding=sliding):
             return True
-        if reading.others_off and reading.on_the_way(self.board | reading.others_off, mode):
+        shown = self.board | reading.others_off
+        if reading.others_off and reading.on_the_way(shown, mode, sliding=sliding):
             return True
         if self._castling_on_the_way():
             return True
@@ -338,11 +341,15 @@ class Tracker(Amendments, Controls, Hands, Lights, NewGameSetup, OtherSide, Rere
         taken_back = self._judge_takeback(t, self._takeback_depth(quick=True))
         if taken_back is not None:
             return taken_back
-        if self._rereading or self.board == self._committed or self._on_the_way():
+        if self._rereading or self.board == self._committed or self._on_the_way(sliding=True):
             return []
         # The board makes no sense while the other side's hand is out, or after a reading
         # chosen on the way: what followed may say how the hands went.
-        return self._read_again(t, choices_only=not self._reading.others_off) or []
+        self._quickly = True
+        try:
+            return self._read_again(t, choices_only=not self._reading.others_off) or []
+        finally:
+            self._quickly = False
 
     def _restored(self, t: int) -> list[Event]:
         if not self._out_of_sync:
