@@ -30,7 +30,8 @@ from pathlib import Path
 from typing import Any
 
 import rules
-from board_driver.door import ActionRefused
+from board_driver.arbiter.expected import describe_move, how_to_play
+from board_driver.door import HUMAN, ActionRefused
 from board_driver.players.lichess import commands
 from board_driver.players.lichess.api import (
     READ_TIMEOUT_S,
@@ -100,7 +101,8 @@ class LichessPlayer:
         self._hold: asyncio.TimerHandle | None = None
         self._held: tuple[str, int] | None = None  # a move whose wait is over
         self._activity_ms = 0
-        self._stored: dict[str, int] = {}  # online game id -> stored game number
+        self._following: str | None = None  # the game whose stream is followed
+        self._fetching_account = False
         self._tasks: set[asyncio.Task] = set()
         self._subscription: Any = None
         self.low_time: LowTime | None = None
@@ -114,9 +116,6 @@ class LichessPlayer:
         self.low_time = LowTime(self.door, self.config.low_time_s)
         self._subscription = self.door.subscribe(board=True)
         self.background(self._watch_board())
-        data = self.door.game_data(NAME)
-        if data.get("id"):
-            self._stored[data["id"]] = self.door.snapshot().game_id
         try:
             token = self.find_token()
         except TokenFileError as exc:
@@ -188,6 +187,7 @@ class LichessPlayer:
         self.api = BoardApi(token, self.base_url, read_timeout_s=self.read_timeout_s)
         self.connection = "connecting"
         self.message = None
+        self._following = None
         self._events = self._follow("events", self.api.stream_events, self._on_event, True)
         data = self.door.game_data(NAME)
         snap = self.door.snapshot()
@@ -209,6 +209,9 @@ class LichessPlayer:
     async def _fetch_account(self) -> None:
         api = self.api
         assert api is not None
+        if self._fetching_account:
+            return
+        self._fetching_account = True
         try:
             account = await asyncio.to_thread(api.account)
         except TokenRejected as exc:
@@ -217,6 +220,8 @@ class LichessPlayer:
         except LichessError as exc:
             log.warning("lichess: %s (the account is read again once the link is back)", exc)
             return
+        finally:
+            self._fetching_account = False
         if api is self.api:
             self.account = account
             log.info("lichess: logged in as %s", account.get("username"))
@@ -290,19 +295,29 @@ class LichessPlayer:
                 "(from the usual start or a position); play it on Lichess itself"
             )
             return
-        if self.game is not None and self.game.id == game_id:
+        following = self._following
+        if following == game_id:
+            return
+        if self.door.game_data(NAME).get("id") == game_id:
+            self.take(game_id)  # the board's own game
             return
         realtime = info.get("speed") != "correspondence"
-        current = self.game
-        if (
-            current is None
-            or current.over
-            or (realtime and current.speed == "correspondence")
-            or self.door.game_data(NAME).get("id") == game_id
-        ):
-            self.take(game_id)
-        else:
-            self._note(f"another Lichess game started ({game_id}): choose it on the page")
+        if following is not None and not (self.game is not None and self.game.over):
+            info_then = self.ongoing.get(following, {})
+            followed = self.game.speed if self.game else info_then.get("speed")
+            if not (realtime and followed == "correspondence"):
+                self._note(f"another Lichess game started ({game_id}): choose it on the page")
+                return
+        elif not realtime and info.get("lastMove") and self._local_game_in_progress():
+            # An ongoing correspondence game found at start-up does not push a game in
+            # progress on the board aside: it waits on the page.
+            self._note(f"Lichess game {game_id} waits for you: choose it on the page")
+            return
+        self.take(game_id)
+
+    def _local_game_in_progress(self) -> bool:
+        snap = self.door.snapshot()
+        return snap.result == "*" and bool(snap.ucis) and not self.door.game_data(NAME)
 
     # ------------------------------------------------------------------ the game
 
@@ -319,6 +334,7 @@ class LichessPlayer:
     def _follow_game(self, game_id: str) -> None:
         assert self.api is not None
         api = self.api
+        self._following = game_id
         self._game_stream = self._follow(
             f"game {game_id}", lambda: api.stream_game(game_id), self._on_game_line, False
         )
@@ -349,6 +365,7 @@ class LichessPlayer:
                 self._error(f"Lichess game {game.id} is {game.variant}: not played on the board")
                 if self._game_stream is not None:
                     self._game_stream.stop()
+                self._following = None
                 return
             self._generation += 1
             self.game, self.state_at = game, now
@@ -388,31 +405,44 @@ class LichessPlayer:
         return self.game is not None and self.door.game_data(NAME).get("id") == self.game.id
 
     def _put_on_board(self, game: OnlineGame) -> None:
-        """The online game becomes the board's game (a new one, or its stored one)."""
-        stored = self._stored.get(game.id)
+        """The online game becomes the board's game: its stored game if it has one (an
+        adjourned correspondence game, found again after a restart too), else a new one."""
+        stored = self._stored_game(game.id)
         if stored is not None:
-            with contextlib.suppress(LookupError, ActionRefused):
+            try:
                 self.door.resume_game(stored)
+            except (LookupError, ActionRefused) as exc:
+                log.warning("lichess: cannot resume game %s (%s): a new one", stored, exc)
+            else:
                 if self._on_board():
                     self._announce_game(game, resumed=True)
                     return
-        # A game just begun starts from its start (the lights guide the set-up); one
-        # already under way (begun elsewhere) from the position it has reached.
-        base = 0 if len(game.moves) <= 1 else len(game.moves)
-        fen = game.start_fen
-        if base:
-            position = rules.Position.from_fen(fen)
-            for uci in game.moves:
-                position.push(position.parse_uci(uci))
-            fen = position.fen()
-        players = {game.color: "human", game.opponent_color: NAME}
-        self.door.new_game(fen, headers=game.headers(self.base_url), players=players, online=True)
-        self.door.set_options(hints=False, takeback=False)
-        self.door.set_game_data(
-            NAME, {"id": game.id, "color": game.color, "base": str(base), "accepted": "0"}
+        # A game just begun starts from its start (the lights guide the set-up, its first
+        # move lit to play); one begun elsewhere keeps the moves played there (the lights
+        # guide the pieces to the position they reached).
+        earlier = game.moves if len(game.moves) > 1 else ()
+        self.door.new_game(
+            game.start_fen,
+            moves=earlier,
+            options={"hints": False, "takeback": False},
+            headers=game.headers(self.base_url),
+            players={game.color: HUMAN, game.opponent_color: NAME},
+            online=True,
         )
-        self._stored[game.id] = self.door.snapshot().game_id
+        self.door.set_game_data(
+            NAME, {"id": game.id, "color": game.color, "accepted": str(len(earlier))}
+        )
         self._announce_game(game, resumed=False)
+
+    def _stored_game(self, game_id: str) -> int | None:
+        """The stored game, not over, that holds Lichess game ``game_id`` (its id is kept
+        with it: see :meth:`_put_on_board`), if there is one."""
+        for summary in reversed(self.door.games()):
+            if summary.result != "*" or summary.termination:
+                continue
+            if self.door.game_data(NAME, summary.id).get("id") == game_id:
+                return summary.id
+        return None
 
     def _announce_game(self, game: OnlineGame, *, resumed: bool) -> None:
         url = f"{self.base_url}/{game.id}"
@@ -453,8 +483,7 @@ class LichessPlayer:
             return False
         snap = self.door.snapshot()
         data = self.door.game_data(NAME)
-        base = int(data.get("base", "0") or 0)
-        server = list(game.moves[base:])
+        server = list(game.moves)
         board = list(snap.ucis)
         start_turn = "white" if snap.start_fen.split()[1] == "w" else "black"
         accepted = int(data.get("accepted", "0") or 0)
@@ -476,8 +505,11 @@ class LichessPlayer:
 
     def _take_back(self, plies: int, snap: Any) -> bool:
         undone = list(snap.moves[-plies:])
+        accepted = int(self.door.game_data(NAME).get("accepted", "0") or 0)
         if self._refused is not None and snap.ucis and snap.ucis[-1] == self._refused:
             why = "Lichess refused it"
+        elif len(snap.ucis) - plies < accepted:
+            why = "taken back on Lichess"
         else:
             why = "Lichess's game does not have it"
         self._refused = None
@@ -510,6 +542,24 @@ class LichessPlayer:
             self.door.expect(uci)
         except (ActionRefused, ValueError) as exc:
             log.debug("lichess: %s waits: %s", uci, exc)
+            return
+        self._say_move(uci, side, snap)
+
+    def _say_move(self, uci: str, side: str, snap: Any) -> None:
+        """The move lit to be played, said in the log and to the page (as the engine's)."""
+        position = snap.position()
+        event = {"type": "online_move", **describe_move(position, position.parse_uci(uci))}
+        game = self.game
+        assert game is not None
+        who = "you" if side == game.color else game.opponent.name
+        log.info(
+            "lichess: %s played %s (%s): play it on the board: %s",
+            who,
+            event["san"],
+            event["uci"],
+            how_to_play(event),
+        )
+        self.door.announce(event)
 
     def _agreed(self, plies: int, data: Mapping[str, str]) -> None:
         if self._replaying:
