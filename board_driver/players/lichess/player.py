@@ -481,6 +481,7 @@ class LichessPlayer:
         game = self.game
         if game is None or not self._on_board():
             return False
+        self._seat(game, self._replaying)
         snap = self.door.snapshot()
         data = self.door.game_data(NAME)
         server = list(game.moves)
@@ -514,9 +515,7 @@ class LichessPlayer:
             why = "Lichess's game does not have it"
         self._refused = None
         self._cancel_hold()
-        if self._replaying:
-            self._replaying = False
-            self.door.set_player(self.game.color, "human")  # type: ignore[union-attr]
+        self._seat(self.game, replaying=False)
         try:
             self.door.take_back(plies)
         except (ActionRefused, ValueError) as exc:
@@ -532,12 +531,10 @@ class LichessPlayer:
         assert game is not None
         if snap.expected == uci:
             return
-        if side == game.color and not self._replaying:
+        if side == game.color:
             # Our move, made elsewhere (another device) or amended too late: the server's
             # stands; it is lit to be played like the opponent's.
-            self._replaying = True
-            self.door.set_player(game.color, NAME)
-            self._note(f"Lichess has your move {uci}: play it on the board")
+            self._seat(game, replaying=True)
         try:
             self.door.expect(uci)
         except (ActionRefused, ValueError) as exc:
@@ -561,10 +558,22 @@ class LichessPlayer:
         )
         self.door.announce(event)
 
+    def _seat(self, game: OnlineGame | None, replaying: bool) -> None:
+        """Who plays each side of the game on the board: the opponent from Lichess; we at
+        the board, or from Lichess while a move of ours made elsewhere is to be played
+        (lit, like the opponent's). Set again after a restart: the door seats only the
+        players it knows when it loads a game, and this one starts later."""
+        self._replaying = replaying
+        if game is None:
+            return
+        wanted = {game.opponent_color: NAME, game.color: NAME if replaying else HUMAN}
+        seats = self.door.players()
+        for side, player in wanted.items():
+            if seats.get(side) != player:
+                self.door.set_player(side, player, new_games=False)
+
     def _agreed(self, plies: int, data: Mapping[str, str]) -> None:
-        if self._replaying:
-            self._replaying = False
-            self.door.set_player(self.game.color, "human")  # type: ignore[union-attr]
+        self._seat(self.game, replaying=False)
         if data.get("accepted") != str(plies) or data.get("pending"):
             self.door.set_game_data(NAME, {**data, "accepted": str(plies), "pending": ""})
 
