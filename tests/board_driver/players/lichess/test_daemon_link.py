@@ -3,6 +3,8 @@ the daemon is killed, the token is revoked."""
 
 from __future__ import annotations
 
+import json
+
 from tests.board_driver.players.lichess.online_daemon import OnlineDaemon, fake_has
 
 
@@ -75,3 +77,24 @@ def test_a_daemon_killed_mid_game_resumes_it_from_the_store_and_the_server(fake,
     fake_has(fake, game_id, ["d2d4", "g8f6", "c2c4", "e7e6", "b1c3"])
     assert "1. d4 Nf6 2. c4 e6 3. Nc3 *" in " ".join(third.pgn().split())
     third.terminate()
+
+
+def test_a_revoked_token_is_said_on_the_page_and_in_the_log_and_the_board_plays_on(
+    fake, tmp_path
+):
+    daemon = OnlineDaemon(tmp_path, fake)
+    daemon.wait_state(lambda s: s["player_states"]["lichess"]["connection"] == "online")
+    fake.revoke(fake.token)
+    line = daemon.wait_log("lichess: Lichess rejected the token")
+    assert "the board keeps working offline" in line
+    state = daemon.wait_state(
+        lambda s: s["player_states"]["lichess"]["connection"] == "token_rejected"
+    )
+    assert "rejected the token" in state["player_states"]["lichess"]["message"]
+    status, answer = daemon.act("seek", minutes=10, increment=0)
+    assert status == 409 and "rejected the token" in answer["error"]
+    daemon.hands("e2e4")  # the board plays on, offline
+    daemon.hands("e7e5")
+    daemon.terminate()
+    assert fake.token not in daemon.output()
+    assert fake.token not in json.dumps(state)
