@@ -53,7 +53,7 @@ def test_a_whole_game_won_by_mate_is_stored_with_the_online_games_headers(fake, 
 
 def test_a_game_lost_on_time_lights_the_edge_then_ends_as_the_server_says(fake, tmp_path):
     daemon = OnlineDaemon(tmp_path, fake)
-    game_id = fake.start_game("Ann", "Bob", clock_ms=(6000, 0))
+    game_id = fake.start_game("Ann", "Bob", clock_ms=(4000, 0))
     daemon.game_on_board()
     daemon.hands("e2e4")
     daemon.their_move(game_id, "e7e5")  # both have moved: our clock runs
