@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ._pgn_writer import write_pgn
 from .core import Color, Move
 from .errors import ClaimRefused, IllegalMoveError
 from .position import Position
@@ -279,8 +280,6 @@ class Game:
 
     def pgn(self, headers: dict[str, str] | None = None) -> str:
         """The game as PGN text (Seven Tag Roster first, SetUp/FEN for another start)."""
-        from .pgn import write_pgn
-
         return write_pgn(self, headers)
 
 

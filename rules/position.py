@@ -24,6 +24,7 @@ from .core import (
 )
 from .errors import FenError, IllegalMoveError
 from .fen import STARTING_FEN, castling_text, parse_fen_fields, placement_text
+from .san import move_to_san, parse_san
 from .tables import (
     BLACK_KINGSIDE,
     BLACK_QUEENSIDE,
@@ -738,15 +739,11 @@ class Position:
 
     def san(self, move: Move) -> str:
         """The SAN of a legal move: ``'Nf3'``, ``'exd6'``, ``'O-O'``, ``'e8=Q+'``, ``'Qh4#'``."""
-        from .san import move_to_san
-
         return move_to_san(self, move)
 
     def parse_san(self, text: str) -> Move:
         """The legal move a SAN text names, read leniently (``0-0``, ``e8Q``, ``exd6e.p.``,
         trailing ``+#!?``); :class:`rules.SanError` when it names none or several."""
-        from .san import parse_san
-
         return parse_san(self, text)
 
 
