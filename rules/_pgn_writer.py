@@ -25,6 +25,27 @@ _DEFAULTS = {
 }
 RESULTS = ("1-0", "0-1", "1/2-1/2", "*")
 LINE_WIDTH = 80
+#: The PGN standard's Termination tag for our endings decided outside the board; every
+#: other ending (mate, a draw by the rules, resignation, agreement) is "normal".
+TERMINATION_TAGS = {"timeout": "time forfeit", "abandoned": "abandoned", "aborted": "unterminated"}
+DEAD_POSITION = "neither side can checkmate by any series of legal moves (FIDE 5.2.2)"
+
+
+def ending_comment(game: Game) -> str | None:
+    """Why the game ended, where its result alone does not say: a dead position, or a
+    flag fall that is a draw. A note when the position is dead but someone else decides
+    the result (see :attr:`rules.Game.dead_position_ends`)."""
+    outcome = game.outcome()
+    if outcome is not None and outcome.termination == "dead_position":
+        return f"Dead position: {DEAD_POSITION}."
+    if outcome is not None and outcome.termination == "timeout" and outcome.winner is None:
+        return (
+            "Time ran out, but the other side cannot checkmate by any series of legal "
+            "moves: a draw (FIDE 6.9)."
+        )
+    if not game.dead_position_ends and game.is_dead():
+        return f"The position is dead: {DEAD_POSITION}; the result is not the board's to decide."
+    return None
 
 
 def _quote(value: str) -> str:
@@ -33,8 +54,10 @@ def _quote(value: str) -> str:
 
 def write_pgn(game: Game, headers: dict[str, str] | None = None) -> str:
     """PGN text for a game: the Seven Tag Roster in order, SetUp "1" and FEN when the
-    game starts elsewhere than the standard position, then the other headers given, the
-    move text wrapped at 80 columns, and the result."""
+    game starts elsewhere than the standard position, then the other headers given and,
+    once the game is over, a Termination tag unless one was given; the move text wrapped
+    at 80 columns, with a comment after the last move where the result needs one (see
+    :func:`ending_comment`), and the result."""
     headers = dict(headers or {})
     outcome = game.outcome()
     result = outcome.result() if outcome else headers.get("Result", "*")
@@ -52,6 +75,8 @@ def write_pgn(game: Game, headers: dict[str, str] | None = None) -> str:
     for name, value in headers.items():
         if name not in tags:
             tags[name] = str(value)
+    if outcome is not None and "Termination" not in tags:
+        tags["Termination"] = TERMINATION_TAGS.get(outcome.termination, "normal")
     lines = [f'[{name} "{_quote(value)}"]' for name, value in tags.items()]
 
     tokens = []
@@ -63,6 +88,9 @@ def write_pgn(game: Game, headers: dict[str, str] | None = None) -> str:
             tokens.append(f"{pos.fullmove_number}...")
         tokens.append(pos.san(move))
         pos.push(move)
+    comment = ending_comment(game)
+    if comment:
+        tokens.extend(f"{{{comment}}}".split())  # wrapped word by word, like the moves
     tokens.append(result)
     movetext = []
     line = ""

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ._pgn_writer import RESULTS, SEVEN_TAG_ROSTER, write_pgn
+from ._pgn_writer import RESULTS, SEVEN_TAG_ROSTER, TERMINATION_TAGS, write_pgn
 from .errors import FenError, IllegalMoveError, PgnError, SanError
 from .game import Game
 from .position import Position
@@ -120,7 +120,9 @@ class _GameReader:
                     start = Position.from_fen(fen)
                 except FenError as e:
                     raise PgnError(f"PGN game {self.number}: bad FEN header: {e}") from e
-            self.game = Game(start)
+            # Real games are played on past a dead position (servers rarely see one):
+            # read them; finish() decides how the game ended.
+            self.game = Game(start, dead_position_ends=False)
         return self.game
 
     def move(self, san: str, line_no: int) -> None:
@@ -142,7 +144,56 @@ class _GameReader:
     def finish(self, result: str | None) -> PgnGame:
         game = self._game()
         result = result or self.headers.get("Result", "*")
+        _record_ending(game, result, self.headers.get("Termination"))
         return PgnGame(headers=self.headers, game=game, result=result)
+
+
+#: How a Termination tag (PGN standard, as Lichess writes it too) names our endings.
+_TERMINATION_KINDS = {tag: kind for kind, tag in TERMINATION_TAGS.items()}
+
+
+def _record_ending(game: Game, result: str, tag: str | None) -> None:
+    """Give ``game`` the ending its record says, where the rules do not find it alone.
+
+    The rules' own ending stands (a mate, a stalemate, insufficient material...), whatever
+    the record says, except a dead position (see below). A decisive result without one
+    takes its kind from the Termination tag (``time forfeit``, ``abandoned``) and is a
+    resignation when the tag says nothing (or ``normal``); a draw is a flag fall against
+    a side that cannot mate, a draw claim the position allows, or an agreement. A record
+    that goes on past a dead position, or ends in one with another result, keeps its own
+    result (someone else decided it: ``dead_position_ends`` stays False and the dead
+    position is a note). A Termination we have no name for (adjudication, rules
+    infraction...) records nothing: the result is in :attr:`PgnGame.result`.
+    """
+    said = (tag or "").strip().lower()
+    kind = _TERMINATION_KINDS.get(said)
+    unnamed = said not in ("", "normal") and kind is None
+    game.dead_position_ends = not _played_past_dead(game)
+    ended = game.outcome()
+    if ended is not None and ended.result() != result and ended.termination == "dead_position":
+        game.dead_position_ends = False
+        ended = game.outcome()
+    if ended is not None or result not in ("1-0", "0-1", "1/2-1/2") or unnamed:
+        return  # the rules ended it, or the record leaves it open or unnamed
+    if result == "1/2-1/2":
+        if kind == "timeout":
+            game.end("timeout", None)
+        elif game.can_claim_threefold() or game.can_claim_fifty_moves():
+            game.claim_draw()
+        else:
+            game.agree_draw()
+    elif kind != "aborted":
+        game.end(kind or "resignation", result == "1-0")
+
+
+def _played_past_dead(game: Game) -> bool:
+    """Did the record go on after a dead position (asked of the position before the
+    last move: a game that ends in one did not play past it)?"""
+    if not game.moves:
+        return False
+    before = game.position.copy()
+    before.pop()
+    return before.is_dead()
 
 
 __all__ = ["RESULTS", "SEVEN_TAG_ROSTER", "PgnGame", "read_pgn", "write_pgn"]

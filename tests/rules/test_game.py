@@ -225,7 +225,8 @@ def test_an_ending_from_outside_the_board_is_recorded_and_taken_back_with_the_mo
 
 def test_termination_names_are_the_board_script_names():
     assert set(TERMINATIONS) == {
-        "checkmate", "stalemate", "insufficient_material", "fivefold_repetition",
+        "checkmate", "stalemate", "insufficient_material", "dead_position",
+        "fivefold_repetition",
         "seventyfive_moves", "threefold_repetition", "fifty_moves", "resignation", "agreement",
         # decided outside the board (a clock, an online server)
         "timeout", "abandoned", "aborted",
