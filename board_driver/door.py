@@ -52,8 +52,9 @@ board, hints.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from board_driver.frame import Frame
@@ -124,20 +125,26 @@ class Snapshot:
     players: Mapping[str, str]
     #: What each registered player reports about itself (``Player.state()``), by name.
     player_states: Mapping[str, Mapping[str, Any]]
+    #: The name of the player whose move the board waits for (its side to move, its move
+    #: not yet chosen), or None.
+    awaiting: str | None
     #: The move (UCI) a player not at the board chose, waiting to be played on the board.
     expected: str | None
     #: A suggested move (UCI) lit for the side to move.
     hint: str | None
     #: PGN headers set for this game (Event, Site, White, Black, Round, ...).
     headers: Mapping[str, str]
+    #: A server decides this game's result (an online game: no help at the board).
+    online: bool
     #: A new game waits for its pieces to be set up (the lights say where).
     setup_pending: bool
     #: The side whose draw offer stands, or None.
     draw_offer: str | None
     #: The simulated board's pieces, or None on a real board.
     sim_pieces: int | None
-    #: The tracker's timing: ``settle_ms`` (still before a move is judged) and
-    #: ``pass_ms`` (a piece resting less only passed over a square).
+    #: The board's timing: ``settle_ms`` (still before a move is judged), ``pass_ms`` (a
+    #: piece resting less only passed over a square) and ``debounce_ms`` (a switch's
+    #: change counts once it has held this long).
     timing: Mapping[str, int] = field(default_factory=dict)
 
     def position(self) -> rules.Position:
@@ -202,7 +209,8 @@ class Player(Protocol):
     name: str
 
     def state(self) -> Mapping[str, Any]:
-        """What a page shows about it (JSON-able): level, thinking, connected, ..."""
+        """What a page shows about it (JSON-able): level, thinking, connected, ...
+        (it is part of every snapshot: it must not make one)."""
         ...
 
     def configure(self, settings: Mapping[str, Any]) -> None:
@@ -233,8 +241,17 @@ class Door(Protocol):
         dropped and an ``overflow`` item says how many."""
         ...
 
+    def players(self) -> Mapping[str, str]:
+        """Who plays each side now (as in the snapshot, without making one)."""
+        ...
+
     def now_ms(self) -> int:
         """The daemon's clock: ms since it started (the ``t`` of every event)."""
+        ...
+
+    def state_dir(self) -> Path:
+        """The daemon's state directory (beside the store), for files an extension keeps
+        across restarts (a token, an online account's credentials)."""
         ...
 
     def games(self) -> list[Any]:
@@ -280,14 +297,17 @@ class Door(Protocol):
         options: Mapping[str, Any] | None = None,
         headers: Mapping[str, str] | None = None,
         players: Mapping[str, str] | None = None,
+        moves: Sequence[str] = (),
         online: bool = False,
     ) -> list[dict[str, Any]]:
-        """Start a new game from ``fen`` (None: the start position) on the pieces standing
-        (the lights guide the set-up), with ``options`` and ``headers`` changed and the
-        sides given to ``players`` (the others keep theirs). The game on the board is
-        kept in the store as it stands (it can be resumed). ``online``: a server decides
-        the result (see :meth:`end_game`); the board's own automatic endings that a server
-        may not know (a dead position) are then announced only as a note."""
+        """Start a new game from ``fen`` (None: the start position) and ``moves`` (UCI)
+        already played from it elsewhere, on the pieces standing (the lights guide the
+        set-up), with ``options`` and ``headers`` changed and the sides given to
+        ``players`` (the others keep theirs). The game on the board is kept in the store
+        as it stands (it can be resumed). ``online``: a server decides the result (see
+        :meth:`end_game`); the board's own automatic endings that a server may not know
+        (a dead position) are then only a note, and no one at the board gets help (no
+        hints, no engine)."""
         ...
 
     def resume_game(self, game_id: int) -> list[dict[str, Any]]:
@@ -296,9 +316,9 @@ class Door(Protocol):
         guide the pieces to its position. LookupError if there is no such game."""
         ...
 
-    def game_data(self, name: str) -> dict[str, str]:
-        """What extension ``name`` stored with the game on the board (see
-        :meth:`set_game_data`); empty when nothing was."""
+    def game_data(self, name: str, game_id: int | None = None) -> dict[str, str]:
+        """What extension ``name`` stored with the game on the board, or with stored game
+        ``game_id`` (see :meth:`set_game_data`); empty when nothing was."""
         ...
 
     def set_game_data(self, name: str, data: Mapping[str, str]) -> None:
@@ -316,11 +336,19 @@ class Door(Protocol):
         ...
 
     def set_player(
-        self, side: str, player: str, settings: Mapping[str, Any] | None = None
+        self,
+        side: str,
+        player: str,
+        settings: Mapping[str, Any] | None = None,
+        *,
+        this_game: bool = True,
+        new_games: bool = True,
     ) -> list[dict[str, Any]]:
-        """Give ``side`` to ``player`` (:data:`HUMAN` or a registered player's name),
-        in this game and the next ones; ``settings`` go to the player's
-        :meth:`Player.configure` first."""
+        """Give ``side`` to ``player`` (:data:`HUMAN` or a registered player's name), in
+        the game on the board (``this_game``) and in the games started from now on
+        (``new_games``); ``settings`` go to the player's :meth:`Player.configure` first.
+        When both sides are played from elsewhere (a move of ours made on another device,
+        to be played on the board too), the board waits for the side to move's."""
         ...
 
     def end_game(

@@ -336,6 +336,7 @@ function renderStatus() {
     fault: "The board cannot be read (hardware fault): see the daemon's log",
     link_lost: "The link to the board's microcontroller is lost: reconnecting",
     starting: "The board is starting",
+    store_failing: "The games store cannot be written (see the daemon's log): the game is kept and stored again as soon as it can be",
   }[state.board_state];
   if (trouble) {
     status.textContent = trouble;
@@ -505,6 +506,7 @@ function onMessage(data) {
   const message = JSON.parse(data);
   const before = state;
   state = message.state;
+  document.dispatchEvent(new CustomEvent("magboard-state", { detail: state })); // lichess.js
   if (inFlight === 0 && state.sim_pieces) simOcc = bitsOf(state.sim_pieces);
   hand = hand.filter((sq) => !has(simOcc, sq));
   renderBoard();
