@@ -213,12 +213,27 @@ class _Bounds:
 
 def _locked_bounds(position: Position) -> _Bounds | None:
     """The bounds of note 2, or None when the pawns are not locked (a pawn may promote,
-    capture or be captured, or an en-passant capture is possible now)."""
+    capture or be captured by anything but a king, or an en-passant capture is possible
+    now). Pawns an enemy king may take are allowed, as pawns that may vanish: they wall
+    nothing in, and the pawns they stand in front of may go on past their squares."""
+    vanishing = 0  # squares of the pawns an enemy king may take
+    while True:
+        found = _bounds_given(position, vanishing)
+        if not isinstance(found, int):
+            return found
+        vanishing |= found
+
+
+def _bounds_given(position: Position, vanishing: int) -> _Bounds | int | None:
+    """The bounds when exactly the pawns on ``vanishing`` may be taken by a king; an int:
+    more pawns a king may take (their squares), to try again with; None: not locked."""
     board = position._board
     pieces = position._pieces
-    walls = [0, 0]  # pawns that will never move again
+    walls = [0, 0]  # pawns that will never move again, nor be taken
     span = [0, 0]  # every square a pawn may ever stand on
-    mobile: tuple[list[int], list[int]] = ([], [])  # each mobile pawn's squares
+    # Every pawn as (its square, its span), and the spans of those that are no wall.
+    pawns: tuple[list[tuple[int, int]], list[tuple[int, int]]] = ([], [])
+    loose: tuple[list[int], list[int]] = ([], [])
     for color, code, step in ((True, 1, 8), (False, -1, -8)):
         path_of: dict[int, int] = {}
         # Front pawns first: a pawn behind its own pawn may follow where that one goes.
@@ -226,12 +241,15 @@ def _locked_bounds(position: Position) -> _Bounds | None:
             path = 0
             to = sq + step
             while True:
+                if to >= 64 or to < 0:
+                    return None  # nothing stops it from promoting
                 ahead = board[to]
-                if ahead == -code:  # head to head with an enemy pawn: it stops before it
+                gone = vanishing >> to & 1
+                if ahead == -code and not gone:  # head to head with an enemy pawn
                     break
                 if ahead == code:
                     further = path_of[to]
-                    if further:
+                    if further or gone:  # it may step on where that one goes, or was
                         path |= (1 << to) | further
                     break
                 if to >= 56 or to < 8:
@@ -241,8 +259,9 @@ def _locked_bounds(position: Position) -> _Bounds | None:
             path_of[sq] = path
             here = 1 << sq
             span[color] |= here | path
-            if path:
-                mobile[color].append(here | path)
+            pawns[color].append((here, here | path))
+            if path or vanishing & here:
+                loose[color].append(here | path)
             else:
                 walls[color] |= here
     capture = [_pawn_attacks(span[0], False), _pawn_attacks(span[1], True)]
@@ -255,6 +274,7 @@ def _locked_bounds(position: Position) -> _Bounds | None:
     all_walls = walls[0] | walls[1]
     bounds.covered_by_walls = all_walls
     open_ = _FULL ^ all_walls
+    taken = 0
     for color in (True, False):
         enemy_span, enemy_capture = span[not color], capture[not color]
         for sq in pieces[color]:
@@ -269,15 +289,18 @@ def _locked_bounds(position: Position) -> _Bounds | None:
                 return None  # it could take a pawn, or stand where a pawn takes it
             bounds.attacks[color] |= attacks
             bounds.units[color].append(reach)
-        bounds.units[color].extend(mobile[color])
+        bounds.units[color].extend(loose[color])
         # The king never steps where an enemy wall pawn attacks, nor onto a wall.
         defended = _pawn_attacks(walls[not color], not color)
         reach = _king_range(1 << position._kings[color], open_ & ~defended)
         attacks = _king_spread(reach)
-        if attacks & enemy_span & ~defended:
-            return None  # it could take a pawn no wall defends
+        prey = attacks & enemy_span & ~defended
+        if prey:  # it may take these pawns: they may vanish
+            taken |= sum(here for here, squares in pawns[not color] if squares & prey)
         bounds.king_reach[color] = reach
         bounds.king_attacks[color] = attacks
+    if taken & ~vanishing:
+        return taken
     return bounds
 
 

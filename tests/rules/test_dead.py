@@ -34,6 +34,11 @@ DEAD = [
     # Bishops all on light squares, no pawns: the checked king always has a dark flight
     # square (insufficient material, the simple case of a dead position).
     ("4k3/8/8/8/8/8/8/3bKB2 w - - 0 1", "same-coloured bishops"),
+    # The white king can take the four black pawns of the fifth rank (no pawn guards
+    # them), but that opens nothing: the white pawns behind then walk up to their own
+    # sixth-rank pawns, which stand head to head with Black's; the black king is shut
+    # in on the eighth rank. Pawns a king may take only vanish: they never promote.
+    ("1k6/p1p1p1p1/P1P1P1P1/p1p1p1p1/8/8/P1P1P1P1/4K3 w - - 0 1", "pawns only a king takes"),
     # Black must take the rook (Kxa8 is the only move): bare kings. Dead now, although
     # White still has a rook: every series of legal moves goes through that capture.
     ("Rk6/8/2K5/8/8/8/8/8 b - - 0 1", "a rook that must be taken"),
