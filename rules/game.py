@@ -11,6 +11,7 @@ agreement are recorded, and so are endings decided outside the board (:meth:`Gam
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ._pgn_writer import write_pgn
@@ -91,6 +92,41 @@ class Game:
         self._keys = [self.position.repetition_key()]
         self._recorded: list[Outcome | None] = [None]  # per ply: an ending recorded there
         self._dead: list[bool | None] = [None]  # per ply: is_dead(), once asked
+
+    @classmethod
+    def from_record(
+        cls, start: Position | None, moves: Iterable[Move | str]
+    ) -> Game:
+        """The game of a record (a store, a server, a list of UCI moves): every move is
+        played, even past a dead position, for records go on where the rules would have
+        stopped (a server decided, or the record is older than the board's knowledge).
+        :class:`IllegalMoveError` for a move that is not legal where it stands.
+
+        :attr:`dead_position_ends` is then False when the record went on past a dead
+        position (someone else decided the result), else True: a record that ends in a
+        dead position ends there.
+
+        >>> wall = Position.from_fen('4k3/8/8/p1p1p1p1/P1P1P1P1/8/4r3/4K3 w - - 0 1')
+        >>> Game.from_record(wall, ['e1e2']).outcome()
+        Outcome(termination='dead_position', winner=None)
+        >>> game = Game.from_record(wall, ['e1e2', 'e8d8', 'e2d3'])
+        >>> game.outcome(), game.is_dead(), game.dead_position_ends
+        (None, True, False)
+        """
+        game = cls(start, dead_position_ends=False)
+        for move in moves:
+            game.push(game.position.parse_uci(move) if isinstance(move, str) else move)
+        game.dead_position_ends = not game._played_past_dead()
+        return game
+
+    def _played_past_dead(self) -> bool:
+        """Did the moves go on after a dead position? (Asked of the position before the
+        last move: a game that ends in one did not play past it.)"""
+        if not self.moves:
+            return False
+        before = self.position.copy()
+        before.pop()
+        return before.is_dead()
 
     # ------------------------------------------------------------------ moves
 

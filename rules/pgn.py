@@ -168,7 +168,7 @@ def _record_ending(game: Game, result: str, tag: str | None) -> None:
     said = (tag or "").strip().lower()
     kind = _TERMINATION_KINDS.get(said)
     unnamed = said not in ("", "normal") and kind is None
-    game.dead_position_ends = not _played_past_dead(game)
+    game.dead_position_ends = not game._played_past_dead()
     ended = game.outcome()
     if ended is not None and ended.result() != result and ended.termination == "dead_position":
         game.dead_position_ends = False
@@ -184,16 +184,6 @@ def _record_ending(game: Game, result: str, tag: str | None) -> None:
             game.agree_draw()
     elif kind != "aborted":
         game.end(kind or "resignation", result == "1-0")
-
-
-def _played_past_dead(game: Game) -> bool:
-    """Did the record go on after a dead position (asked of the position before the
-    last move: a game that ends in one did not play past it)?"""
-    if not game.moves:
-        return False
-    before = game.position.copy()
-    before.pop()
-    return before.is_dead()
 
 
 __all__ = ["RESULTS", "SEVEN_TAG_ROSTER", "PgnGame", "read_pgn", "write_pgn"]
