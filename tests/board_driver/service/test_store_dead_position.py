@@ -30,3 +30,20 @@ def test_a_game_played_on_past_a_dead_position_rebuilds_and_exports(tmp_path: Pa
         assert [m.uci() for m in read.mainline_moves()] == ["e1e2", "e8d8", "e2d3"]
         # One that ends in the dead position ends there, by the rules.
         assert rebuild_game(store.game(ended)).outcome().termination == "dead_position"
+
+
+def test_recovering_a_damaged_store_keeps_the_moves_played_past_a_dead_position(tmp_path):
+    import sqlite3
+
+    from board_driver.service.store_recovery import Recovery, _read_game
+
+    path = tmp_path / "games.sqlite"
+    with Store.open(path) as store:
+        gid = store.new_game(LAST_PIECE)
+        store.sync_moves(gid, [("e1e2", "Kxe2"), ("e8d8", "Kd8"), ("e2d3", "Kd3")])
+    report = Recovery(pgn=tmp_path / "out.pgn", moved_to=path)
+    with sqlite3.connect(path) as db:
+        text = _read_game(db, gid, report)
+    assert report.partial == []  # every ply read
+    read = chess.pgn.read_game(io.StringIO(text))
+    assert [m.uci() for m in read.mainline_moves()] == ["e1e2", "e8d8", "e2d3"]
