@@ -336,6 +336,9 @@ class Rereading:
     def _snapshot(self) -> _Snapshot:
         state = dict(self.__dict__)
         state["_reading"] = self._reading.copy()  # the live one goes on reading
+        # Kept apart, not in the state: a choice's snapshot holding the list of choices
+        # that holds it would be a cycle, left for the garbage collector.
+        del state["_choices"]
         return (
             state,
             list(self._occupancies),
