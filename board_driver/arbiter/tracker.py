@@ -118,7 +118,7 @@ class Tracker(Amendments, Controls, Hands, Lights, NewGameSetup, OtherSide, Rere
             self._occupancies.append(position.occupancy())
         self._outcome: Outcome | None = self.game.outcome()
         self._deadline: int | None = None  # the board still for the settle time: judge it
-        self._quick: int | None = None  # still for the pass time: a take-back, a release
+        self._quick: int | None = None  # still for the pass time: a take-back, a re-read
         # Reading the hands again (see rereading): every event since the board was last
         # still, how many of them have been read, the readings chosen on the way, and one
         # to read the other way.
