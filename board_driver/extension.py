@@ -42,6 +42,8 @@ from typing import Any, ClassVar, Protocol
 EXTENSIONS: tuple[str, ...] = (
     "board_driver.players.engine",
     "board_driver.connectors.web",
+    "board_driver.connectors.broadcast",
+    "board_driver.hall",
 )
 
 
