@@ -46,7 +46,7 @@ class BroadcastConfig:
     username: str = ""
     password: str = ""
     tls_ca: str = ""
-    board: int = 0
+    board: int = 0  # not set
     prefix: str = "magboard"
     event: str = ""
     round: str = ""
@@ -96,7 +96,7 @@ class BroadcastExtension(Extension):
     checks: ClassVar[Mapping[str, Check]] = {
         "enabled": boolean,
         **BROKER_CHECKS,
-        "board": integer(1, MAX_BOARD),
+        "board": integer(0, MAX_BOARD),  # 0: not set (refused when enabled)
         "event": text,
         "round": text,
         "white": text,
