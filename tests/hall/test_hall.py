@@ -9,6 +9,7 @@ used is skipped with a warning, never served.
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 
@@ -125,6 +126,8 @@ def test_the_hall_rides_out_a_broker_restart(tmp_path):
 
 
 def test_a_record_that_cannot_be_used_is_skipped_and_named(mosquitto, hall):
+    if shutil.which("mosquitto_pub") is None:
+        pytest.skip("mosquitto_pub is not installed (apt-get install mosquitto-clients)")
     with Boards(mosquitto, 1) as boards:
         boards.play(1, "e4")
         assert wait_until(lambda: "1. e4" in hall.games_pgn())
