@@ -53,6 +53,7 @@ class HallGames:
         #: The newest changes, ``(version, change)``, for pages that catch up.
         self.changes: deque[tuple[int, Change]] = deque(maxlen=1000)
         self._texts: dict[tuple[int, int], str] = {}
+        self._pgn_cache: dict[str, tuple[int, str]] = {}  # round -> (version, games.pgn)
         self._bad: set[tuple[int, int | None]] = set()
 
     def take(self, topic: str, payload: bytes | bytearray | str) -> bool:
@@ -135,8 +136,17 @@ class HallGames:
 
     def games_pgn(self, round: str | None = None) -> str:
         """Every game of the round as one PGN text (``Result "*"`` while a game goes on;
-        the board's number in ``Board``): what ``round-N/games.pgn`` serves."""
-        return "\n".join(self.game_pgn(record) for record in self.games(round))
+        the board's number in ``Board``): what ``round-N/games.pgn`` serves. Kept until
+        the next change, for the pollers that ask many times between two moves."""
+        wanted = self.round if round is None else round
+        cached = self._pgn_cache.get(wanted)
+        if cached is not None and cached[0] == self.version:
+            return cached[1]
+        text = "\n".join(self.game_pgn(record) for record in self.games(wanted))
+        if len(self._pgn_cache) > 16:
+            self._pgn_cache.clear()
+        self._pgn_cache[wanted] = (self.version, text)
+        return text
 
     def summary(self, record: GameRecord) -> dict[str, Any]:
         """One game as the page shows it."""
