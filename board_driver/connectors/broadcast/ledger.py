@@ -99,6 +99,25 @@ class Ledger:
         """Whether anything of ``game`` was acknowledged since this ledger began."""
         return game in self._acked
 
+    def games(self) -> list[int]:
+        """The games acknowledged so far, oldest first."""
+        return sorted(self._acked)
+
+    def removal(self, board: int, game: int) -> list[Message]:
+        """The messages that remove ``game`` from the broker (empty retained messages: a
+        game that never had a move, replaced on the board by another)."""
+        return [Message(self.topics.record(board, game), "", True),
+                Message(self.topics.pgn(board, game), "", True)]
+
+    def forget(self, game: int) -> None:
+        self._acked.pop(game, None)
+
+    def forget_records(self) -> None:
+        """The broker may have lost its retained messages (it restarted with no saved
+        state): every record is to be sent again; the plies it had are not."""
+        for acked in self._acked.values():
+            acked.record = None
+
     @staticmethod
     def _json(topic: str, board: int, game: int, **fields: Any) -> Message:
         payload = {"board": board, "game": game, **fields}

@@ -121,6 +121,7 @@ class Publisher:
 
     async def start(self) -> Publisher:
         self._events = self.door.subscribe(maxsize=64)
+        self._current = self.door.snapshot().game_id  # a game replaced from now on is sent too
         self._tasks = [asyncio.create_task(self._run(), name="broadcast")]
         log.info(
             "broadcast: board %d to %s, topics %s",
@@ -207,6 +208,11 @@ class Publisher:
                     self.connected = True
                     retry = RETRY_S[0]
                     if lost_at is not None:
+                        # The broker may have come back without its retained messages: send
+                        # every recent game's record again (not the plies it acknowledged).
+                        self.ledger.forget_records()
+                        recent = self.ledger.games()[-RECENT_GAMES:]
+                        self._unsent.update(g for g in recent if g != self._current)
                         log.info("broadcast: the broker is back after %.1f s; sending what it "
                                  "missed", time.monotonic() - lost_at)
                     else:
@@ -278,7 +284,12 @@ class Publisher:
             self._looked_back = True
         for old in sorted(self._unsent):
             record = await self._stored_record(old)
-            if record is not None:
+            if record is not None and record.plies == 0:
+                # A game left before its first move is no game of the round.
+                if self.ledger.knows(old):
+                    await self._publish(client, self.ledger.removal(self.board, old))
+                    self.ledger.forget(old)
+            elif record is not None:
                 messages = self.ledger.messages(record)
                 if messages:
                     await self._publish(client, messages)

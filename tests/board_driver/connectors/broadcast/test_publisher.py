@@ -203,3 +203,52 @@ def test_the_config_headers_give_way_to_the_pages(mosquitto):
         assert headers["Event"] == "League" and headers["Round"] == "5"
 
     asyncio.run(main())
+
+
+def test_a_broker_back_without_its_retained_messages_gets_every_game_again(tmp_path):
+    """A game finished and acknowledged before the broker died is in the broker again once
+    it is back empty: a hall started after that still sees it."""
+    broker = Mosquitto(tmp_path / "broker").start()
+
+    async def main():
+        door = FakeDoor()
+        publisher = await Publisher(door, section(broker)).start()
+        door.play("f3", "e5", "g4", "Qh4#")
+        door.new_game()
+        door.play("e4")
+        async with Listener(broker, "club/#") as got:
+            assert await got.until(lambda g: result(g, 4, 1) == "0-1" and g.last(
+                T.record(4, 2)) is not None)
+        broker.kill()
+        await asyncio.sleep(0.5)
+        broker.start()
+        async with Listener(broker, "club/#") as late:
+            assert await late.until(lambda g: result(g, 4, 1) == "0-1" and g.last(
+                T.record(4, 2)) is not None, timeout=15), late.messages
+            # The plies were acknowledged before: they are not sent again.
+            assert late.on("/move") == []
+        await publisher.stop()
+
+    try:
+        asyncio.run(main())
+    finally:
+        broker.stop()
+
+
+def test_a_game_left_before_its_first_move_leaves_the_broker(mosquitto):
+    async def main():
+        door = FakeDoor()
+        publisher = await Publisher(door, section(mosquitto)).start()
+        async with Listener(mosquitto, "club/#") as got:
+            assert await got.until(lambda g: g.last(T.record(4, 1)) is not None)
+            door.new_game()
+            door.play("Nf3")
+            assert await got.until(lambda g: g.last(T.record(4, 2)) is not None)
+            assert await got.until(lambda g: g.last(T.record(4, 1)).payload == "")
+        async with Listener(mosquitto, "club/#") as late:
+            assert await late.until(lambda g: g.last(T.record(4, 2)) is not None)
+            await asyncio.sleep(0.3)
+            assert late.last(T.record(4, 1)) is None and late.last(T.pgn(4, 1)) is None
+        await publisher.stop()
+
+    asyncio.run(main())
