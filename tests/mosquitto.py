@@ -12,6 +12,7 @@ installs it).
 
 from __future__ import annotations
 
+import getpass
 import shutil
 import signal
 import socket
@@ -68,6 +69,9 @@ class Mosquitto:
             # The tests' boards and hall are all on loopback; a slow machine must not
             # trip the broker's own limits.
             "max_queued_messages 100000",
+            # Started as root (CI), mosquitto would switch to its own user, which cannot
+            # read this temporary directory: stay who we are.
+            f"user {getpass.getuser()}",
         ]
         if users:
             if MOSQUITTO_PASSWD is None:

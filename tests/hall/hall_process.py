@@ -20,12 +20,12 @@ RUNNING: list[HallProcess] = []
 
 
 def hall_config(directory: Path, broker: Mosquitto, *, round: str = "1", extra: str = "",
-                **broker_keys: object) -> Path:
+                prefix: str = "club", **broker_keys: object) -> Path:
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / "hall.toml"
     path.write_text(
         f"""[hall]
-{broker.section(prefix="club", **broker_keys)}
+{broker.section(prefix=prefix, **broker_keys)}
 http_host = "127.0.0.1"
 http_port = {free_port()}
 round = "{round}"
