@@ -49,6 +49,7 @@ class HallServer:
         self.games = games
         self.status = status  # an object whose ``state()`` the page shows (the link, the push)
         self._pages: set[asyncio.Event] = set()
+        self._closing = False
         self.app = web.Application()
         self.app.add_routes(
             [
@@ -65,13 +66,14 @@ class HallServer:
 
     async def start(self, host: str, port: int) -> list[str]:
         """Listen; the addresses it serves on (``http://host:port/``)."""
-        self._runner = web.AppRunner(self.app, access_log=None)
+        self._runner = web.AppRunner(self.app, access_log=None, shutdown_timeout=2.0)
         await self._runner.setup()
         site = web.TCPSite(self._runner, host, port)
         await site.start()
         return [f"http://{_url_host(a[0])}:{a[1]}/" for a in self._runner.addresses]
 
     async def stop(self) -> None:
+        self._closing = True
         for page in self._pages:
             page.set()
         if self._runner is not None:
@@ -144,7 +146,7 @@ class HallServer:
         try:
             seen = self.games.version
             await _send(response, "state", self._state(round))
-            while not request.transport or not request.transport.is_closing():
+            while not self._closing and request.transport and not request.transport.is_closing():
                 with contextlib.suppress(asyncio.TimeoutError):
                     await asyncio.wait_for(woken.wait(), KEEPALIVE_S)
                 if not woken.is_set():

@@ -9,6 +9,7 @@ bookkeeping. Imported only where a connection is made.
 
 from __future__ import annotations
 
+import logging
 import ssl
 from pathlib import Path
 from typing import Any
@@ -50,6 +51,7 @@ def client(
         timeout=TIMEOUT_S,
         clean_session=True,
         max_queued_incoming_messages=max_queued_incoming,
+        logger=logging.getLogger("magboard.mqtt"),
     )
 
 

@@ -38,6 +38,8 @@ RETRY_S = (0.5, 4.0)
 #: the current round that the broker may lack (a game played while the broker was away
 #: and the daemon restarted since).
 RECENT_GAMES = 20
+#: Messages waiting for the broker's acknowledgement at once.
+IN_FLIGHT = 8
 #: Seconds ``stop()`` gives the last messages (the final move, "offline").
 STOP_S = 2.0
 #: Event headers the store writes for a game nobody named: not a name the hall should show.
@@ -260,12 +262,15 @@ class Publisher:
             pass
 
     async def _publish(self, client: Any, messages: list[Message]) -> None:
-        # Handed to the client in order (one topic's messages keep their order); all
-        # acknowledged before the ledger says so.
-        await asyncio.gather(
-            *(client.publish(m.topic, m.payload, qos=QOS, retain=m.retain) for m in messages)
-        )
-        self.published += len(messages)
+        # Handed to the client in order (one topic's messages keep their order), a few at a
+        # time (a replay of a whole game is not a flood); all acknowledged before the
+        # ledger says so.
+        for start in range(0, len(messages), IN_FLIGHT):
+            batch = messages[start : start + IN_FLIGHT]
+            await asyncio.gather(
+                *(client.publish(m.topic, m.payload, qos=QOS, retain=m.retain) for m in batch)
+            )
+            self.published += len(batch)
 
     # ------------------------------------------------------------------ what to send
 
