@@ -298,8 +298,8 @@ def main() -> None:
     while True:
         r = run_step(count, games, args.seconds, args.interval)
         print(f"{r['boards']:>6} {r['moves']:>6} {r['missing']:>4} {r['p50'] * 1000:>7.0f} "
-              f"{r['p99'] * 1000:>7.0f} {r['max'] * 1000:>7.0f} {r['broker_cpu']:>9.0%} "
-              f"{r['hall_cpu']:>8.0%} {r['broker_mb']:>9.1f} {r['hall_mb']:>7.1f}", flush=True)
+              f"{r['p99'] * 1000:>7.0f} {r['max'] * 1000:>7.0f} {r['broker_cpu']:>9.1%} "
+              f"{r['hall_cpu']:>8.1%} {r['broker_mb']:>9.1f} {r['hall_mb']:>7.1f}", flush=True)
         if args.quick or r["p99"] > TARGET_P99_S or count * 2 > args.max_boards:
             break
         count *= 2

@@ -366,7 +366,8 @@ class Publisher:
             except LookupError:
                 continue
             match = re.search(r'^\[Round "([^"]*)"\]', text, re.MULTILINE)
-            if (match and match[1] == round_) or (not match and self.section.round == round_):
+            own = match[1] if match and is_set(match[1]) else ""
+            if (own or self.section.round) == round_:  # no Round of its own: the config's
                 found.append(game_id)
         return found
 
