@@ -46,6 +46,7 @@ from board_driver.connectors.broadcast import BroadcastConfig  # noqa: E402
 from board_driver.connectors.broadcast.publisher import Publisher  # noqa: E402
 from board_driver.door import Snapshot  # noqa: E402
 from board_driver.frame import Frame  # noqa: E402
+from tests.board_driver.connectors.broadcast.fake_door import make_snapshot  # noqa: E402
 from tests.conftest import SHARED_DATA  # noqa: E402
 from tests.hall.hall_process import HallProcess, hall_config  # noqa: E402
 from tests.mosquitto import Mosquitto  # noqa: E402
@@ -131,7 +132,7 @@ class ReplayDoor:
 
     def snapshot(self) -> Snapshot:
         plies = self.prepared[self.index][: self.ply]
-        return Snapshot(
+        return make_snapshot(
             game_id=self.game_id, start_fen=rules.STARTING_FEN,
             fen=plies[-1][2] if plies else rules.STARTING_FEN,
             turn="white" if len(plies) % 2 == 0 else "black",

@@ -9,6 +9,7 @@ board's own, not written by hand here.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import datetime as dt
 import time
 from typing import Any
@@ -16,6 +17,17 @@ from typing import Any
 import rules
 from board_driver.door import Snapshot
 from board_driver.frame import Frame
+
+
+def make_snapshot(**fields: Any) -> Snapshot:
+    """A Snapshot with these fields, and None for any field the door adds later (the fake
+    says what it knows; a new field must not break it)."""
+    for f in dataclasses.fields(Snapshot):
+        if f.name not in fields and f.default is dataclasses.MISSING and (
+            f.default_factory is dataclasses.MISSING
+        ):
+            fields[f.name] = None
+    return Snapshot(**fields)
 
 
 class FakeSubscription:
@@ -98,7 +110,7 @@ class FakeDoor:
         stored = self.current
         game = stored.game
         position = game.position
-        return Snapshot(
+        return make_snapshot(
             game_id=stored.id,
             start_fen=game.start.fen(),
             fen=position.fen(),
