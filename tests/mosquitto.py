@@ -40,6 +40,28 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def make_certificates(directory: Path, host: str) -> tuple[Path, Path, Path]:
+    """A CA of our own and a certificate it signed for ``host`` (openssl): (ca, cert, key)."""
+    openssl = shutil.which("openssl")
+    if openssl is None:
+        pytest.skip("openssl is not installed")
+    ca_key, ca, key, csr, cert = (directory / n for n in (
+        "ca.key", "ca.crt", "broker.key", "broker.csr", "broker.crt"))
+
+    def run(*args: str) -> None:
+        subprocess.run([openssl, *args], check=True, capture_output=True)
+
+    run("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj",
+        "/CN=magboard test CA", "-keyout", str(ca_key), "-out", str(ca))
+    run("req", "-newkey", "rsa:2048", "-nodes", "-subj", f"/CN={host}", "-keyout", str(key),
+        "-out", str(csr))
+    extensions = directory / "san.ext"
+    extensions.write_text(f"subjectAltName=DNS:{host},IP:127.0.0.1\n")
+    run("x509", "-req", "-in", str(csr), "-CA", str(ca), "-CAkey", str(ca_key),
+        "-CAcreateserial", "-days", "2", "-extfile", str(extensions), "-out", str(cert))
+    return ca, cert, key
+
+
 class Mosquitto:
     """One broker process; :meth:`start` again after :meth:`kill` brings it back on the
     same port (retained messages as its persistence file had them)."""
@@ -51,6 +73,7 @@ class Mosquitto:
         users: dict[str, str] | None = None,
         acl: str | None = None,
         persistence: bool = True,
+        tls: bool = False,
     ) -> None:
         need_mosquitto()
         self.directory = directory
@@ -58,6 +81,8 @@ class Mosquitto:
         self.port = free_port()
         self.host = "127.0.0.1"
         self.log = directory / "mosquitto.log"
+        #: With ``tls``: the CA certificate that signed the broker's (a client's ``tls_ca``).
+        self.ca_file: Path | None = None
         lines = [
             f"listener {self.port} 127.0.0.1",
             f"persistence {'true' if persistence else 'false'}",
@@ -73,6 +98,9 @@ class Mosquitto:
             # read this temporary directory: stay who we are.
             f"user {getpass.getuser()}",
         ]
+        if tls:
+            self.ca_file, cert, key = make_certificates(directory, "localhost")
+            lines += [f"cafile {self.ca_file}", f"certfile {cert}", f"keyfile {key}"]
         if users:
             if MOSQUITTO_PASSWD is None:
                 pytest.skip("mosquitto_passwd is not installed (apt-get install mosquitto)")

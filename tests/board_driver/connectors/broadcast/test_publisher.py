@@ -9,8 +9,12 @@ missed, once, while the board never waited for it.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import io
+import json
+import ssl
 
+import aiomqtt
 import chess
 import chess.pgn
 
@@ -252,3 +256,37 @@ def test_a_game_left_before_its_first_move_leaves_the_broker(mosquitto):
         await publisher.stop()
 
     asyncio.run(main())
+
+
+def test_with_tls_ca_the_board_speaks_tls_and_checks_the_brokers_certificate(tmp_path):
+    broker = Mosquitto(tmp_path / "broker", tls=True).start()
+
+    async def main():
+        door = FakeDoor()
+        config = dataclasses.replace(section(broker, tls_ca=str(broker.ca_file)),
+                                     host="localhost")
+        publisher = await Publisher(door, config).start()
+        door.play("e4")
+        # A spectator needs TLS too: the listener speaks nothing else.
+        client = aiomqtt.Client("localhost", broker.port, tls_context=ssl.create_default_context(
+            cafile=str(broker.ca_file)))
+        async with client:
+            await client.subscribe("club/#", qos=1)
+            async with asyncio.timeout(10):
+                async for message in client.messages:
+                    if str(message.topic) == T.record(4, 1):
+                        assert json.loads(message.payload)["moves"] == ["e4"]
+                        break
+        assert publisher.connected
+        await publisher.stop()
+        # A board that does not know the CA does not connect (and says so in the log).
+        wrong = dataclasses.replace(config, tls_ca=str(tmp_path / "broker" / "broker.crt"))
+        other = await Publisher(FakeDoor(), wrong).start()
+        await asyncio.sleep(1.0)
+        assert not other.connected
+        await other.stop()
+
+    try:
+        asyncio.run(main())
+    finally:
+        broker.stop()
