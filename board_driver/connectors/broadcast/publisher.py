@@ -233,6 +233,15 @@ class Publisher:
                                 _describe(self.section), exc)
                 await asyncio.sleep(retry)
                 retry = min(retry * 2, RETRY_S[1])
+            except Exception:
+                # A fault of ours must not end the broadcast for the rest of the day (nor
+                # touch the board): said once with its cause, then the link starts afresh.
+                self.connected = False
+                if self._stopping:
+                    return
+                log.exception("broadcast: publishing failed; starting again in %.0f s",
+                              RETRY_S[1])
+                await asyncio.sleep(RETRY_S[1])
 
     async def _serve(self, client: Any) -> None:
         """Publish what is missing now and after every game event; return when stopping
