@@ -2,8 +2,8 @@
 serve, and the latency from a move committed on a board to that move in the hall's
 ``round-1/games.pgn``.
 
-Run from the project root: ``python bench/hall.py`` (about 3 minutes; ``--quick``: one
-step of 25 boards). Needs Debian's ``mosquitto``.
+Run from the project root: ``python bench/hall.py`` (about 8 minutes; ``--quick``: one
+step of 25 boards; ``--boards N``: start at N). Needs Debian's ``mosquitto``.
 
 - The broker: a real Mosquitto on a loopback port (``tests/mosquitto.py``).
 - The hall: ``magboard hall`` as a real process.
@@ -17,9 +17,10 @@ step of 25 boards). Needs Debian's ``mosquitto``.
   poller does) and notes when each board's ply first shows there. Latency = that moment
   minus the moment the move was committed (announced on the board's door).
 
-The number of boards doubles from 25 until the p99 latency passes the target (1 s) or 400
-boards are reached. Printed per step: boards, moves measured, latency p50/p99/max, CPU
-share of the broker and of the hall, their memory.
+The number of boards doubles from 25 until the p99 latency passes the target (1 s) or 1600
+boards are reached. Printed per step: boards, moves measured (and lost), latency
+p50/p99/max, the CPU share of the broker, of the hall and of this process (all the boards'
+publishers), and the broker's and the hall's memory.
 """
 
 from __future__ import annotations
@@ -229,7 +230,7 @@ def run_step(count: int, games, seconds: float, interval: float) -> dict[str, fl
         relay.start()
         doors: list[ReplayDoor] = []
         try:
-            async def main() -> tuple[float, float]:
+            async def main() -> tuple[float, ...]:
                 publishers = []
                 for number in range(1, count + 1):
                     door = ReplayDoor(games, number % len(games))
@@ -240,16 +241,18 @@ def run_step(count: int, games, seconds: float, interval: float) -> dict[str, fl
                 while not all(p.connected for p in publishers):
                     await asyncio.sleep(0.1)
                 await asyncio.sleep(1.0)
-                cpu0 = (cpu_s(broker.proc.pid), cpu_s(hall.proc.pid), time.monotonic())
+                cpu0 = (cpu_s(broker.proc.pid), cpu_s(hall.proc.pid), time.monotonic(),
+                        time.process_time())
                 await play(doors, seconds, interval)
                 await asyncio.sleep(2.0)  # the last moves reach the hall
-                cpu1 = (cpu_s(broker.proc.pid), cpu_s(hall.proc.pid), time.monotonic())
+                cpu1 = (cpu_s(broker.proc.pid), cpu_s(hall.proc.pid), time.monotonic(),
+                        time.process_time())
                 for publisher in publishers:
                     await publisher.stop()
                 span = cpu1[2] - cpu0[2]
-                return (cpu1[0] - cpu0[0]) / span, (cpu1[1] - cpu0[1]) / span
+                return tuple((cpu1[i] - cpu0[i]) / span for i in (0, 1, 3))
 
-            broker_cpu, hall_cpu = asyncio.run(main())
+            broker_cpu, hall_cpu, boards_cpu = asyncio.run(main())
             hall_rss, broker_rss = rss_mb(hall.proc.pid), rss_mb(broker.proc.pid)
         finally:
             relay.stop.set()
@@ -277,6 +280,7 @@ def run_step(count: int, games, seconds: float, interval: float) -> dict[str, fl
         "max": latencies[-1] if latencies else float("nan"),
         "broker_cpu": broker_cpu,
         "hall_cpu": hall_cpu,
+        "boards_cpu": boards_cpu,
         "broker_mb": broker_rss,
         "hall_mb": hall_rss,
     }
@@ -288,19 +292,22 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=20.0, help="play time per step")
     parser.add_argument("--interval", type=float, default=3.0, help="seconds between a "
                         "board's moves (on average)")
-    parser.add_argument("--max-boards", type=int, default=400)
+    parser.add_argument("--boards", type=int, default=25, help="boards in the first step")
+    parser.add_argument("--max-boards", type=int, default=1600)
     args = parser.parse_args()
     games = load_games()
     print(f"each board: a move every {args.interval:g} s on average, {args.seconds:g} s of "
           "play per step; latency: committed on the board -> in round-1/games.pgn")
     print(f"{'boards':>6} {'moves':>6} {'lost':>4} {'p50 ms':>7} {'p99 ms':>7} {'max ms':>7} "
-          f"{'broker cpu':>10} {'hall cpu':>8} {'broker MB':>9} {'hall MB':>7}")
-    count = 25
+          f"{'broker cpu':>10} {'hall cpu':>8} {'boards cpu':>10} {'broker MB':>9} "
+          f"{'hall MB':>7}")
+    count = args.boards
     while True:
         r = run_step(count, games, args.seconds, args.interval)
         print(f"{r['boards']:>6} {r['moves']:>6} {r['missing']:>4} {r['p50'] * 1000:>7.0f} "
               f"{r['p99'] * 1000:>7.0f} {r['max'] * 1000:>7.0f} {r['broker_cpu']:>9.1%} "
-              f"{r['hall_cpu']:>8.1%} {r['broker_mb']:>9.1f} {r['hall_mb']:>7.1f}", flush=True)
+              f"{r['hall_cpu']:>8.1%} {r['boards_cpu']:>10.1%} {r['broker_mb']:>9.1f} "
+              f"{r['hall_mb']:>7.1f}", flush=True)
         if args.quick or r["p99"] > TARGET_P99_S or count * 2 > args.max_boards:
             break
         count *= 2
