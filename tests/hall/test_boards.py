@@ -141,6 +141,10 @@ def play_round(tmp_path: Path, count: int) -> None:
             assert hall_game.headers["Round"] == "1" and hall_game.headers["Event"] == (
                 "Hall test")
         assert json.loads(hall.get("/api/state")[2])["boards"]["2"] == "online"
+        # The boards lived through the broker's loss (board 2's first life's log is gone).
+        for b in (1, 3, 4):
+            log = boards[b].output()
+            assert "unreachable" in log and "the broker is back" in log, log
         print(f"{count} boards played their games in {played_s:.1f} s")
     finally:
         hall.terminate()
