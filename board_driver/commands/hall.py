@@ -56,10 +56,11 @@ def run(args: argparse.Namespace) -> int:
     if args.http_host is not None:
         changes["http_host"] = args.http_host
     section = dataclasses.replace(section, **changes)
-    try:
-        import aiomqtt  # noqa: F401
-    except ImportError:
-        print("magboard: the hall needs the aiomqtt package: pip install 'magboard[hall]'",
+    import importlib.util
+
+    missing = [name for name in ("aiomqtt", "aiohttp") if importlib.util.find_spec(name) is None]
+    if missing:
+        print(f"magboard: the hall needs {' and '.join(missing)}: pip install 'magboard[hall]'",
               file=sys.stderr)
         return 1
     from board_driver.hall.app import Hall

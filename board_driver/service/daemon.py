@@ -139,6 +139,8 @@ class Daemon:
         self.recorder: Recorder | None = None
         self.tracker: Any = None
         self.intake: Intake | None = None
+        #: The game on the board is played online: a server decides its result.
+        self.online = False
         self.exit_code = 0
         self.loop: asyncio.AbstractEventLoop | None = None
         self._stop: asyncio.Event | None = None
@@ -302,20 +304,31 @@ class Daemon:
         self.handle([*(Lift(t, sq) for sq in lifted), *(Place(t, sq) for sq in placed)])
 
     def new_game(
-        self, fen: str | None, options: dict[str, Any], *, online: bool = False
+        self,
+        fen: str | None,
+        options: dict[str, Any],
+        *,
+        moves: Iterable[str] = (),
+        online: bool = False,
     ) -> list[dict]:
         """Start a new game (a script's ``fen``/``option`` header, the page, a player) on
-        the pieces standing; ValueError names a bad FEN or option."""
+        the pieces standing, from ``fen`` and ``moves`` (UCI) played from it; ValueError
+        names a bad FEN, move or option."""
         merged = dataclasses.replace(self.tracker.options, **options)
         start = rules.Position.from_fen(fen) if fen else rules.Position()
         game = rules.Game(start)
+        for uci in moves:
+            game.push_uci(uci)
         if online and hasattr(game, "dead_position_ends"):
             game.dead_position_ends = False  # the server decides; a dead position is a note
         board = self.intake.debouncer.stable if self.intake else None
         self.tracker = Tracker(game, options=merged, timing=self._timing, board=board)
+        self.online = online
         now = self.now_ms()
         # A set-up position that is already over (mate, dead position) is announced at once.
-        events = [{"t": now, "type": "new_game", "fen": start.fen()}]
+        events = [{"t": now, "type": "new_game", "fen": game.position.fen()}]
+        if online:
+            events[0]["online"] = True
         events += self.tracker.starting_events(now)
         self.after(events)
         return events

@@ -158,10 +158,14 @@ class Recorder:
     def set_headers(self, headers: Mapping[str, str]) -> None:
         self._set({HEADER_PREFIX + name: value for name, value in headers.items()})
 
-    def game_data(self, name: str) -> dict[str, str]:
-        """What extension ``name`` stored with the game on the board."""
+    def game_data(self, name: str, game_id: int | None = None) -> dict[str, str]:
+        """What extension ``name`` stored with the game on the board (or game ``game_id``;
+        LookupError if there is no such game)."""
         prefix = name + DATA_SEPARATOR
-        stored = self._stored_options()
+        if game_id is None or game_id == self.game_id:
+            stored = self._stored_options()
+        else:
+            stored = dict(self.store.game(game_id).options)
         data = {k[len(prefix) :]: v for k, v in stored.items() if k.startswith(prefix)}
         if name == "engine" and not data:
             data = {new: stored[old] for old, new in _LEGACY_ENGINE_KEYS.items() if old in stored}

@@ -44,12 +44,11 @@ import logging
 from importlib import resources
 from typing import Any
 
-from aiohttp import WSMsgType, web
-
 from board_driver.connectors.web import inputs
 from board_driver.connectors.web.actions import Actions
+from board_driver.connectors.web.http import HttpServer, Request, Response, Router, WebSocket
 from board_driver.connectors.web.inputs import InputError
-from board_driver.connectors.web.limits import CappedSite, json_depth
+from board_driver.connectors.web.limits import json_depth
 from board_driver.connectors.web.mdns import Announcer, is_loopback, lan_addresses
 from board_driver.connectors.web.state import PageState, snapshot
 from board_driver.connectors.web.token import Token, load_token
@@ -59,6 +58,7 @@ log = logging.getLogger("magboard")
 
 STATIC_FILES = {
     "board.js": "text/javascript",
+    "lichess.js": "text/javascript",
     "board.css": "text/css",
     "index.html": "text/html",
 }
@@ -84,10 +84,6 @@ SECURITY_HEADERS = {
 }
 
 
-def _error(status: int, message: str, **headers: str) -> web.Response:
-    return web.json_response({"error": message}, status=status, headers=headers)
-
-
 class _Client:
     """One browser's WebSocket: the newest state only, and the last events not yet sent."""
 
@@ -107,8 +103,7 @@ class WebServer:
         self.page = PageState()
         self.token: Token | None = None
         self.url: str | None = None
-        self._runner: web.AppRunner | None = None
-        self._site: CappedSite | None = None
+        self._http: HttpServer | None = None
         self._clients: set[_Client] = set()
         self._recent: collections.deque[dict] = collections.deque(maxlen=RECENT_EVENTS)
         self._state_text: str | None = None  # the newest state, serialised once for all
@@ -129,25 +124,22 @@ class WebServer:
             self.token = load_token(self.section.token, self.door.state_dir())
         except OSError as exc:
             log.warning("web page: cannot keep a token (%s): its actions are off", exc)
-        app = web.Application(client_max_size=16 * 1024, middlewares=[self._headers])
-        app.router.add_get("/", self._index)
-        app.router.add_get("/static/{name}", self._static_file)
-        app.router.add_get("/ws", self._websocket)
-        app.router.add_get("/api/state", self._state)
-        app.router.add_get("/api/games", self._games)
-        app.router.add_get("/games/{game}.pgn", self._pgn)
-        app.router.add_post("/api/player/{player}/{action}", self._player_action)
-        app.router.add_post("/api/{action}", self._action)
-        runner = web.AppRunner(app, access_log=None, handle_signals=False, shutdown_timeout=1.0)
-        await runner.setup()
-        site = CappedSite(runner, host, port, MAX_CONNECTIONS)
+        router = Router()
+        router.add("GET", "/", self._index)
+        router.add("GET", "/static/{name}", self._static_file)
+        router.add_websocket("/ws", self._websocket)
+        router.add("GET", "/api/state", self._state)
+        router.add("GET", "/api/games", self._games)
+        router.add("GET", "/games/{game}.pgn", self._pgn)
+        router.add("POST", "/api/player/{player}/{action}", self._player_action)
+        router.add("POST", "/api/{action}", self._action)
+        http = HttpServer(router, max_connections=MAX_CONNECTIONS, headers=SECURITY_HEADERS)
         try:
-            await site.start()
+            await http.start(host, port)
         except OSError as exc:
-            await runner.cleanup()
             log.warning("web page not served: cannot listen on %s:%d (%s)", host, port, exc)
             return self
-        self._runner, self._site = runner, site
+        self._http = http
         self._follower = asyncio.get_running_loop().create_task(self._follow())
         shown = host if ":" not in host else f"[{host}]"
         if not is_loopback(host):
@@ -178,9 +170,9 @@ class WebServer:
             self._clients.discard(client)
             client.ready.set()
         await self._announcer.stop()
-        if self._runner is not None:
-            await self._runner.cleanup()
-            self._runner = None
+        if self._http is not None:
+            await self._http.stop()
+            self._http = None
 
     # ------------------------------------------------------------------ pushing changes
 
@@ -206,64 +198,50 @@ class WebServer:
 
     # ------------------------------------------------------------------ read-only views
 
-    @web.middleware
-    async def _headers(self, request: web.Request, handler: Any) -> web.StreamResponse:
-        response = await handler(request)
-        if not response.prepared:
-            for name, value in SECURITY_HEADERS.items():
-                response.headers.setdefault(name, value)
-        return response
+    async def _index(self, _request: Request) -> Response:
+        return Response(body=self._static["index.html"], content_type="text/html")
 
-    async def _index(self, _request: web.Request) -> web.Response:
-        return web.Response(body=self._static["index.html"], content_type="text/html")
-
-    async def _static_file(self, request: web.Request) -> web.Response:
-        name = request.match_info["name"]
+    async def _static_file(self, request: Request) -> Response:
+        name = request.match["name"]
         if name not in STATIC_FILES or name == "index.html":
-            return _error(404, f"no such file: {name[:40]!r}")
-        return web.Response(body=self._static[name], content_type=STATIC_FILES[name])
+            return Response.error(404, f"no such file: {name[:40]!r}")
+        return Response(body=self._static[name], content_type=STATIC_FILES[name])
 
-    async def _state(self, _request: web.Request) -> web.Response:
-        return web.Response(text=self._state_json(), content_type="application/json")
+    async def _state(self, _request: Request) -> Response:
+        return Response(body=self._state_json().encode(), content_type="application/json")
 
-    async def _websocket(self, request: web.Request) -> web.StreamResponse:
+    async def _websocket(self, _request: Request, socket: WebSocket) -> None:
         if len(self._clients) >= MAX_CLIENTS:
-            return _error(503, f"too many pages open ({MAX_CLIENTS}): close one and reload")
-        ws = web.WebSocketResponse(heartbeat=20.0, max_msg_size=4096)
-        await ws.prepare(request)
+            await socket.send(json.dumps({"error": f"too many pages open ({MAX_CLIENTS})"}))
+            return
         client = _Client()
         self._clients.add(client)
-
-        async def writer() -> None:
+        try:
             first = True
-            while client in self._clients:
+            while client in self._clients and not socket.is_closed:
                 if not first:
-                    await client.ready.wait()
+                    ready = asyncio.ensure_future(client.ready.wait())
+                    closed = asyncio.ensure_future(socket.closed())
+                    done, pending = await asyncio.wait(
+                        (ready, closed), return_when=asyncio.FIRST_COMPLETED
+                    )
+                    for task in pending:
+                        task.cancel()
+                    if closed in done:
+                        return
                 client.ready.clear()
                 events = list(self._recent) if first else list(client.events)
                 client.events.clear()
                 # The newest state is serialised once for every page, and spliced in.
                 text = f'{{"state": {self._state_json()}, "events": {json.dumps(events)}'
-                await ws.send_str(text + (', "hello": true}' if first else "}"))
+                await socket.send(text + (', "hello": true}' if first else "}"))
                 first = False
-            await ws.close()
-
-        task = asyncio.create_task(writer())
-        try:
-            async for message in ws:  # the page sends nothing; reading notices a close
-                if message.type == WSMsgType.ERROR:
-                    break
         finally:
             self._clients.discard(client)
-            client.ready.set()
-            task.cancel()
-            with contextlib.suppress(BaseException):
-                await task
-        return ws
 
-    async def _games(self, _request: web.Request) -> web.Response:
+    async def _games(self, _request: Request) -> Response:
         games = self.door.games()
-        return web.json_response(
+        return Response.json(
             [
                 {
                     "id": g.id,
@@ -276,83 +254,81 @@ class WebServer:
             ]
         )
 
-    async def _pgn(self, request: web.Request) -> web.Response:
-        raw = request.match_info["game"]
+    async def _pgn(self, request: Request) -> Response:
+        raw = request.match["game"]
         try:
             game_id = None if raw == "current" else inputs.parse_game_id(raw)
             text = self.door.pgn(game_id)
         except InputError as exc:
-            return _error(400, str(exc))
+            return Response.error(400, str(exc))
         except LookupError:
-            return _error(404, f"no game {raw[:20]} is stored")
+            return Response.error(404, f"no game {raw[:20]} is stored")
         number = self.door.snapshot().game_id if game_id is None else game_id
         name = f"magboard-game-{number}.pgn"
-        return web.Response(
-            text=text,
+        return Response(
+            body=text.encode(),
             content_type="application/x-chess-pgn",
             headers={"Content-Disposition": f'attachment; filename="{name}"'},
         )
 
     # ------------------------------------------------------------------ actions
 
-    def _refusal(self, request: web.Request) -> web.Response | None:
+    def _refusal(self, request: Request) -> Response | None:
         if self.token is None:
-            return _error(403, "actions are off: the daemon could not keep a token (see its log)")
-        header = request.headers.get("Authorization", "")
+            return Response.error(
+                403, "actions are off: the daemon could not keep a token (see its log)"
+            )
+        header = request.headers.get("authorization", "")
         scheme, _, offered = header.partition(" ")
         if scheme.lower() != "bearer" or not offered.strip():
-            return _error(
+            return Response.error(
                 401,
                 "this action needs the board's token: it is [web] token in the config, or the "
                 "one printed in the daemon's log at its first start",
                 **{"WWW-Authenticate": 'Bearer realm="magboard"'},
             )
         if not self.token.matches(offered.strip()):
-            return _error(403, "wrong token: this action is refused")
+            return Response.error(403, "wrong token: this action is refused")
         return None
 
-    async def _body(self, request: web.Request) -> dict | web.Response:
+    def _body(self, request: Request) -> dict | Response:
         """The request's JSON object, or the 4xx response that says what is wrong."""
-        try:
-            raw = await request.read() if request.can_read_body else b""
-        except web.HTTPRequestEntityTooLarge:
-            return _error(413, "the request body is too large")
-        if not raw.strip():
+        if not request.body.strip():
             return {}
         try:
-            body = json.loads(raw)
+            body = json.loads(request.body)
         except (ValueError, UnicodeDecodeError):
-            return _error(400, "the request body is not JSON")
+            return Response.error(400, "the request body is not JSON")
         except RecursionError:
-            return _error(400, f"the request body nests deeper than {MAX_JSON_DEPTH} levels")
+            return Response.error(400, f"the request body nests deeper than {MAX_JSON_DEPTH}")
         if body is None:
             return {}
         if not isinstance(body, dict):
-            return _error(400, "the request body must be a JSON object")
+            return Response.error(400, "the request body must be a JSON object")
         if json_depth(body, MAX_JSON_DEPTH) > MAX_JSON_DEPTH:
-            return _error(400, f"the request body nests deeper than {MAX_JSON_DEPTH} levels")
+            return Response.error(400, f"the request body nests deeper than {MAX_JSON_DEPTH}")
         return body
 
-    async def _run_action(self, name: str, request: web.Request, handler: Any) -> web.Response:
+    async def _run_action(self, name: str, request: Request, handler: Any) -> Response:
         refused = self._refusal(request)
         if refused is not None:
             log.warning("web: action %s refused (%s)", name, refused.status)
             return refused
-        body = await self._body(request)
-        if isinstance(body, web.Response):
+        body = self._body(request)
+        if isinstance(body, Response):
             return body
         # The answer carries every event the action led to on the loop, as it happened.
         with contextlib.closing(self.door.subscribe(maxsize=256)) as seen:
             try:
                 answer = await handler(body)
             except InputError as exc:
-                return _error(400, str(exc))
+                return Response.error(400, str(exc))
             except LookupError as exc:
-                return _error(404, str(exc))
+                return Response.error(404, str(exc))
             except ActionRefused as exc:
-                return _error(409, str(exc))
+                return Response.error(409, str(exc))
             except ValueError as exc:  # a player's settings or action refused
-                return _error(400, str(exc))
+                return Response.error(400, str(exc))
             for _ in range(REACTION_TURNS):  # what players on the loop say at once to it
                 await asyncio.sleep(0)
             events = []
@@ -362,17 +338,17 @@ class WebServer:
         sim = self.door.snapshot().sim_pieces
         if sim is not None:
             reply["sim_pieces"] = f"{sim:016x}"  # the page's clicks go on from here
-        return web.json_response(reply)
+        return Response.json(reply)
 
-    async def _action(self, request: web.Request) -> web.Response:
-        action = request.match_info["action"]
+    async def _action(self, request: Request) -> Response:
+        action = request.match["action"]
         handler = getattr(self.actions, f"do_{action}", None)
         if handler is None:
-            return _error(404, f"no such action: {action[:40]!r}")
+            return Response.error(404, f"no such action: {action[:40]!r}")
         return await self._run_action(action, request, handler)
 
-    async def _player_action(self, request: web.Request) -> web.Response:
-        player, action = request.match_info["player"], request.match_info["action"]
+    async def _player_action(self, request: Request) -> Response:
+        player, action = request.match["player"], request.match["action"]
 
         async def handler(body: dict) -> dict:
             log.info("web: %s %s", player[:20], action[:40])

@@ -246,7 +246,12 @@ class EngineSeat:
         if self._task is not None and self._task_key != key:
             self._task.cancel()  # the game changed under the question
             self._task = None
-        if snapshot.awaiting == NAME and self._task is None and self._failed != key:
+        if (
+            snapshot.awaiting == NAME
+            and not snapshot.online
+            and self._task is None
+            and self._failed != key
+        ):
             self._task_key = key
             self._task = asyncio.get_running_loop().create_task(self._think(key))
         if "hint_requested" in kinds:
@@ -345,6 +350,8 @@ class EngineSeat:
         reason = None
         if snapshot.result != "*":
             reason = "the game is over"
+        elif snapshot.online:
+            reason = "no help in an online game (its server forbids assistance)"
         elif snapshot.players.get(snapshot.turn) != HUMAN:
             reason = "it is the engine's turn"
         elif self._hint_task is not None:

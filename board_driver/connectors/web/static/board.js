@@ -506,6 +506,7 @@ function onMessage(data) {
   const message = JSON.parse(data);
   const before = state;
   state = message.state;
+  document.dispatchEvent(new CustomEvent("magboard-state", { detail: state })); // lichess.js
   if (inFlight === 0 && state.sim_pieces) simOcc = bitsOf(state.sim_pieces);
   hand = hand.filter((sq) => !has(simOcc, sq));
   renderBoard();
