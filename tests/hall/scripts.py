@@ -16,8 +16,8 @@ from tests.conftest import SHARED_DATA
 
 #: Milliseconds between the events of one move, and from a move's last event to the next
 #: move's first (over the 250 ms settle time: each move is judged on its own).
-WITHIN_MS = 80
-BETWEEN_MS = 380
+WITHIN_MS = 100
+BETWEEN_MS = 650
 LETTER = {chess.QUEEN: "q", chess.ROOK: "r", chess.BISHOP: "b", chess.KNIGHT: "n"}
 
 
