@@ -53,6 +53,7 @@ from board_driver.service.lights import (
     STORE_FAILING_FRAME,
     Lights,
 )
+from board_driver.service.logrepeat import RepeatLimiter, loop_exception_handler
 from board_driver.service.notify import Notifier
 from board_driver.service.recorder import Recorder, options_record
 from board_driver.service.store import Store, StoreError
@@ -179,6 +180,7 @@ class Daemon:
         from board_driver.service.extensions import start_extensions
 
         self.loop = asyncio.get_running_loop()
+        self.loop.set_exception_handler(loop_exception_handler(RepeatLimiter()))
         self.lights.attach(self.loop)
         self._stop = asyncio.Event()
         self._t0 = self.loop.time()

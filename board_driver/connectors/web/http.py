@@ -179,8 +179,11 @@ class HttpServer:
 
     async def start(self, host: str, port: int) -> None:
         """Listen; OSError if the address cannot be had (a port in use)."""
+        # asyncio accepts up to ``backlog`` connections at a time before any is served:
+        # kept small, a burst cannot take the descriptors the board needs.
+        backlog = max(1, min(64, self.max_connections // 4))
         self._server = await asyncio.start_server(
-            self._connected, host, port, backlog=128, reuse_address=True
+            self._connected, host, port, backlog=backlog, reuse_address=True
         )
 
     async def stop(self) -> None:

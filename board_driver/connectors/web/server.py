@@ -84,6 +84,18 @@ SECURITY_HEADERS = {
 }
 
 
+def connection_limit() -> int:
+    """The connections the page may hold: :data:`MAX_CONNECTIONS`, or a quarter of the
+    process's file descriptors if that is less (the board, its store and its devices need
+    the rest)."""
+    import resource
+
+    soft, _hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft == resource.RLIM_INFINITY:
+        return MAX_CONNECTIONS
+    return max(4, min(MAX_CONNECTIONS, soft // 4))
+
+
 class _Client:
     """One browser's WebSocket: the newest state only, and the last events not yet sent."""
 
@@ -133,7 +145,7 @@ class WebServer:
         router.add("GET", "/games/{game}.pgn", self._pgn)
         router.add("POST", "/api/player/{player}/{action}", self._player_action)
         router.add("POST", "/api/{action}", self._action)
-        http = HttpServer(router, max_connections=MAX_CONNECTIONS, headers=SECURITY_HEADERS)
+        http = HttpServer(router, max_connections=connection_limit(), headers=SECURITY_HEADERS)
         try:
             await http.start(host, port)
         except OSError as exc:
