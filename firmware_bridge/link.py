@@ -509,8 +509,9 @@ class BridgeLink:
                 log.exception("bridge LEDs: unexpected error")
                 self._note(f"unexpected error sending LEDs: {error!r}")
                 wait = 0.1
-            if wait is not None:  # a re-send held back by the rate limit: wake for it
-                self._stop.wait(wait)
+            if wait is not None:  # a re-send held back by the rate limit: wake for it,
+                # or at once for a new frame (the limit holds back re-sends, not news)
+                self._leds_wake.wait(wait)
                 self._leds_wake.set()
 
     def _send_due_leds(self) -> float | None:

@@ -57,6 +57,7 @@ from board_driver.service.logrepeat import RepeatLimiter, loop_exception_handler
 from board_driver.service.notify import Notifier
 from board_driver.service.recorder import Recorder, options_record
 from board_driver.service.store import Store, StoreError
+from board_driver.service.store_errors import EXIT_STORE_REFUSED, StoreRefusedError
 from board_driver.squares import square, square_name, squares_of
 
 log = logging.getLogger("magboard")
@@ -432,6 +433,9 @@ class Daemon:
         """The game in the store; a failure is loud, lit, and retried (the game is kept)."""
         try:
             self.recorder.sync(self.tracker.game, self.tracker.options, fresh)
+        except StoreRefusedError as exc:  # damaged under us: retrying cannot mend it
+            self.fault(f"{exc}", code=EXIT_STORE_REFUSED)
+            return False
         except STORE_ERRORS as exc:
             self._store_failed(f"cannot store the game: {exc}")
             return False
@@ -448,6 +452,8 @@ class Daemon:
         moves, a failure is loud and lit (it is not retried: the next step writes again)."""
         try:
             write(*args)
+        except StoreRefusedError as exc:
+            self.fault(f"{exc}", code=EXIT_STORE_REFUSED)
         except STORE_ERRORS as exc:
             self._store_failed(f"cannot store: {exc}")
 

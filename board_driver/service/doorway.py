@@ -281,18 +281,20 @@ class BoardDoor:
         return sim
 
     def lift(self, square_: str | int) -> None:
-        sq = square(square_) if isinstance(square_, str) else square_
-        try:
-            self._sim().lift(sq)
-        except ValueError as exc:
-            raise ActionRefused(str(exc)) from None
+        self._move_sim("lift", square_)
 
     def place(self, square_: str | int) -> None:
-        sq = square(square_) if isinstance(square_, str) else square_
+        self._move_sim("place", square_)
+
+    def _move_sim(self, kind: str, square_: str | int) -> None:
+        sim = self._sim()
         try:
-            self._sim().place(sq)
+            sq = square(square_) if isinstance(square_, str) else square_
+            (sim.lift if kind == "lift" else sim.place)(sq)
         except ValueError as exc:
             raise ActionRefused(str(exc)) from None
+        except OSError as exc:  # the piece moved; only its state file lags: said, retried
+            log.error("simulated board: %s (saved again at the next change)", exc)
 
     def set_sim_pieces(self, occupancy: int) -> None:
         if not 0 <= occupancy < 1 << 64:

@@ -65,9 +65,6 @@ def game_pgn(stored: StoredGame, *, site: str = "magboard") -> str:
         "Result": stored.result,
     }
     headers.update(_legacy_engine_headers(stored.options))  # stores made before headers
-    headers.update(  # headers kept among the options (magboard before schema 2's table)
-        {k[len("header:") :]: v for k, v in stored.options.items() if k.startswith("header:")}
-    )
     headers.update(stored.headers)  # set for this game (by a page, an online server): they win
     headers["Result"] = stored.result
     return game.pgn(headers)

@@ -76,7 +76,8 @@ def test_a_device_that_reports_every_led_frame_lost_gets_bounded_resends(tmp_pat
         window = time.monotonic() - frames[0]
         resends = len(frames) - 1
         assert 1 <= resends <= window / LED_RESEND_MIN_INTERVAL_S + 1, (resends, window)
-        assert host.link.stats.led_resends == resends
+        # Counted when sent: one may be on the line, not yet counted by the device.
+        assert resends <= host.link.stats.led_resends <= resends + 1
         before = len(frames)
         shown = time.monotonic()
         host.link.show([(9, 9, 9)] * 64)  # a new frame is not held back by the limit

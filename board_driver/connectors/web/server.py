@@ -1,4 +1,4 @@
-"""The board's web page: HTTP and WebSocket (aiohttp) on the daemon's own asyncio loop.
+"""The board's web page: HTTP and WebSocket (h11 and wsproto: :mod:`.http`) on the daemon's loop.
 
 Routes::
 

@@ -35,6 +35,10 @@ class SimStateError(ValueError):
     """The simulated board's state file cannot be read."""
 
 
+#: The largest state file read: it holds one line of JSON.
+MAX_STATE_BYTES = 4096
+
+
 class SimStateWriteError(OSError):
     """The simulated board's state file could not be written (a full disk, a read-only
     file system). The change that tried to save was made all the same; the file keeps the
@@ -145,7 +149,13 @@ class SimulatedBoard:
     @staticmethod
     def _load(path: Path) -> int:
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            with open(path, "rb") as handle:
+                # A state file is a few dozen bytes: read no more than that could be (a
+                # path to /dev/zero or a huge file is refused, not read into memory).
+                raw = handle.read(MAX_STATE_BYTES + 1)
+            if len(raw) > MAX_STATE_BYTES:
+                raise ValueError(f"more than {MAX_STATE_BYTES} bytes")
+            data = json.loads(raw.decode("utf-8"))
             pieces = int(data["pieces"], 16)
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise SimStateError(

@@ -36,7 +36,7 @@ def _writable_file(path: Path) -> str | None:
     """Why ``path`` cannot be a file the daemon reads and rewrites, or None."""
     try:
         info = path.stat()
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):
         return _creatable(path.parent)
     except OSError as exc:
         return f"cannot be used ({exc.strerror})"

@@ -146,8 +146,10 @@ def test_a_store_that_cannot_be_created_is_a_clear_error(tmp_path):
         f'[sim]\nstate_file = "{tmp_path / "sim.json"}"\n'
     )
     result = run_magboard("run", "--sim", "--config", str(config))
-    assert result.returncode == 1
-    assert "cannot create" in result.stderr and "Traceback" not in result.stderr
+    # The config names a place no store can be made: a config error, as `config check` says.
+    assert result.returncode == 2
+    assert f"cannot be made: {blocker} is not a directory" in result.stderr
+    assert "Traceback" not in result.stderr
 
 
 def test_a_bad_or_unreadable_config_is_a_clear_error(tmp_path):
