@@ -20,11 +20,12 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 import rules
 from board_driver.arbiter.tracker import GameOptions
-from board_driver.service.store import Store, rebuild_game
+from board_driver.service.store import Store, StoreError, rebuild_game
 
 log = logging.getLogger("magboard")
 
@@ -194,3 +195,28 @@ class Recorder:
                 kept.pop(key, None)
             else:
                 kept[key] = str(value)
+
+
+class StoreInUseError(StoreError):
+    """Another daemon holds the store."""
+
+
+def lock_store(path: Path) -> Any:
+    """One daemon per store: a second one would interleave two games' moves."""
+    import fcntl
+
+    lock_path = Path(f"{path}.lock")
+    try:
+        lock_path.parent.mkdir(parents=True, exist_ok=True)
+        handle = open(lock_path, "w")  # noqa: SIM115 - held open while the daemon runs
+    except OSError as exc:
+        raise StoreError(f"{lock_path}: cannot create ({exc.strerror})") from None
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        handle.close()
+        raise StoreInUseError(
+            f"another magboard daemon is running with the store {path} "
+            "(stop it first: `systemctl stop magboard`, or use another config)"
+        ) from None
+    return handle
