@@ -1,6 +1,7 @@
 """Board scripts for the hall's end-to-end tests: games of selfplay.pgn played briskly and
 plainly by hand (victim first on a capture, king then rook when castling, the promotion
-piece chosen before the pawn lands), with times, so that a daemon plays them in real time.
+piece chosen before the pawn lands): whole timed scripts, or each move's lines to pipe
+into a daemon one move at a time.
 
 python-chess (the oracle) decides the squares; the daemon's own rules decide the moves.
 """
@@ -14,10 +15,8 @@ import chess.pgn
 
 from tests.conftest import SHARED_DATA
 
-#: Milliseconds between the events of one move, and from a move's last event to the next
-#: move's first (over the 250 ms settle time: each move is judged on its own).
+#: Milliseconds between the events of one move.
 WITHIN_MS = 100
-BETWEEN_MS = 650
 LETTER = {chess.QUEEN: "q", chess.ROOK: "r", chess.BISHOP: "b", chess.KNIGHT: "n"}
 
 
@@ -58,20 +57,22 @@ def hand_events(board: chess.Board, move: chess.Move) -> list[str]:
     return events
 
 
-def script_lines(moves: list[chess.Move], start: chess.Board | None = None, *,
-                 new_game: bool = True) -> list[str]:
-    """A timed script playing ``moves`` from ``start`` (the start position by default);
-    ``new_game``: with a ``fen`` line, so that the daemon starts a new game for it."""
+def move_lines(moves: list[chess.Move], start: chess.Board | None = None) -> list[list[str]]:
+    """Each move's script lines (untimed: ``gap`` apart), from ``start`` (the start
+    position by default)."""
     board = (start or chess.Board()).copy()
-    lines = [f"fen {board.fen()}"] if new_game else []
-    t = BETWEEN_MS
+    out = []
     for move in moves:
-        for event in hand_events(board, move):
-            lines.append(f"@{t} {event}")
-            t += WITHIN_MS
-        t += BETWEEN_MS - WITHIN_MS
+        out.append(hand_events(board, move))
         board.push(move)
-    return lines
+    return out
+
+
+def header_lines(start: chess.Board | None = None, *, new_game: bool = True) -> list[str]:
+    """A script's header: ``fen`` (a new game for it, unless ``new_game`` is False) and the
+    gap between the events of a move."""
+    fen = [f"fen {(start or chess.Board()).fen()}"] if new_game else []
+    return [*fen, f"gap {WITHIN_MS}"]
 
 
 def sans(moves: list[chess.Move], start: chess.Board | None = None) -> list[str]:

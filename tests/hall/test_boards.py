@@ -12,12 +12,14 @@ once: nothing lost, nothing doubled.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
+import threading
 import time
 from pathlib import Path
 
-import chess
+import chess.pgn
 import pytest
 
 from tests.board_driver.daemon_process import (  # noqa: F401
@@ -27,12 +29,13 @@ from tests.board_driver.daemon_process import (  # noqa: F401
     write_config,
 )
 from tests.hall.hall_process import HallProcess, hall_config, read_games, wait_until
-from tests.hall.scripts import sans, script_lines, shortest_games
+from tests.hall.scripts import header_lines, move_lines, sans, shortest_games
 from tests.mosquitto import Mosquitto
 
 ROOT = Path(__file__).resolve().parents[2]
 ACL = ROOT / "docs" / "hall" / "aclfile"
 HALL_PASSWORD = "hall-secret"
+SEEN = re.compile(r"magboard: event (lift|place) ")
 
 
 def password(board: int) -> str:
@@ -62,9 +65,61 @@ black = "Black {board}"
 
 def start_board(directory: Path, broker: Mosquitto, board: int) -> DaemonProcess:
     board_config(directory, broker, board)
-    daemon = DaemonProcess(directory)
+    daemon = DaemonProcess(directory, "--verbose")  # it logs each lift and place it sees
     daemon.wait_ready(30)
     return daemon
+
+
+def seen_events(daemon: DaemonProcess) -> int:
+    """The lifts and places the daemon's tracker has seen (after debouncing)."""
+    with daemon._changed:
+        return sum(1 for line in daemon.lines if SEEN.search(line))
+
+
+class Hands(threading.Thread):
+    """Plays one board's game as a person would, only faster: each lift or place once the
+    board has seen the one before (so that a machine starved for a second cannot fold two
+    of them into one scan), each move once the one before is stored. ``pause_at``: the
+    number of moves after which it stops until ``resume(daemon)`` (a restarted board)."""
+
+    def __init__(self, daemon: DaemonProcess, moves: list[chess.Move], pause_at: int = -1):
+        super().__init__(daemon=True)
+        self.daemon_process = daemon
+        self.lines = move_lines(moves)
+        self.pause_at = pause_at
+        self.stored = 0  # moves stored so far, over every life of the board
+        self.paused = threading.Event()
+        self._resumed = threading.Event()
+        self.error: str | None = None
+
+    def resume(self, daemon: DaemonProcess) -> None:
+        self.daemon_process = daemon
+        self._resumed.set()
+
+    def run(self) -> None:
+        try:
+            self._play()
+        except AssertionError as exc:
+            self.error = str(exc)
+
+    def _play(self) -> None:
+        daemon, before, sent = self.daemon_process, 0, 0
+        daemon.send(*header_lines())
+        for ply, events in enumerate(self.lines):
+            if ply == self.pause_at:
+                self.paused.set()
+                self._resumed.wait(120)
+                daemon, before, sent = self.daemon_process, ply, 0
+                daemon.send(*header_lines(new_game=False))
+            for line in events:
+                daemon.send(line)
+                if line.startswith(("lift", "place")):
+                    sent += 1
+                    assert daemon.wait_for(lambda d=daemon, n=sent: seen_events(d) >= n, 20), (
+                        f"the board never saw {line!r}:\n" + daemon.output()[-3000:])
+            assert daemon.wait_for(lambda d=daemon, n=ply + 1 - before: len(
+                d.moves_logged()) >= n, 20), daemon.output()[-3000:]
+            self.stored = ply + 1
 
 
 def stored_games(directory: Path) -> list[chess.pgn.Game]:
@@ -75,6 +130,9 @@ def stored_games(directory: Path) -> list[chess.pgn.Game]:
 
 
 def play_round(tmp_path: Path, count: int) -> None:
+    """``count`` boards play their games at once (each by its own :class:`Hands`). On the
+    way: the broker killed once board 1 has stored 3 moves and back at 6, board 2 killed
+    and restarted halfway through its game, the hall restarted two moves after that."""
     games = shortest_games(count)
     users = {str(b): password(b) for b in range(1, count + 1)} | {"hall": HALL_PASSWORD}
     broker = Mosquitto(tmp_path / "broker", users=users, acl=ACL.read_text()).start()
@@ -83,43 +141,42 @@ def play_round(tmp_path: Path, count: int) -> None:
     hall = HallProcess(config)
     boards = {b: start_board(tmp_path / f"board{b}", broker, b) for b in range(1, count + 1)}
     moves = {b: list(games[b - 1].mainline_moves()) for b in boards}
+    half = len(moves[2]) // 2
+    hands = {b: Hands(boards[b], moves[b], pause_at=half if b == 2 else -1) for b in boards}
     try:
-        # Board 2 plays the first half of its game, is killed, and plays the rest after.
-        half = len(moves[2]) // 2
-        for b, daemon in boards.items():
-            lines = script_lines(moves[b][:half] if b == 2 else moves[b])
-            daemon.send(*lines)
         start = time.monotonic()
+        for player in hands.values():
+            player.start()
 
-        time.sleep(2.5)
+        def until(predicate, what: str) -> None:
+            errors = [h.error for h in hands.values() if h.error]
+            assert not errors, errors[0]
+            assert wait_until(lambda: predicate() or any(h.error for h in hands.values()),
+                              120), what
+            errors = [h.error for h in hands.values() if h.error]
+            assert not errors, errors[0]
+
+        until(lambda: hands[1].stored >= 3, "board 1 never stored 3 moves")
         broker.kill()  # no last save: it comes back without the retained games
-        time.sleep(2.0)
+        until(lambda: hands[1].stored >= 6, "board 1 never stored 6 moves")
         broker.start()
-
-        assert boards[2].wait_for(lambda: len(boards[2].moves_logged()) == half, 60), (
-            boards[2].output())
-        time.sleep(0.6)
+        until(hands[2].paused.is_set, "board 2 never got halfway")
         boards[2].kill()
-        assert wait_until(lambda: json.loads(hall.get("/api/state")[2])["boards"].get("2")
-                          == "offline", 15), "the broker never announced board 2 offline"
+        until(lambda: json.loads(hall.get("/api/state")[2])["boards"].get("2") == "offline",
+              "the broker never announced board 2 offline")
         boards[2] = start_board(tmp_path / "board2", broker, 2)
-        after_half = chess.Board()
-        for move in moves[2][:half]:
-            after_half.push(move)
-        boards[2].send(*script_lines(moves[2][half:], after_half, new_game=False))
-
+        hands[2].resume(boards[2])
+        until(lambda: hands[2].stored >= half + 2, "board 2 never went on after its restart")
         hall.kill()
         hall = HallProcess(config)
-
-        for b, daemon in boards.items():
-            expected = len(moves[b]) - (half if b == 2 else 0)
-            assert daemon.wait_for(lambda d=daemon, n=expected: len(d.moves_logged()) >= n,
-                                   120), daemon.output()
+        for b, player in hands.items():
+            player.join(180)
+            assert player.error is None, player.error
+            assert player.stored == len(moves[b]), f"board {b} stopped at {player.stored}"
         played_s = time.monotonic() - start
 
         def complete():
-            text = hall.games_pgn()
-            served = read_games(text)
+            served = read_games(hall.games_pgn())
             return served if len(served) == count and all(
                 g.headers["Result"] != "*" for g in served) else None
 
