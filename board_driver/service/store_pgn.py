@@ -30,9 +30,10 @@ def rebuild_game(stored: StoredGame) -> rules.Game:
     import rules
 
     try:
-        game = rules.Game(rules.Position.from_fen(stored.start_fen))
-        for move in stored.moves:
-            game.push(game.position.parse_uci(move.uci))
+        # A record replays even past a dead position (a server's game, or one stored
+        # before the rules knew dead positions): see rules.Game.from_record.
+        start = rules.Position.from_fen(stored.start_fen)
+        game = rules.Game.from_record(start, [move.uci for move in stored.moves])
     except ValueError as exc:
         raise _unplayable(stored, f"the stored moves do not replay ({exc})") from None
     if stored.termination and game.outcome() is None:
@@ -45,6 +46,10 @@ def rebuild_game(stored: StoredGame) -> rules.Game:
                 game.agree_draw()
             elif stored.termination in ("threefold_repetition", "fifty_moves"):
                 game.claim_draw()
+            elif stored.termination in ("timeout", "abandoned", "aborted"):
+                # Decided outside the board (a clock, a server): the winner from the result.
+                winner = {"1-0": rules.WHITE, "0-1": rules.BLACK}.get(stored.result)
+                game.end(stored.termination, winner)
         except ValueError as exc:
             raise _unplayable(stored, f"the stored result does not fit ({exc})") from None
     return game
