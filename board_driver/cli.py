@@ -22,6 +22,7 @@ COMMAND_MODULES = (
     "board_driver.commands.games",
     "board_driver.commands.pgn",
     "board_driver.commands.store",
+    "board_driver.commands.hall",
     "board_driver.commands.demo",
 )
 
