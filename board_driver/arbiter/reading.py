@@ -26,8 +26,6 @@ nothing for the mover, and is handed to the next move once this one is committed
 
 from __future__ import annotations
 
-import copy
-
 from board_driver.arbiter.footprint import Footprint, bit
 from board_driver.arbiter.options import Timing
 from board_driver.arbiter.touch import TouchMove
@@ -80,15 +78,15 @@ class MoveReading:
 
     def copy(self) -> MoveReading:
         """An independent copy (to go back to, if the hands are read again)."""
-        other = copy.copy(self)
+        other = MoveReading.__new__(MoveReading)
+        other.__dict__.update(self.__dict__)
         other.lift_t = dict(self.lift_t)
         other.place_t = dict(self.place_t)
         other.refill_t = dict(self.refill_t)
         other.history = list(self.history)
         other.others = list(self.others)
-        other.passed = self.passed
         other.adjusted = set(self.adjusted)
-        other.touch = copy.copy(self.touch)
+        other.touch = self.touch.copy()
         return other
 
     def restrict(self, moves: list[Move], touch: TouchMove) -> None:

@@ -33,6 +33,13 @@ class TouchMove:
         self._own_first = True
         self._demand: tuple[int | None, list[Move] | None] | None = None  # cached
 
+    def copy(self) -> TouchMove:
+        """An independent copy (of the same class: the other side's hand stays untouched)."""
+        other = type(self).__new__(type(self))
+        for name in TouchMove.__slots__:
+            setattr(other, name, getattr(self, name))
+        return other
+
     def squares(self) -> list[int]:
         """The touched pieces' squares (own first)."""
         return [sq for sq in (self.own, self.opponent) if sq is not None]
