@@ -239,8 +239,10 @@ class BoardDoor:
             self.follow_turn()
         if not self._subscribers:
             return
+        game_id = self._board.recorder.game_id if self._board.recorder is not None else None
         for event in events:
             clean = {k: v for k, v in event.items() if k != "leds"}
+            clean.setdefault("game_id", game_id)  # which stored game it belongs to
             for subscription in list(self._subscribers):
                 subscription.put(clean)
 

@@ -19,6 +19,7 @@ Routes::
          sim      {"steps": [["lift", "e2"], ["place", "e4"]]}   (simulated board only)
          setup    {}  the simulated board's pieces set as the lights ask
          takeback {}  the simulated board's pieces moved back one move
+         headers  {"White": "Ann", "Round": "3", ...}  PGN headers ("" removes one)
          player/<name>/<action> {...}   a player's own action (online play: seek, ...)
 
 The page is a connector: it sees the board only through the door
