@@ -77,6 +77,11 @@ def _fail(message: str, code: int) -> int:
     return code
 
 
+def _failed(exc: Exception, code: int) -> int:
+    """The daemon's error: said already by its log (before "stopped"), else here."""
+    return code if getattr(exc, "logged", False) else _fail(str(exc), code)
+
+
 def choose_config(args: argparse.Namespace) -> Config:
     """The config to run with: the file, --sim, or the simulator when nothing else fits."""
     config = load_config(args.config)
@@ -136,13 +141,13 @@ def run(args: argparse.Namespace) -> int:
     try:
         return asyncio.run(daemon.run())
     except StoreRefusedError as exc:  # restarting would not mend it: the unit does not
-        return _fail(str(exc), EXIT_STORE_REFUSED)
+        return _failed(exc, EXIT_STORE_REFUSED)
     except StoreError as exc:
-        return _fail(str(exc), 1)
+        return _failed(exc, 1)
     except DaemonConfigError as exc:
-        return _fail(str(exc), 2)
+        return _failed(exc, 2)
     except DaemonError as exc:
-        return _fail(str(exc), 1)
+        return _failed(exc, 1)
     except KeyboardInterrupt:
         return 130
 
