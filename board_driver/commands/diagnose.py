@@ -251,6 +251,9 @@ def _apply_config(args: argparse.Namespace) -> str | None:
 
 def run_command(args: argparse.Namespace, out=None) -> int:
     out = out or sys.stdout
+    if hasattr(out, "reconfigure"):
+        # Each line as it is written, to a terminal or a file alike (a log of a long watch).
+        out.reconfigure(line_buffering=True)
     problem = _apply_config(args)
     if problem:
         sys.stderr.write(f"magboard diagnose: {problem}\n")
@@ -282,18 +285,22 @@ def run_command(args: argparse.Namespace, out=None) -> int:
         problems += diagnose.check_count(first)
 
         if not args.no_ghost_test:
+            ghost = None
             if simulated:
                 saved = port.pieces
-                problems += diagnose.ghost_test(
-                    port, lambda bitmap: setattr(port, "pieces", bitmap)
+                ghost = diagnose.ghost_test(
+                    port, lambda bitmap, _words: setattr(port, "pieces", bitmap)
                 )
                 port.pieces = saved
-                out.write("ghost test: pieces on a1, b1, a2 only; b2 must read empty\n")
             elif interactive:
-                input("ghost test: put pieces on a1, b1 and a2 only, then press Enter ")
-                problems += diagnose.ghost_test(port, None)
+                ghost = diagnose.ghost_test(
+                    port, lambda _bitmap, words: input(f"ghost test: {words}, then press Enter ")
+                )
             else:
                 out.write("ghost test: skipped (run interactively, or use --sim)\n")
+            if ghost is not None:
+                out.write(f"ghost test: {ghost.verdict}\n")
+                problems += ghost.problems
 
         if not args.once:
             seconds = args.seconds if args.seconds is not None else 1e9
