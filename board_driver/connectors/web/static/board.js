@@ -445,6 +445,17 @@ function renderStatus() {
   status.textContent = text;
 }
 
+// What the lights ask, in the tracker's words (the state's "asks", when the board gives them).
+function renderAsks() {
+  const list = $("asks");
+  list.innerHTML = "";
+  for (const line of state.asks || []) {
+    const li = document.createElement("li");
+    li.textContent = line;
+    list.appendChild(li);
+  }
+}
+
 function renderMoves() {
   const list = $("moves");
   list.innerHTML = "";
@@ -541,7 +552,8 @@ function describe(e) {
       const what = [];
       if (e.empty && e.empty.length) what.push("empty " + e.empty.join(" "));
       if (e.fill && e.fill.length) what.push("fill " + e.fill.join(" "));
-      const why = e.reason === "touch_move" ? ` (touch-move: ${e.san} must be played)` : "";
+      let why = e.reason === "touch_move" ? ` (touch-move: ${e.san} must be played)` : "";
+      if (e.why) why = ` (${e.why})`;  // the tracker's own words, when it gives them
       return [`Not a legal move${why}: ${what.join(", ")}`, true];
     }
     case "restored": return ["The board matches the game again"];
@@ -611,6 +623,7 @@ function onMessage(data) {
   releaseCaptured();
   renderBoard();
   renderStatus();
+  renderAsks();
   renderMoves();
   renderControls();
   renderEngine();

@@ -136,6 +136,7 @@ def test_a_short_game_by_click_key_and_drag_with_hints_and_its_pgn(open_page, tm
     page.wait_for_selector("#sq-g4[data-led='g']")
     assert led(page, "g3") == ("g", "0")
     assert page.locator("#sq-g2").get_attribute("aria-label") == "g2, white pawn, lifted"
+    page.locator("header").scroll_into_view_if_needed()  # ticking Hints scrolled down
     shot(page, tmp_path, "web-hints.png")
     click(page, "g2")  # put it back (a j'adoube-free replace: touch-move warns only)
     page.wait_for_selector("#sq-g2[data-sensed='1']")
@@ -349,6 +350,9 @@ def test_captures_by_clicks_in_either_order_leave_the_hand_free(open_page, daemo
     assert page.locator(".sq.in-hand").count() == 0
     click(page, "b7", "c6")  # the next click on an own piece lifts it: 4... bxc6
     wait_moves(page, "e4", "d5", "exd5", "Nf6", "Nf3", "c5", "dxc6", "bxc6")
+    # Item 7: the game list counts the game on the board live, in plies, without a reload.
+    game = daemon.state()["game_id"]
+    page.wait_for_selector(f"#games li:has-text('Game {game}:'):has-text('8 plies')")
     state = daemon.state()
     assert state["in_sync"] and state["sensed"] == state["sim_pieces"]
     position = state["pieces"]
@@ -358,7 +362,7 @@ def test_captures_by_clicks_in_either_order_leave_the_hand_free(open_page, daemo
 
 
 @pytest.mark.parametrize("size", SIZES)
-def test_a_page_whose_daemon_is_gone_is_greyed_out_and_says_so(open_page, daemon, size):
+def test_a_page_whose_daemon_is_gone_is_greyed_out_and_says_so(open_page, daemon, size, tmp_path):
     """Issue 16, item 8: with the daemon gone the page is grey, says so, and a click says why
     nothing happens (never 'TypeError: Failed to fetch'); the icon is served (no 404)."""
     page = open_page(viewport=SIZES[size])
@@ -383,10 +387,13 @@ def test_a_page_whose_daemon_is_gone_is_greyed_out_and_says_so(open_page, daemon
     texts = " ".join(page.locator("#messages li").all_inner_texts())
     assert "TypeError" not in texts and "Failed to fetch" not in texts
     assert page.locator(".sq.in-hand").count() == 0
+    if size == "desktop":
+        page.mouse.wheel(0, -2000)  # the banner at the top
+        shot(page, tmp_path, "web-offline.png")
     assert page.errors == []
 
 
-def test_on_a_phone_what_a_game_needs_is_just_below_the_board(open_page):
+def test_on_a_phone_what_a_game_needs_is_just_below_the_board(open_page, tmp_path):
     """Issue 16, items 6 and 9: at 390x844 the promotion buttons, take-back and the
     messages start within half a screen below the board; a promotion piece chosen is
     pressed and said at once."""
@@ -407,6 +414,9 @@ def test_on_a_phone_what_a_game_needs_is_just_below_the_board(open_page):
     page.wait_for_selector("#messages li:text('Promotion piece: knight')")
     messages = page.locator("#messages").bounding_box()
     assert messages["y"] < below + 844 / 2
+    page.mouse.wheel(0, 330)  # the board's lower ranks and the buttons below it
+    page.wait_for_timeout(200)
+    shot(page, tmp_path, "web-phone.png")
     click(page, "e7", "e8")
     wait_moves(page, "e8=N")
     page.wait_for_selector("#promotion [data-piece='n'][aria-pressed='false']")
