@@ -45,6 +45,12 @@ from board_driver.service.config import Config
 from board_driver.service.doorway import BoardDoor
 from board_driver.service.hardware import Hardware, HardwareError, gpio_present, open_hardware
 from board_driver.service.intake import Intake
+from board_driver.service.journal import (
+    RepeatLimiter,
+    brief,
+    log_announcement,
+    loop_exception_handler,
+)
 from board_driver.service.lights import (
     EDGE_SQUARES,
     FAULT_FRAME,
@@ -53,9 +59,8 @@ from board_driver.service.lights import (
     STORE_FAILING_FRAME,
     Lights,
 )
-from board_driver.service.logrepeat import RepeatLimiter, loop_exception_handler
 from board_driver.service.notify import Notifier
-from board_driver.service.recorder import Recorder, options_record
+from board_driver.service.recorder import Recorder, lock_store, options_record
 from board_driver.service.store import Store, StoreError
 from board_driver.service.store_errors import EXIT_STORE_REFUSED, StoreRefusedError
 from board_driver.squares import square, square_name, squares_of
@@ -88,44 +93,6 @@ class DaemonError(Exception):
 
 class DaemonConfigError(DaemonError):
     """The config asks for something that cannot be had: exit 2 (restarting will not help)."""
-
-
-def _lock_store(path: Path) -> Any:
-    """One daemon per store: a second one would interleave two games' moves. The lock file
-    holds the daemon's pid, so that a second one can say which process has the store."""
-    import fcntl
-    import os
-
-    lock_path = Path(f"{path}.lock")
-    try:
-        lock_path.parent.mkdir(parents=True, exist_ok=True)
-        handle = open(lock_path, "a+")  # noqa: SIM115 - held open while the daemon runs
-    except OSError as exc:
-        raise StoreError(f"{lock_path}: cannot create ({exc.strerror})") from None
-    try:
-        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        handle.seek(0)
-        holder = handle.read(20).strip()
-        handle.close()
-        raise DaemonError(_store_taken(path, holder)) from None
-    handle.seek(0)
-    handle.truncate()
-    handle.write(f"{os.getpid()}\n")
-    handle.flush()
-    return handle
-
-
-def _store_taken(path: Path, holder: str) -> str:
-    """Why a second daemon cannot have the store, and what to do about it."""
-    from board_driver.service.config import SERVICE_STATE_DIR
-
-    who = f"another magboard daemon (pid {holder})" if holder.isdigit() else "another daemon"
-    if path.parent == SERVICE_STATE_DIR:
-        hint = "the service's: stop it first with `sudo systemctl stop magboard`"
-    else:
-        hint = "stop that one first, or give this one a store of its own ([store] path)"
-    return f"{who} is running with the store {path}: {hint}"
 
 
 class Daemon:
@@ -253,7 +220,7 @@ class Daemon:
     async def _start(self) -> None:
         config = self.config
         path = config.store_path()
-        self._lock = _lock_store(path)
+        self._lock = lock_store(path)
         self.recorder = Recorder(Store.open(path), config.game)
         try:
             first = self.hw.sensing.scan()
@@ -387,7 +354,7 @@ class Daemon:
         self.tracker.options = dataclasses.replace(self.tracker.options, **options)
         o = self.tracker.options
         self.store_call(self.recorder.set_options, o)
-        log.info("options: %s", _brief(options_record(o)))
+        log.info("options: %s", brief(options_record(o)))
         events = [
             {
                 "t": self.now_ms(),
@@ -438,7 +405,7 @@ class Daemon:
         if fresh:
             announced = [*announced, *self.door.on_new_game()]
         for event in announced:
-            _log_announcement(event, self.game_id)
+            log_announcement(event, self.game_id)
             if event.get("type") == "move" and event.get("uci"):
                 uci = event["uci"]
                 self.lights.flash((1 << square(uci[0:2])) | (1 << square(uci[2:4])))
@@ -546,29 +513,3 @@ class Daemon:
                 text = Path(self.script).read_text(encoding="utf-8")
             await feeder.play(text_lines(text), self.script)
         log.info("script finished")
-
-
-# ---------------------------------------------------------------------- helpers
-
-
-def _log_announcement(event: dict, game_id: int | None) -> None:
-    kind = event.get("type")
-    if kind == "move":
-        ply = event.get("ply")  # counted in plies, as everywhere: `games`, the page, resuming
-        log.info(
-            "%s: %s (%s) stored in game %s",
-            f"ply {ply}" if ply else "move",
-            event.get("san"),
-            event.get("uci"),
-            game_id,
-        )
-    elif kind in ("illegal", "restored", "takeback", "promotion_amended", "game_over"):
-        details = {k: v for k, v in event.items() if k not in ("t", "type", "leds")}
-        log.info("%s: %s", kind.replace("_", " "), _brief(details))
-    else:
-        log.debug("%s: %s", kind, _brief({k: v for k, v in event.items() if k != "type"}))
-
-
-def _brief(details: dict) -> str:
-    return ", ".join(f"{k}={v}" for k, v in details.items()) or "-"
-

@@ -131,6 +131,8 @@ class BoardDoor:
         self.seats: dict[str, str] = {side: HUMAN for side in SIDES}
         self.new_game_seats: dict[str, str] = {side: HUMAN for side in SIDES}
         self.followed = Followed()
+        self._san_key: tuple | None = None
+        self._san_moves: tuple[str, ...] = ()
         self._pending_seats: dict[str, str] | None = None
 
     # ------------------------------------------------------------------ reading
@@ -149,7 +151,7 @@ class BoardDoor:
             start_fen=game.start.fen(),
             fen=position.fen(),
             turn="white" if position.turn else "black",
-            moves=tuple(game.san_moves()),
+            moves=self._san(game),
             ucis=tuple(map(str, game.moves)),
             result=outcome.result() if outcome else "*",
             termination=outcome.termination if outcome else None,
@@ -182,6 +184,14 @@ class BoardDoor:
                 "debounce_ms": board.config.sensing.debounce_ms,
             },
         )
+
+    def _san(self, game: rules.Game) -> tuple[str, ...]:
+        """The game's moves in SAN, worked out once per line of moves (a snapshot per
+        event must not cost a replay of the whole game)."""
+        key = (id(game), tuple(game.moves))
+        if self._san_key != key:
+            self._san_key, self._san_moves = key, tuple(game.san_moves())
+        return self._san_moves
 
     def _awaiting(self) -> str | None:
         tracker = self._board.tracker

@@ -58,6 +58,13 @@ from board_driver.service.store_errors import (
 )
 from board_driver.service.store_file import check_header, create_file
 from board_driver.service.store_schema import SCHEMA_VERSION, Damage
+from board_driver.service.store_values import (
+    GAME_DATA_LIMITS,
+    data_key,
+    data_value,
+    header_name,
+    header_value,
+)
 from rules import STARTING_FEN
 
 __all__ = [
@@ -79,9 +86,7 @@ __all__ = [
 ]
 
 #: What an extension may keep with a game (see :meth:`Store.set_game_data`).
-GAME_DATA_LIMITS = {"names": 32, "name_chars": 64, "value_chars": 4096}
 #: Headers the game itself sets: a stored one would contradict it.
-_DERIVED_HEADERS = {"Result", "FEN", "SetUp"}
 
 
 @dataclass(frozen=True)
@@ -385,7 +390,7 @@ class Store:
         ``Result``/``FEN``/``SetUp``, which the game itself sets); nothing is stored then.
         """
         checked = [
-            (_header_name(name), _header_value(name, value)) for name, value in headers.items()
+            (header_name(name), header_value(name, value)) for name, value in headers.items()
         ]
         with self._writing() as db:
             self._require(db, game_id)
@@ -409,8 +414,8 @@ class Store:
         ValueError for more than the limits of :data:`GAME_DATA_LIMITS` (32 keys of up to
         64 characters, values of up to 4096) or anything but text; nothing is stored then.
         """
-        extension = _data_key("extension name", name)
-        checked = [(_data_key("key", key), _data_value(key, value)) for key, value in data.items()]
+        extension = data_key("extension name", name)
+        checked = [(data_key("key", key), data_value(key, value)) for key, value in data.items()]
         with self._writing() as db:
             self._require(db, game_id)
             for key, value in checked:
@@ -543,47 +548,6 @@ def _identity(path: str) -> tuple[int, int] | None:
     except OSError:
         return None
     return info.st_dev, info.st_ino
-
-
-_HEADER_NAME = __import__("re").compile(r"[A-Za-z][A-Za-z0-9_]{0,39}")
-
-
-def _header_name(name: object) -> str:
-    if not isinstance(name, str) or not _HEADER_NAME.fullmatch(name):
-        raise ValueError(
-            f"PGN header name {quote(name)}: a letter, then letters, digits or _ (at most 40)"
-        )
-    if name in _DERIVED_HEADERS:
-        raise ValueError(f"PGN header {name} is set by the game itself, not stored")
-    return name
-
-
-def _header_value(name: str, value: object) -> str:
-    if not isinstance(value, str):
-        raise ValueError(f"PGN header {name}: {quote(value)} is not text")
-    if len(value) > 255:
-        raise ValueError(f"PGN header {name}: {quote(value)} is longer than 255 characters")
-    if any(ord(c) < 32 or ord(c) == 127 for c in value):
-        raise ValueError(f"PGN header {name}: {quote(value)} holds a control character")
-    return value
-
-
-def _data_key(what: str, key: object) -> str:
-    limit = GAME_DATA_LIMITS["name_chars"]
-    if not isinstance(key, str) or not 0 < len(key) <= limit or not key.isprintable():
-        raise ValueError(f"game data {what} {quote(key)}: 1 to {limit} printable characters")
-    return key
-
-
-def _data_value(key: str, value: object) -> str | None:
-    limit = GAME_DATA_LIMITS["value_chars"]
-    if value is None:
-        return None
-    if not isinstance(value, str):
-        raise ValueError(f"game data {quote(key)}: {quote(value)} is not text")
-    if len(value) > limit:
-        raise ValueError(f"game data {quote(key)}: {len(value)} characters, more than {limit}")
-    return value
 
 
 from board_driver.service.store_pgn import game_pgn, rebuild_game  # noqa: E402 (they use the above)

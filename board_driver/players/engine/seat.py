@@ -241,6 +241,8 @@ class EngineSeat:
             self._background(self.player.new_game())  # ucinewgame: forget the last game
         if kinds & {"players", "new_game", "game_resumed"} or not events:
             self._record()
+        if self._task is None and "hint_requested" not in kinds and self.side == "none":
+            return  # it plays no side and nobody asks it anything: nothing to look at
         snapshot = self.door.snapshot()
         key = self._key(snapshot)
         if self._task is not None and self._task_key != key:

@@ -62,6 +62,7 @@ def state(player: LichessPlayer) -> dict[str, Any]:
             "speed": game.speed,
             "rated": game.rated,
             "time_control": game.time_control(),
+            "pace": game.pace(),
             "clock": game.clock_json(player.state_at, player.door.now_ms()),
             "status": game.status,
             "winner": game.winner,
@@ -69,8 +70,8 @@ def state(player: LichessPlayer) -> dict[str, Any]:
             "draw_offer": game.draw_offer,
             "takeback_offer": game.takeback_offer,
             "opponent_gone": player.opponent_gone,
-            "on_board": player.door.game_data("lichess").get("id") == game.id,
-            "sending": player._in_flight,
+            "on_board": player.on_board.holds(game),
+            "sending": player.on_board.ours.in_flight,
             "chat": list(player.chat),
         }
     account = player.account
@@ -192,14 +193,19 @@ async def run(player: LichessPlayer, action: str, args: Mapping[str, Any]) -> Ma
     return await handler(player, args)
 
 
-async def _ask(player: LichessPlayer, call: Callable[..., Any], *args: Any) -> Any:
-    """A blocking API call in a thread; its failure as an ActionRefused."""
+def _logged_in(player: LichessPlayer) -> None:
+    """ActionRefused, saying why, when there is no token that works."""
     if player.api is None or player.connection in ("no_token", "token_rejected"):
         raise ActionRefused(player.message or "not logged in to Lichess: log in on the page")
+
+
+async def _ask(player: LichessPlayer, call: Callable[..., Any], *args: Any) -> Any:
+    """A blocking API call in a thread; its failure as an ActionRefused."""
+    _logged_in(player)
     try:
         return await asyncio.to_thread(call, *args)
     except TokenRejected as exc:
-        player._problem("token_rejected", str(exc))
+        player.problem("token_rejected", str(exc))
         raise ActionRefused(str(exc)) from exc
     except LichessError as exc:
         raise ActionRefused(f"Lichess: {exc}") from exc
@@ -260,9 +266,7 @@ async def _logout(player: LichessPlayer, args: Mapping[str, Any]) -> Mapping[str
         except Exception:  # revoked or not, it is forgotten here
             pass
         api.close()
-    for follower in (player._events, player._game_stream):
-        if follower is not None:
-            follower.stop()
+    player.stop_streams()
     player.api = None
     player.account = None
     if not player.config.token:
@@ -288,6 +292,7 @@ async def _seek(player: LichessPlayer, args: Mapping[str, Any]) -> Mapping[str, 
             "(minutes + 40 x increment / 60 of at least 8); challenge a player for blitz"
         )
     color = _choice(args, "color", COLORS, "random")
+    _logged_in(player)
     if player.seeking:
         raise ActionRefused("a seek is already open")
     api = player.api
@@ -298,7 +303,7 @@ async def _seek(player: LichessPlayer, args: Mapping[str, Any]) -> Mapping[str, 
             await _ask(player, lambda: api.seek(limit / 60, increment, rated=rated, color=color))
         except ActionRefused as exc:
             if player.seeking:  # not cancelled: a real failure
-                player._error(f"the seek ended: {exc}")
+                player.error(f"the seek ended: {exc}")
         finally:
             player.seeking = False
 

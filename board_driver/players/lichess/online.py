@@ -235,6 +235,23 @@ class OnlineGame:
             return "-"
         return f"{self.initial_ms // 1000}+{self.increment_ms // 1000}"
 
+    def pace(self) -> str:
+        """The pace as Lichess shows it: ``10+5`` (minutes + seconds a move), ``3 days``
+        (correspondence), ``unlimited``.
+
+        >>> clock = {"initial": 600_000, "increment": 5_000}
+        >>> game = OnlineGame.from_full({"id": "g", "white": {"id": "ann"}, "clock": clock}, "ann")
+        >>> game.pace(), replace(game, initial_ms=30_000, increment_ms=0).pace()
+        ('10+5', '0.5+0')
+        >>> replace(game, initial_ms=None, days=3).pace()
+        '3 days'
+        """
+        if self.initial_ms is not None:
+            return f"{self.initial_ms / 60_000:g}+{self.increment_ms // 1000}"
+        if self.days:
+            return f"{self.days} day{'s' if self.days != 1 else ''}"
+        return "unlimited"
+
     def headers(self, base_url: str) -> dict[str, str]:
         """The stored game's PGN headers (the Result is the board's, set at the end)."""
         when = dt.datetime.fromtimestamp(self.created_ms / 1000, dt.UTC)

@@ -574,6 +574,11 @@ function describe(e) {
       ? "Opponent: people on both sides"
       : `Opponent: ${engineName(e)} plays ${e.side} (${e.level})`];
     case "engine_error": return [`Engine error: ${e.message}`, true];
+    case "online_game": return [`Lichess game ${e.id}: you play ${e.color} against ${e.opponent}`];
+    case "online_move": return [`Lichess: ${e.san} to play: move ${moveWords(e, state.pieces)}`];
+    case "online_note": return [`Lichess: ${e.message}`];
+    case "online_error": return [`Lichess: ${e.message}`, true];
+    case "online_chat": return [`Lichess chat, ${e.username}: ${e.text}`];
     case "options": return [`Options: touch-move ${e.touch_move}, take-backs ${e.takeback ? "on" : "off"}, hints ${e.hints ? "on" : "off"}`];
     default: return [null];
   }

@@ -76,10 +76,10 @@ class FakeDoor:
         self.start = time.monotonic()
         self.settle_ms = settle_ms
         self.pieces = rules.Position().occupancy()
-        self.games: dict[int, StoredGame] = {}
+        self.stored: dict[int, StoredGame] = {}
         self.current = self._new_stored(rules.Game(), {}, False)
         self.subscribers: list[_Subscription] = []
-        self.players: dict[str, Any] = {}
+        self.registered: dict[str, Any] = {}
         self.layers: dict[str, _Layer] = {}
         self.log: list[dict[str, Any]] = []  # every event announced
         self._timer: asyncio.TimerHandle | None = None
@@ -96,8 +96,8 @@ class FakeDoor:
             timing=Timing(settle_ms=self.settle_ms, pass_ms=20),
             board=self.pieces,
         )
-        stored = StoredGame(len(self.games) + 1, tracker, online=online)
-        self.games[stored.id] = stored
+        stored = StoredGame(len(self.stored) + 1, tracker, online=online)
+        self.stored[stored.id] = stored
         return stored
 
     @property
@@ -193,7 +193,7 @@ class FakeDoor:
                 "hints": tracker.options.hints,
             },
             players=dict(self.current.players),
-            player_states={name: p.state() for name, p in self.players.items()},
+            player_states={name: p.state() for name, p in self.registered.items()},
             awaiting=None,
             expected=None if tracker.expected is None else str(tracker.expected),
             hint=None,
@@ -213,8 +213,19 @@ class FakeDoor:
     def now_ms(self) -> int:
         return int((time.monotonic() - self.start) * 1000)
 
-    def games_list(self) -> list[dict[str, Any]]:
-        return [{"id": g.id, "plies": len(g.tracker.game.moves)} for g in self.games.values()]
+    def games(self) -> list[Any]:
+        from types import SimpleNamespace
+
+        out = []
+        for g in self.stored.values():
+            outcome = g.tracker.game.outcome()
+            result = "*" if outcome is None else outcome.result()
+            termination = None if outcome is None else outcome.termination
+            out.append(SimpleNamespace(id=g.id, result=result, termination=termination))
+        return out
+
+    def players(self) -> dict[str, str]:
+        return dict(self.current.players)
 
     def lift(self, sq: str | int) -> None:
         sq = square(sq) if isinstance(sq, str) else sq
@@ -242,27 +253,34 @@ class FakeDoor:
 
         return self._publish(self.tracker.handle(Button(self.now_ms(), button)))
 
-    def new_game(self, fen=None, *, options=None, headers=None, players=None, online=False):
+    def new_game(
+        self, fen=None, *, options=None, headers=None, players=None, moves=(), online=False
+    ):
         start = rules.Position.from_fen(fen) if fen else rules.Position()
-        stored = self._new_stored(rules.Game(start), options or {}, online)
+        game = rules.Game(start)
+        for uci in moves:
+            game.push_uci(uci)
+        stored = self._new_stored(game, options or {}, online)
         stored.players.update(self.current.players)
         stored.players.update(players or {})
         stored.headers.update(headers or {})
         self.current = stored
-        return self._publish([{"type": "new_game", "fen": start.fen(), "game_id": stored.id}])
+        fen_now = game.position.fen()
+        return self._publish([{"type": "new_game", "fen": fen_now, "game_id": stored.id}])
 
     def resume_game(self, game_id: int) -> list[dict[str, Any]]:
-        if game_id not in self.games:
+        if game_id not in self.stored:
             raise LookupError(f"no game {game_id}")
-        self.current = self.games[game_id]
+        self.current = self.stored[game_id]
         tracker = self.tracker
         self.current.tracker = Tracker(
             tracker.game, options=tracker.options, timing=tracker.timing, board=self.pieces
         )
         return self._publish([{"type": "new_game", "fen": tracker.game.position.fen()}])
 
-    def game_data(self, name: str) -> dict[str, str]:
-        return dict(self.current.data.get(name, {}))
+    def game_data(self, name: str, game_id: int | None = None) -> dict[str, str]:
+        stored = self.current if game_id is None else self.stored[game_id]
+        return dict(stored.data.get(name, {}))
 
     def set_game_data(self, name: str, data: Mapping[str, str]) -> None:
         self.current.data[name] = {str(k): str(v) for k, v in data.items()}
@@ -277,7 +295,9 @@ class FakeDoor:
         self.current.headers.update(headers)
         return self._publish([{"type": "headers", "headers": headers}])
 
-    def set_player(self, side: str, player: str, settings=None) -> list[dict[str, Any]]:
+    def set_player(
+        self, side: str, player: str, settings=None, *, this_game=True, new_games=True
+    ) -> list[dict[str, Any]]:
         self.current.players[side] = player
         return self._publish([{"type": "players", **self.current.players}])
 
@@ -297,7 +317,7 @@ class FakeDoor:
         return self._publish(events)
 
     def add_player(self, player: Any) -> None:
-        self.players[player.name] = player
+        self.registered[player.name] = player
 
     def expect(self, move: str, *, t_ms=None) -> list[dict[str, Any]]:
         self._seat_other_side()
@@ -311,7 +331,7 @@ class FakeDoor:
         pass
 
     async def command(self, player: str, action: str, args=None):
-        return await self.players[player].command(action, args or {})
+        return await self.registered[player].command(action, args or {})
 
     def announce(self, event: dict[str, Any]) -> None:
         self._publish([dict(event)])

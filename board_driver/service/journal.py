@@ -1,5 +1,7 @@
-"""Log lines that repeat, said once and then counted: a storm of the same error (a flood
-of connections, a device gone mad) must not fill the journal nor slow the loop.
+"""What the daemon writes to its log (the journal, under systemd): a line per
+announcement that matters (a stored move, an illegal position, the end of a game), and
+lines that repeat said once and then counted: a storm of the same error (a flood of
+connections, a device gone mad) must not fill the journal nor slow the loop.
 
 >>> limiter = RepeatLimiter(every_s=10.0, clock=iter([0.0, 1.0, 2.0, 12.0]).__next__)
 >>> [limiter.allow("accept failed") for _ in range(4)]
@@ -57,3 +59,25 @@ def loop_exception_handler(limiter: RepeatLimiter) -> Callable[[Any, dict], None
             log.error("%s%s", message, more, exc_info=exc)
 
     return handle
+
+
+def log_announcement(event: dict, game_id: int | None) -> None:
+    kind = event.get("type")
+    if kind == "move":
+        ply = event.get("ply")  # counted in plies, as everywhere: `games`, the page, resuming
+        log.info(
+            "%s: %s (%s) stored in game %s",
+            f"ply {ply}" if ply else "move",
+            event.get("san"),
+            event.get("uci"),
+            game_id,
+        )
+    elif kind in ("illegal", "restored", "takeback", "promotion_amended", "game_over"):
+        details = {k: v for k, v in event.items() if k not in ("t", "type", "leds")}
+        log.info("%s: %s", kind.replace("_", " "), brief(details))
+    else:
+        log.debug("%s: %s", kind, brief({k: v for k, v in event.items() if k != "type"}))
+
+
+def brief(details: dict) -> str:
+    return ", ".join(f"{k}={v}" for k, v in details.items()) or "-"
