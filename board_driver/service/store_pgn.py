@@ -30,9 +30,10 @@ def rebuild_game(stored: StoredGame) -> rules.Game:
     import rules
 
     try:
-        game = rules.Game(rules.Position.from_fen(stored.start_fen))
-        for move in stored.moves:
-            game.push(game.position.parse_uci(move.uci))
+        # A record replays even past a dead position (a server's game, or one stored
+        # before the rules knew dead positions): see rules.Game.from_record.
+        start = rules.Position.from_fen(stored.start_fen)
+        game = rules.Game.from_record(start, [move.uci for move in stored.moves])
     except ValueError as exc:
         raise _unplayable(stored, f"the stored moves do not replay ({exc})") from None
     if stored.termination and game.outcome() is None:

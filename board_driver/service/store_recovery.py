@@ -192,7 +192,8 @@ def _read_game(db: sqlite3.Connection, game_id: int, report: Recovery) -> str | 
         while (uci := _one(db, game_id, len(ucis) + 1)) is not None:
             ucis.append(uci)
     try:
-        game = rules.Game(rules.Position.from_fen(start_fen))
+        # Every ply is read, past a dead position too (a server's game went on).
+        game = rules.Game(rules.Position.from_fen(start_fen), dead_position_ends=False)
     except ValueError:
         report.lost.append(f"game {game_id}: its start position is not a position")
         return None
