@@ -161,9 +161,9 @@ class Snapshot:
         """The game so far, rebuilt as a :class:`rules.Game` (its own copy)."""
         import rules
 
-        game = rules.Game(rules.Position.from_fen(self.start_fen))
-        for uci in self.ucis:
-            game.push_uci(uci)
+        game = rules.Game.from_record(rules.Position.from_fen(self.start_fen), list(self.ucis))
+        if self.online:
+            game.dead_position_ends = False
         return game
 
 

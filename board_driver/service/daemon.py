@@ -227,6 +227,7 @@ class Daemon:
         except Exception as exc:  # any backend, any failure: name it, no traceback
             raise DaemonError(f"cannot read the board: {exc}") from exc
         game, options = self.recorder.resume()
+        self._note_online(game)
         self.tracker = Tracker(game, options=options, timing=self._timing)
         self.door.restore_seats()
         self.intake = Intake(self, first)
@@ -312,10 +313,9 @@ class Daemon:
         names a bad FEN, move or option."""
         merged = dataclasses.replace(self.tracker.options, **options)
         start = rules.Position.from_fen(fen) if fen else rules.Position()
-        game = rules.Game(start)
-        for uci in moves:
-            game.push_uci(uci)
-        if online and hasattr(game, "dead_position_ends"):
+        # Moves played elsewhere are a record: they replay even past a dead position.
+        game = rules.Game.from_record(start, list(moves))
+        if online:
             game.dead_position_ends = False  # the server decides; a dead position is a note
         board = self.intake.debouncer.stable if self.intake else None
         self.tracker = Tracker(game, options=merged, timing=self._timing, board=board)
@@ -338,6 +338,7 @@ class Daemon:
         except NoSuchGame as exc:
             raise LookupError(str(exc)) from None
         board = self.intake.debouncer.stable if self.intake else None
+        self._note_online(game)
         self.tracker = Tracker(game, options=options, timing=self._timing, board=board)
         self.door.restore_seats()
         log.info("game %d resumed at ply %d", game_id, len(game.moves))
@@ -345,6 +346,13 @@ class Daemon:
                    "fen": game.position.fen()}]  # fmt: skip
         self.after(events)
         return events
+
+    def _note_online(self, game: rules.Game) -> None:
+        """A stored game played online: its server decided, so a dead position is a note
+        (set before the tracker sees the game, which would end it at once)."""
+        self.online = self.recorder.game_data("door").get("online") == "1"
+        if self.online:
+            game.dead_position_ends = False
 
     def set_options(self, options: dict[str, Any]) -> list[dict]:
         """Change the current game's options (``touch_move``, ``takeback``, ``hints``).

@@ -462,7 +462,6 @@ class BoardDoor:
             if name != HUMAN and name not in self._players:
                 seats[side] = HUMAN  # its player is not there (its extension is off)
         self.seats = seats
-        self._board.online = self._board.recorder.game_data("door").get("online") == "1"
         self.follow_turn()
 
     def expect(self, move: str, *, t_ms: int | None = None) -> list[dict[str, Any]]:

@@ -46,6 +46,10 @@ def rebuild_game(stored: StoredGame) -> rules.Game:
                 game.agree_draw()
             elif stored.termination in ("threefold_repetition", "fifty_moves"):
                 game.claim_draw()
+            elif stored.termination in ("timeout", "abandoned", "aborted"):
+                # Decided outside the board (a clock, a server): the winner from the result.
+                winner = {"1-0": rules.WHITE, "0-1": rules.BLACK}.get(stored.result)
+                game.end(stored.termination, winner)
         except ValueError as exc:
             raise _unplayable(stored, f"the stored result does not fit ({exc})") from None
     return game

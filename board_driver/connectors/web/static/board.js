@@ -12,6 +12,8 @@ const TERMINATION = {
   fivefold_repetition: "fivefold repetition", seventyfive_moves: "75-move rule",
   threefold_repetition: "threefold repetition (claimed)", fifty_moves: "50-move rule (claimed)",
   resignation: "resignation", agreement: "draw agreed",
+  dead_position: "dead position: no one can mate", timeout: "time", abandoned: "abandoned",
+  aborted: "aborted",
 };
 
 const $ = (id) => document.getElementById(id);
