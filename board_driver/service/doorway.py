@@ -247,15 +247,22 @@ class BoardDoor:
                 subscription.put(clean)
 
     def publish_board(self, events: list[Any]) -> None:
-        """The tracker's lifts and places (for ``board=True`` subscribers)."""
+        """The events the tracker took, lifts, places, buttons and choices (for
+        ``board=True`` subscribers)."""
         wanted = [s for s in self._subscribers if s.board]
         if not wanted:
             return
         for event in events:
-            kind = type(event).__name__.lower()
-            if kind not in ("lift", "place"):
-                continue
-            item = {"t": event.t_ms, "type": kind, "square": square_name(event.square)}
+            item: dict[str, Any]
+            if isinstance(event, Button):
+                item = {"t": event.t_ms, "type": "button", "name": event.name}
+            elif isinstance(event, Choose):
+                item = {"t": event.t_ms, "type": "choose", "piece": event.piece}
+            else:
+                kind = type(event).__name__.lower()
+                if kind not in ("lift", "place"):
+                    continue
+                item = {"t": event.t_ms, "type": kind, "square": square_name(event.square)}
             for subscription in wanted:
                 subscription.put(item)
 
