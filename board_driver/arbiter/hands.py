@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from board_driver.arbiter.footprint import Footprint, bit
 from board_driver.arbiter.game_events import Event
-from board_driver.squares import square_name
+from board_driver.squares import square_name, squares_of
 
 
 class Hands:
@@ -66,7 +66,7 @@ class Hands:
         theirs = bool(self._committed & ~reading.own & bit(sq))
         found = self._complete()
         if found is not None and self._acceptable(found.move):
-            if reading.released(found, t):
+            if self._released(found, t):
                 if not found.touched & bit(sq):
                     if self._committed & bit(sq):  # a piece that took no part
                         return self._commit(found, t), False
@@ -81,6 +81,17 @@ class Hands:
                 return [], self._choose_reading("reach", t, sq)
             return [], not self._choose_reading("touch", t, sq)
         return [], False
+
+    def _released(self, found: Footprint, t: int) -> bool:
+        """Has ``found``'s piece rested the pass time by ``t``? When the hands are read
+        again, with hindsight: a piece that was never lifted again afterwards rested there
+        (the move is judged from everything that follows)."""
+        if self._reading.released(found, t):
+            return True
+        last_lift = self._hindsight
+        return last_lift is not None and all(
+            last_lift.get(sq, -1) <= t for sq in squares_of(found.places)
+        )
 
     def _committed_early(self) -> bool:
         """Was a move committed early by inference, that what follows may overturn?"""
@@ -139,7 +150,7 @@ class Hands:
         if (
             found is None
             or found.touched & bit(sq)
-            or not self._reading.released(found, t)
+            or not self._released(found, t)
             or not self._acceptable(found.move)
             or not self._choose_reading("release", t, sq)
         ):

@@ -49,6 +49,7 @@ from typing import Any
 
 from board_driver.arbiter.footprint import Footprint, bit
 from board_driver.arbiter.game_events import Event
+from board_driver.events import Lift
 
 _Snapshot = tuple[dict[str, Any], list[int], list[Any], list[Any]]
 #: How many choices are kept to go back to (the latest ones).
@@ -70,16 +71,18 @@ class Rereading:
     """The hands since the last position, read again as several moves (a Tracker part)."""
 
     def _read_again(self, t: int, *, choices_only: bool = False) -> list[Event] | None:
-        """The board makes no sense: read the hands again (this move's as several moves,
-        then each choice the other way). The events of the first reading that leaves the
-        board showing a position or a move done, else of the first that leaves a move on
-        its way; None if none ends in sync (and nothing changed)."""
+        """The board makes no sense: read the hands again (each choice the other way, then
+        this move's hands as several moves). The events of the first reading that leaves
+        the board showing a position or a move done, else of the first that leaves a move
+        on its way; None if none ends in sync (and nothing changed)."""
         if self._rereading:
             return None
         current = self._snapshot()
         best: tuple[list[Event], _Snapshot] | None = None
-        attempts = [] if choices_only else self._turn_readings()
-        attempts += [(self._chosen_again, choice) for choice in reversed(self._choices)]
+        # The choices taken on the way first (the latest first): each was a doubt already.
+        attempts = [(self._chosen_again, choice) for choice in reversed(self._choices)]
+        if not choices_only:
+            attempts += self._turn_readings()
         for attempt, argument in attempts:
             out = attempt(t, argument)
             if out is None:
@@ -150,9 +153,10 @@ class Rereading:
         index, fp = split
         snapshot = self._snapshot()
         history = self._reading.history
-        outer, recording = self._rereading, self._recording
+        outer, recording, hindsight = self._rereading, self._recording, self._hindsight
         self._rereading = "turn"
         self._recording = False  # this replay is not of the log: its choices are not kept
+        self._hindsight = {sq: when for when, lifted, sq in history if lifted}
         try:
             out = self._replay_until(index, fp)
             if out is None:
@@ -167,11 +171,10 @@ class Rereading:
                 or any(e["type"] in ("illegal", "takeback") for e in out[1:])
             ):
                 return None
-            self._deadline = self._quick = None  # the board still at t has been judged
             snapshot = None  # keep this reading
             return [{**event, "t": t} for event in out]
         finally:
-            self._rereading, self._recording = outer, recording
+            self._rereading, self._recording, self._hindsight = outer, recording, hindsight
             if snapshot is not None:
                 self._restore(snapshot)
 
@@ -205,8 +208,8 @@ class Rereading:
         if fp is None:
             return self._take_back(1, when) if self._takeback_depth() == 1 else None
         if self._complete() != fp or not self._acceptable(fp.move):
-            if fp.target is None or fp.after != self.board | reading.others_off:
-                return None
+            if fp.target is None or fp.after != self.board | reading.others_off or self._quickly:
+                return None  # an unseen capture is read only on a still board
             # A capture's victim never seen leaving: a swap faster than the switches.
             if fp.target in reading.lift_t or not self._acceptable(fp.move):
                 return None
@@ -239,6 +242,7 @@ class Rereading:
         self._restore(choice.before)
         self._rereading = "choice"
         self._forced = (choice.kind, choice.t, choice.square)
+        self._hindsight = {e.square: e.t_ms for e in log[choice.index :] if type(e) is Lift}
         try:
             out: list[Event] = []
             for index in range(choice.index, len(log)):
@@ -263,6 +267,7 @@ class Rereading:
         finally:
             self._rereading = ""
             self._forced = None
+            self._hindsight = None
         if settled and not any(e["type"] in ("illegal", "takeback") for e in out):
             return self._changes(moves, out, t, was_out)
         self._restore(current)

@@ -175,7 +175,10 @@ def test_an_illegal_move_lights_what_to_put_right(open_page, daemon, tmp_path):
     click(page, "e2", "e5")  # a pawn three squares
     page.wait_for_selector("#sq-e5[data-led='r'][data-blink='1']")
     assert led(page, "e2") == ("b", "1")
-    page.wait_for_selector("#messages li.bad:text('Not a legal move: empty e5, fill e2')")
+    page.wait_for_selector(
+        "#messages li.bad:text('Not a legal move (the pawn on e2 cannot go to e5): "
+        "empty e5, fill e2')"
+    )
     assert "does not match the game" in page.locator("#status").inner_text()
     assert page.locator("#sq-e5").get_attribute("aria-label") == (
         "e5, a piece the game does not expect, light red blinking"
