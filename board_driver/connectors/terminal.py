@@ -19,7 +19,7 @@ import sys
 from collections.abc import Iterable, Mapping
 from typing import Any, TextIO
 
-from board_driver.frame import Frame
+from board_driver.frame import COLOUR_NAMES, Frame
 from board_driver.squares import square_name
 
 log = logging.getLogger("magboard")
@@ -36,15 +36,6 @@ SCREEN_RGB = {
     "b": (40, 90, 240),
     "c": (0, 200, 220),
     "w": (235, 235, 235),
-}
-COLOUR_WORDS = {
-    "r": "red",
-    "o": "orange",
-    "y": "yellow",
-    "g": "green",
-    "b": "blue",
-    "c": "cyan",
-    "w": "white",
 }
 LIGHT_SQUARE, DARK_SQUARE = (181, 150, 110), (120, 90, 60)
 LEGEND = (
@@ -96,7 +87,7 @@ def light_words(lights: Frame) -> str:
     for sq, led in enumerate(lights.colours):
         if led != ".":
             blinking = " blinking" if lights.blink >> sq & 1 else ""
-            lit.append(f"{square_name(sq)} {COLOUR_WORDS.get(led, led)}{blinking}")
+            lit.append(f"{square_name(sq)} {COLOUR_NAMES.get(led, led)}{blinking}")
     return ", ".join(lit)
 
 
