@@ -42,6 +42,7 @@ from typing import Any, ClassVar, Protocol
 EXTENSIONS: tuple[str, ...] = (
     "board_driver.players.engine",
     "board_driver.connectors.web",
+    "board_driver.connectors.emulation",
 )
 
 
