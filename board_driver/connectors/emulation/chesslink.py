@@ -45,6 +45,7 @@ still guards every command).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 from board_driver.connectors.emulation.view import BoardView, Change
@@ -200,7 +201,7 @@ class ChessLinkSession:
         self.leds: list[int] = [0] * 81
         self._partial = ""
         self._partial_since = 0
-        self._next_report: int | None = None
+        self._next_report: float | None = None
         self._reported: str | None = None
 
     # ------------------------------------------------------------------ registers
@@ -338,21 +339,25 @@ class ChessLinkSession:
 
     def next_due(self) -> int | None:
         """When the board next reports by itself (modes 0 and 2), or None."""
-        return self._next_report
+        return None if self._next_report is None else math.ceil(self._next_report)
 
     def tick(self, now_ms: int) -> bytes:
         """The timed status report, when it is due."""
-        if self._next_report is None or now_ms < self._next_report:
+        due = self._next_report
+        if due is None or now_ms < due:
             return b""
+        # The next one a period after this one was due, not after now: no drift.
         self._next_report = None
-        self._schedule(now_ms)
+        period = self.report_period_ms()
+        if period is not None:
+            self._next_report = due + period if due + period > now_ms else now_ms + period
         self._reported = self.status()
         return self._reply(self._reported)
 
     def _schedule(self, now_ms: int) -> None:
         period = self.report_period_ms()
         if period is not None and self._next_report is None:
-            self._next_report = now_ms + max(1, round(period))
+            self._next_report = now_ms + period
 
     def start(self, now_ms: int) -> None:
         """The app is connected: timed reports start (the hardware's default is on)."""

@@ -157,8 +157,7 @@ class Emulation:
         assert self.view is not None
         kind = event.get("type")
         now = self.door.now_ms()
-        if kind in ("lift", "place", *RESYNC_EVENTS, "overflow"):
-            self._record("event", event)
+        self._record("event", event)
         self._settle(now)  # what was due before this event is told first
         changes: list[Change] = []
         if kind in ("lift", "place"):
@@ -259,7 +258,7 @@ class Emulation:
     def _show_lights(self, frame: Frame | None) -> None:
         if frame != self._lights:
             self._lights = frame
-            log.info(
+            log.debug(
                 "emulation: the app lights %s",
                 "nothing" if frame is None else _lit_squares(frame),
             )

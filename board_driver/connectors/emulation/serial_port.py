@@ -52,6 +52,7 @@ class SerialTransport:
         self._retry: asyncio.TimerHandle | None = None
         self._last_problem = ""
         self._closed = False
+        self._stalled = False
 
     @property
     def connected(self) -> bool:
@@ -132,15 +133,18 @@ class SerialTransport:
             return
         if written < len(data):
             self._queue(data[written:])
+        else:
+            self._stalled = False
 
     def _queue(self, data: bytes) -> None:
         assert self._loop is not None and self._fd is not None
         if len(self._out) + len(data) > MAX_BUFFER:
-            log.warning(
-                "emulation: the app on %s reads nothing: %d bytes dropped",
-                self.device,
-                len(self._out) + len(data),
-            )
+            if not self._stalled:  # once until the app reads again
+                log.warning(
+                    "emulation: nothing reads %s: what it is sent is dropped until it does",
+                    self.device,
+                )
+                self._stalled = True
             self._out.clear()
             self._loop.remove_writer(self._fd)
             return
@@ -160,6 +164,7 @@ class SerialTransport:
         del self._out[:written]
         if not self._out:
             self._loop.remove_writer(self._fd)
+            self._stalled = False
 
     def _lost(self, reason: str) -> None:
         self._shut()

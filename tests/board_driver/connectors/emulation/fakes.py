@@ -69,6 +69,21 @@ class VirtualClock:
         self.now = max(self.now, t_ms)
 
 
+class LoopClock:
+    """Real milliseconds, on the running asyncio loop (for tests over a real device)."""
+
+    def __init__(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._start = self._loop.time()
+
+    @property
+    def now(self) -> int:
+        return int((self._loop.time() - self._start) * 1000)
+
+    def call_at(self, due_ms: int, callback: Callable[[], None]) -> asyncio.TimerHandle:
+        return self._loop.call_at(self._start + (due_ms + 1) / 1000, callback)
+
+
 class FakeSubscription:
     def __init__(self, door: FakeDoor, board: bool, maxsize: int) -> None:
         self.door, self.board, self.maxsize = door, board, maxsize
@@ -140,7 +155,7 @@ class FakeDoor:
         self,
         fen: str | None = None,
         *,
-        clock: VirtualClock | None = None,
+        clock: VirtualClock | LoopClock | None = None,
         timing: Timing = DEFAULT_TIMING,
         options: GameOptions = NO_TOUCH_MOVE,
         board_events_first: bool = True,
