@@ -129,7 +129,7 @@ def latency(directory: Path, rounds: int) -> list[float]:
             raise SystemExit(f"round {i}: no LED frame within 1 s")
         samples.append((written[-1] - t0) * 1000)
         time.sleep(0.08 + (i % 7) * 0.003)  # off the scan period's beat
-    daemon._loop.call_soon_threadsafe(daemon.stop)
+    daemon.loop.call_soon_threadsafe(daemon.stop)
     thread.join(5)
     return samples
 

@@ -54,6 +54,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from board_driver.frame import Frame
@@ -124,6 +125,9 @@ class Snapshot:
     players: Mapping[str, str]
     #: What each registered player reports about itself (``Player.state()``), by name.
     player_states: Mapping[str, Mapping[str, Any]]
+    #: The name of the player whose move the board waits for (its side to move, its move
+    #: not yet chosen), or None.
+    awaiting: str | None
     #: The move (UCI) a player not at the board chose, waiting to be played on the board.
     expected: str | None
     #: A suggested move (UCI) lit for the side to move.
@@ -136,8 +140,9 @@ class Snapshot:
     draw_offer: str | None
     #: The simulated board's pieces, or None on a real board.
     sim_pieces: int | None
-    #: The tracker's timing: ``settle_ms`` (still before a move is judged) and
-    #: ``pass_ms`` (a piece resting less only passed over a square).
+    #: The board's timing: ``settle_ms`` (still before a move is judged), ``pass_ms`` (a
+    #: piece resting less only passed over a square) and ``debounce_ms`` (a switch's
+    #: change counts once it has held this long).
     timing: Mapping[str, int] = field(default_factory=dict)
 
     def position(self) -> rules.Position:
@@ -202,7 +207,8 @@ class Player(Protocol):
     name: str
 
     def state(self) -> Mapping[str, Any]:
-        """What a page shows about it (JSON-able): level, thinking, connected, ..."""
+        """What a page shows about it (JSON-able): level, thinking, connected, ...
+        (it is part of every snapshot: it must not make one)."""
         ...
 
     def configure(self, settings: Mapping[str, Any]) -> None:
@@ -233,8 +239,17 @@ class Door(Protocol):
         dropped and an ``overflow`` item says how many."""
         ...
 
+    def players(self) -> Mapping[str, str]:
+        """Who plays each side now (as in the snapshot, without making one)."""
+        ...
+
     def now_ms(self) -> int:
         """The daemon's clock: ms since it started (the ``t`` of every event)."""
+        ...
+
+    def state_dir(self) -> Path:
+        """The daemon's state directory (beside the store), for files an extension keeps
+        across restarts (a token, an online account's credentials)."""
         ...
 
     def games(self) -> list[Any]:
@@ -316,11 +331,18 @@ class Door(Protocol):
         ...
 
     def set_player(
-        self, side: str, player: str, settings: Mapping[str, Any] | None = None
+        self,
+        side: str,
+        player: str,
+        settings: Mapping[str, Any] | None = None,
+        *,
+        this_game: bool = True,
+        new_games: bool = True,
     ) -> list[dict[str, Any]]:
-        """Give ``side`` to ``player`` (:data:`HUMAN` or a registered player's name),
-        in this game and the next ones; ``settings`` go to the player's
-        :meth:`Player.configure` first."""
+        """Give ``side`` to ``player`` (:data:`HUMAN` or a registered player's name), in
+        the game on the board (``this_game``) and in the games started from now on
+        (``new_games``); ``settings`` go to the player's :meth:`Player.configure` first.
+        At most one side is played by someone not at the board."""
         ...
 
     def end_game(

@@ -12,7 +12,8 @@ on without it.
 A whole extension, in ten lines (``board_driver/connectors/announcer/__init__.py``)::
 
     from dataclasses import dataclass
-    from board_driver.extension import Extension, boolean
+    from board_driver.config_values import boolean
+    from board_driver.extension import Extension
 
     @dataclass(frozen=True)
     class AnnouncerConfig:
@@ -35,8 +36,10 @@ and its module path added to :data:`EXTENSIONS`.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any, ClassVar, Protocol
+
+from board_driver.config_values import Check
 
 #: Every extension's module, in the order they start (each has an ``extension`` object).
 EXTENSIONS: tuple[str, ...] = (
@@ -46,17 +49,14 @@ EXTENSIONS: tuple[str, ...] = (
 )
 
 
-class Bad(Exception):
-    """One bad config value; the message completes ``[section] key: ...``."""
-
-
-#: A key's check: (key, value) -> the value converted, or raise :class:`Bad`.
-Check = Callable[[str, Any], Any]
-
-
 class ExtensionError(Exception):
     """An extension cannot start (a library missing, a device absent); the message says
     what to do. The board runs on without it."""
+
+
+class ExtensionConfigError(ExtensionError):
+    """The config asks an extension for what cannot be had at all (an engine side with no
+    engine installed): the daemon stops with exit 2, as for any config error."""
 
 
 class Running(Protocol):
@@ -72,7 +72,7 @@ class Extension:
     name: ClassVar[str] = ""
     #: A frozen dataclass: the section's keys and their defaults.
     config_class: ClassVar[type] = object
-    #: Each key's check (see the checks in :mod:`board_driver.service.config`).
+    #: Each key's check (:mod:`board_driver.config_values`).
     checks: ClassVar[Mapping[str, Check]] = {}
     #: Keys whose values are secrets: masked in ``config show`` and never logged.
     secrets: ClassVar[tuple[str, ...]] = ()

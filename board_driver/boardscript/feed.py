@@ -25,7 +25,14 @@ import threading
 from collections.abc import AsyncIterator, Iterable
 from typing import Any, TextIO
 
-from board_driver.boardscript.script import START_OCCUPANCY, Scan, Script, ScriptError, Wait
+from board_driver.boardscript.script import (
+    START_OCCUPANCY,
+    Scan,
+    Script,
+    ScriptError,
+    ScriptReader,
+    Wait,
+)
 from board_driver.boardscript.script import parse_script as _parse_script
 from board_driver.events import Button, Choose, Lift, Place
 from board_driver.squares import square_name, squares_of
@@ -105,41 +112,43 @@ async def stream_lines(stream: TextIO) -> AsyncIterator[str]:
 
 
 class ScriptFeeder:
-    """Plays script lines, as they come, into ``board`` (a SimulatedBoard) for ``daemon``."""
+    """Plays script lines, as they come, into ``board`` (a SimulatedBoard) through ``door``
+    (the running board's :class:`~board_driver.door.Door`): pieces move on the simulated
+    board, buttons and choices go through the door as a page's would.
 
-    def __init__(self, daemon: Any, board: Any) -> None:
-        self.daemon = daemon
+    Each line is read once (:class:`ScriptReader`), so a long pipe costs the same per line
+    at its end as at its start.
+    """
+
+    def __init__(self, door: Any, board: Any, debounce_ms: int = 30) -> None:
+        self.door = door
         self.board = board
+        self.debounce_ms = debounce_ms
         self.start: float | None = None
         self.last_t_ms = 0
         self.last_real = 0.0
 
     async def play(self, lines: AsyncIterator[str] | Iterable[str], name: str) -> None:
         """Check and play each line in turn; a bad line is logged (naming it) and skipped."""
-        accepted: list[str] = []
-        standing: int | None = None
-        played = 0
+        reader = ScriptReader(name)
+        begun = False
         async for raw in _aiter(lines):
             line = raw.rstrip("\n")
-            if standing is None and _is_event(line):
+            if not begun and _is_event(line):
                 # The header is complete: set up its game, and take the pieces as they stand.
-                await self._begin(_parse_script("\n".join(accepted), name))
-                standing = self.board.pieces
-            candidate = [*accepted, line]
+                await self._begin(reader.script)
+                if not starts_new_game(reader.script) and _keyword(line) != "scan":
+                    reader.set_standing(self.board.pieces)
+                begun = True
             try:
-                script, skip = parse_on_board(
-                    "\n".join(candidate), name, START_OCCUPANCY if standing is None else standing
-                )
+                items = reader.feed(line)
             except ScriptError as error:
                 log.error("script %s:%d: %s", name, error.line, error.problem)
-                accepted.append("")  # keep the numbering of the lines after it
                 continue
-            accepted = candidate
-            for item in script.items[skip + played :]:
+            for item in items:
                 await self._play(item)
-                played += 1
-        if standing is None and accepted:
-            await self._begin(_parse_script("\n".join(accepted), name))
+        if not begun and reader.number:
+            await self._begin(reader.script)
 
     async def _begin(self, header: Script) -> None:
         loop = asyncio.get_running_loop()
@@ -150,8 +159,8 @@ class ScriptFeeder:
 
             self._set_pieces(rules.Position.from_fen(header.fen).occupancy())
             # Let the scanner see the pieces set up before the new game takes them as given.
-            await asyncio.sleep(max(0.1, 3 * self.daemon.config.sensing.debounce_ms / 1000))
-            self.daemon.new_game(header.fen, dict(header.options))
+            await asyncio.sleep(max(0.1, 3 * self.debounce_ms / 1000))
+            self.door.new_game(header.fen, options=dict(header.options))
             log.info("script: new game from %s", header.fen)
 
     def _set_pieces(self, bitmap: int) -> None:
@@ -179,11 +188,13 @@ class ScriptFeeder:
             elif isinstance(item, Scan):
                 self._set_pieces(item.bitmap)
             elif isinstance(item, Choose):
-                self.daemon.handle([Choose(self.daemon.now_ms(), item.piece)])
+                self.door.choose(item.piece)
             elif isinstance(item, Button):
-                self.daemon.handle([Button(self.daemon.now_ms(), item.name)])
+                self.door.press(item.name)
         except ValueError as error:  # the pieces were moved by other hands meanwhile
             log.error("script: %s", error)
+        except OSError as error:  # the simulated board could not keep its pieces
+            log.error("script: %s (the pieces are moved; saving them is retried)", error)
         if not isinstance(item, Wait):
             log.debug("script: %s", describe(item))
 

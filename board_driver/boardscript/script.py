@@ -285,35 +285,88 @@ class _Parser:
         self.script.items.append(item)
         self.script.lines.append(line)
 
-
-def parse_script(text: str, name: str = "<script>") -> Script:
-    """Read a board script; :class:`ScriptError` names the line of the first problem."""
-    parser = _Parser(name)
-    for number, raw_line in enumerate(text.splitlines(), start=1):
+    def line(self, number: int, raw_line: str) -> None:
+        """Read line ``number`` of the script."""
         content = " ".join(raw_line.split("#", 1)[0].split())
         if not content:
-            continue
+            return
         at: int | None = None
         if content.startswith("@"):
             stamp, _, content = content.partition(" ")
             try:
                 at = _parse_ms(stamp[1:], "time")
             except ValueError as error:
-                raise parser.fail(number, f"{error}, as in '@1200 lift e2'") from None
+                raise self.fail(number, f"{error}, as in '@1200 lift e2'") from None
             if not content:
-                raise parser.fail(number, f"{stamp} is not followed by an event")
+                raise self.fail(number, f"{stamp} is not followed by an event")
         keyword, _, rest = content.partition(" ")
         args = rest.split()
         if keyword in _HEADER_KEYWORDS:
             if at is not None:
-                raise parser.fail(number, f"'{keyword}' is a header: it takes no @time")
-            parser.header(number, keyword, args, rest)
+                raise self.fail(number, f"'{keyword}' is a header: it takes no @time")
+            self.header(number, keyword, args, rest)
         elif keyword in _EVENT_KEYWORDS:
-            parser.event(number, keyword, args, at)
+            self.event(number, keyword, args, at)
         else:
             known = ", ".join(_HEADER_KEYWORDS + _EVENT_KEYWORDS)
-            raise parser.fail(number, f"unknown keyword {keyword!r} (expected one of: {known})")
-    return parser.script
+            raise self.fail(number, f"unknown keyword {keyword!r} (expected one of: {known})")
+
+
+class ScriptReader:
+    """Reads a script a line at a time, as it comes (a pipe, a person typing).
+
+    :meth:`feed` takes the next line and returns the items it adds; a line it cannot
+    read raises :class:`ScriptError` and changes nothing, so the lines after it can still
+    be read (their numbers are kept). Each line costs the same, however long the script.
+
+    >>> reader = ScriptReader("typed")
+    >>> reader.feed("lift e2"), reader.feed("place e4")
+    ([Lift(t_ms=300, square=12)], [Place(t_ms=600, square=28)])
+    >>> reader.feed("place e4")
+    Traceback (most recent call last):
+    ...
+    board_driver.boardscript.script.ScriptError: typed:3: place e4: a piece already stands on e4
+    >>> reader.feed("lift e4")
+    [Lift(t_ms=900, square=28)]
+    """
+
+    def __init__(self, name: str = "<script>") -> None:
+        self._parser = _Parser(name)
+        self.number = 0
+
+    @property
+    def script(self) -> Script:
+        """What was read so far."""
+        return self._parser.script
+
+    def set_standing(self, occupancy: int) -> None:
+        """The pieces standing before the first event, when they are not the ``fen``'s (a
+        script that goes on with the game on the board): lifts and places are checked
+        against them."""
+        self._parser.board = occupancy
+
+    def feed(self, line: str) -> list[ScriptItem]:
+        """Read the next line; returns the items it adds (none for a header or a comment)."""
+        self.number += 1
+        parser = self._parser
+        saved = (parser.clock, parser.seen_event_line, parser.board, parser.level)
+        before = len(parser.script.items)
+        try:
+            parser.line(self.number, line)
+        except ScriptError:
+            parser.clock, parser.seen_event_line, parser.board, parser.level = saved
+            del parser.script.items[before:]
+            del parser.script.lines[before:]
+            raise
+        return parser.script.items[before:]
+
+
+def parse_script(text: str, name: str = "<script>") -> Script:
+    """Read a board script; :class:`ScriptError` names the line of the first problem."""
+    reader = ScriptReader(name)
+    for raw_line in text.splitlines():
+        reader.feed(raw_line)
+    return reader.script
 
 
 def _option_text(name: str, value: str | bool) -> str:

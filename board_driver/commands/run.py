@@ -15,14 +15,8 @@ from typing import ClassVar
 from board_driver.boardscript.feed import parse_on_board
 from board_driver.boardscript.script import ScriptError
 from board_driver.service.config import Config, ConfigError, load_config
-from board_driver.service.daemon import (
-    Daemon,
-    DaemonConfigError,
-    DaemonError,
-    Hardware,
-    gpio_present,
-    open_hardware,
-)
+from board_driver.service.daemon import Daemon, DaemonConfigError, DaemonError
+from board_driver.service.hardware import Hardware, HardwareError, gpio_present, open_hardware
 from board_driver.service.store import StoreError
 
 log = logging.getLogger("magboard")
@@ -107,7 +101,7 @@ def run(args: argparse.Namespace) -> int:
         return _fail(f"config is not usable:\n{exc}", 2)
     try:
         hardware = open_hardware(config)
-    except DaemonError as exc:
+    except HardwareError as exc:
         return _fail(
             f"{exc}\n(check the config with `magboard config check`; "
             "`magboard run --sim` runs without hardware)",

@@ -2,28 +2,25 @@
 
 ::
 
-    scanner thread ──(t_ms, bitmap)──> loop: debounce -> tracker -> store -> feedback -> LEDs
-    (only changes, plus a heartbeat)          ^ timers: debounce maturity, tracker settle,
-                                                blinking (2 Hz), flashes, watchdog
+    scanner thread ──(t_ms, bitmap)──> loop: debounce -> tracker -> recorder -> lights
+    (only changes, plus a heartbeat)            │            (store)
+                                                └──> the door: snapshot, events, actions
+                                                     (players and connectors)
 
 The scanner thread hands scans to the loop with ``call_soon_threadsafe``; everything else
-runs on the loop. Timers are scheduled for the moments something can happen (a debounced
-change maturing, the board having been still for the settle time, the next blink phase),
-so an idle board costs one heartbeat a second and nothing more.
+runs on the loop. Timers are set for the moments something can happen (a debounced change
+maturing, the board having been still for the settle time, the next blink phase), so an
+idle board costs one heartbeat a second and nothing more.
 
 A committed move is in the store (one transaction, ``synchronous=FULL``) before the LEDs
-confirm it. After a crash the daemon resumes the newest game at its last stored move,
-with the pieces as the sensors find them: if they differ, the tracker's frame guides
-them back.
+confirm it, or the board shows that it could not store it (the store-failing pattern on
+the edge squares; the game is kept in memory and written again every second until the
+store takes it). After a crash the daemon resumes the newest game at its last stored
+move, with the pieces as the sensors find them: if they differ, the lights guide them back.
 
-The daemon's own light patterns, on the 28 edge squares (documented in the README):
-
-- starting: edge squares blue, steady (until the game is loaded and the board scanned);
-- bridge link lost: edge squares yellow, blinking (the pieces shown last are kept);
-- hardware fault: edge squares red, blinking, just before the daemon exits non-zero.
-
-Waiting for the board to match the game (after a restart, or an illegal position) is the
-tracker's own frame: red blinking = empty this square, blue blinking = fill this square.
+Everything else (the page, the engine, online play, app protocols, broadcasting) is an
+extension (:mod:`board_driver.extension`) that sees the board only through its door
+(:class:`~board_driver.service.doorway.BoardDoor`).
 """
 
 from __future__ import annotations
@@ -35,32 +32,54 @@ import logging
 import signal
 import sqlite3
 import sys
-import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
-from board_driver.boardscript.feed import describe
+import rules
+from board_driver.arbiter.tracker import Timing, Tracker
 from board_driver.events import BoardEvent, Button, Choose, Lift, Place
+from board_driver.extension import ExtensionConfigError
 from board_driver.frame import Frame
 from board_driver.physical.debounce import Debouncer
 from board_driver.service.config import Config
+from board_driver.service.doorway import BoardDoor
+from board_driver.service.hardware import Hardware, HardwareError, gpio_present, open_hardware
+from board_driver.service.lights import (
+    EDGE_SQUARES,
+    FAULT_FRAME,
+    LINK_LOST_FRAME,
+    STARTING_FRAME,
+    STORE_FAILING_FRAME,
+    Lights,
+)
 from board_driver.service.notify import Notifier
-from board_driver.service.store import Store, StoreError, rebuild_game
-from board_driver.squares import square_name, squares_of
+from board_driver.service.recorder import Recorder, options_record
+from board_driver.service.store import Store, StoreError
+from board_driver.squares import square, square_name, squares_of
 
 log = logging.getLogger("magboard")
 
-#: The 28 squares around the edge of the board.
-EDGE_SQUARES = tuple(sq for sq in range(64) if sq < 8 or sq >= 56 or sq % 8 in (0, 7))
-EDGE_MASK = sum(1 << sq for sq in EDGE_SQUARES)
-#: Blinking: on for half the period, off for the other half.
-BLINK_PERIOD_S = 0.5
-#: How long a committed move's squares flash white.
-FLASH_S = 0.3
 #: With no scan (not even a heartbeat) for this long, the scanner is taken as stuck.
 SCANNER_STALL_S = 5.0
+#: A store that failed is tried again this often.
+STORE_RETRY_S = 1.0
+#: What a store write can raise that is the world's fault (a full disk, a file removed).
+STORE_ERRORS = (StoreError, OSError, sqlite3.Error)
+
+__all__ = [
+    "EDGE_SQUARES",
+    "FAULT_FRAME",
+    "LINK_LOST_FRAME",
+    "STARTING_FRAME",
+    "Daemon",
+    "DaemonConfigError",
+    "DaemonError",
+    "Hardware",
+    "HardwareError",
+    "gpio_present",
+    "open_hardware",
+]
 
 
 class DaemonError(Exception):
@@ -69,121 +88,6 @@ class DaemonError(Exception):
 
 class DaemonConfigError(DaemonError):
     """The config asks for something that cannot be had: exit 2 (restarting will not help)."""
-
-
-def edge_frame(letter: str, *, blink: bool = False) -> Frame:
-    """A frame with only the edge squares lit, for the daemon's own states."""
-    colours = tuple(letter if sq in EDGE_SQUARES else "." for sq in range(64))
-    return Frame(colours, EDGE_MASK if blink else 0)
-
-
-STARTING_FRAME = edge_frame("b")
-LINK_LOST_FRAME = edge_frame("y", blink=True)
-FAULT_FRAME = edge_frame("r", blink=True)
-
-
-@dataclass
-class Hardware:
-    """The ports the daemon drives, opened from the config by :func:`open_hardware`."""
-
-    sensing: Any
-    leds: Any
-    render: Callable[[Frame, bool], list]  # (frame, phase on) -> 64 RGB
-    sim_board: Any = None  # the SimulatedBoard, with --sim
-    bridge: Any = None  # the BridgeLink, when a port is on the serial bridge
-    buttons: Any = None  # GpioButtons, or None
-
-    def close(self, *, lights_off: bool = True) -> None:
-        """Every port released, the lights off (or left as they are); safe to call twice."""
-        for port in (self.buttons, self.leds, self.sensing, self.bridge):
-            if port is None or (port is self.leds and not lights_off):
-                continue
-            if port is self.bridge and not lights_off and self.leds is self.bridge:
-                continue
-            with contextlib.suppress(Exception):
-                port.close()
-
-
-#: What opening a port can raise that is the world's fault, not a bug: named, not traced.
-def _open_errors() -> tuple[type[BaseException], ...]:
-    from board_driver.physical.hwlib import MissingLibraryError
-
-    return (MissingLibraryError, ValueError, OSError, RuntimeError, ImportError)
-
-
-def open_hardware(config: Config) -> Hardware:
-    """Open the ports the config names. DaemonError says which port failed and why."""
-    from board_driver.physical.buttons import open_buttons
-    from board_driver.physical.leds import Renderer, open_leds
-    from board_driver.physical.sensing import open_sensing
-    from board_driver.physical.sensing.sim import SimulatedBoard
-
-    s, lc = config.sensing, config.leds
-    opened: list[Any] = []
-    bridge = sim_board = None
-    try:
-        renderer = Renderer(colours=dict(lc.colours), brightness=lc.brightness, gamma=lc.gamma)
-        if "bridge" in (s.backend, lc.backend, config.buttons.backend):
-            try:
-                from firmware_bridge import BridgeLink
-
-                bridge = BridgeLink(config.bridge.device, config.bridge.baud)
-            except _open_errors() as exc:
-                raise DaemonError(f"[bridge] cannot open {config.bridge.device}: {exc}") from exc
-            opened.append(bridge)
-        try:
-            if s.backend == "sim":
-                sim_board = SimulatedBoard(state_file=config.sim_state_file())
-                sensing = sim_board
-            elif s.backend == "bridge":
-                sensing = bridge
-            else:
-                sensing = open_sensing(
-                    s.backend,
-                    rows=list(s.rows),
-                    columns=list(s.columns),
-                    chip=s.chip,
-                    active_low=s.active_low,
-                    settle_us=s.settle_us,
-                    rotation=s.rotation,
-                    mirror=s.mirror,
-                )
-                opened.append(sensing)
-        except _open_errors() as exc:
-            raise DaemonError(f"[sensing] backend {s.backend!r}: cannot open: {exc}") from exc
-        try:
-            if lc.backend == "bridge":
-                leds = bridge
-            else:
-                leds = open_leds(
-                    lc.backend,
-                    count=lc.count,
-                    order=lc.order,
-                    first=lc.first,
-                    along=lc.along,
-                    pin=lc.pin,
-                    pixel_order=lc.pixel_order,
-                )
-                opened.append(leds)
-        except _open_errors() as exc:
-            raise DaemonError(f"[leds] backend {lc.backend!r}: cannot open: {exc}") from exc
-        buttons = None
-        if config.buttons.backend == "gpio":
-            try:
-                buttons = open_buttons(
-                    "gpio",
-                    **config.buttons.pins(),
-                    gpio="rpigpio" if s.backend == "rpigpio" else "gpiod",
-                    chip=s.chip,
-                )
-            except _open_errors() as exc:
-                raise DaemonError(f"[buttons] cannot open: {exc}") from exc
-    except BaseException:
-        for port in opened:
-            with contextlib.suppress(Exception):
-                port.close()
-        raise
-    return Hardware(sensing, leds, renderer.render, sim_board, bridge, buttons)
 
 
 def _lock_store(path: Path) -> Any:
@@ -207,11 +111,6 @@ def _lock_store(path: Path) -> Any:
     return handle
 
 
-def gpio_present() -> bool:
-    """Whether this machine has GPIO chips (a Raspberry Pi, or another board with some)."""
-    return any(Path("/dev").glob("gpiochip*"))
-
-
 class Daemon:
     """``magboard run``: the loop, its timers, and the parts it wires together."""
 
@@ -228,80 +127,87 @@ class Daemon:
         web: bool = False,
     ) -> None:
         self.config = config
-        #: Serve the web page (``[web]``) on the loop; ``magboard run`` turns it on.
+        #: Serve the web page (when ``[web] enabled``); ``magboard run`` turns it on.
         self.web = web
-        self._web_server: Any = None
-        #: Called on the loop after every tracker step (with the game events it announced)
-        #: and whenever the LED frame changes (with none): the web page listens here.
-        self.watchers: list[Callable[[list[dict]], None]] = []
-        self.on_frame = on_frame
         self.hw = hardware
         self.script = script
         #: The script file's text when the caller has read (and checked) it already.
         self.script_text = script_text
         self.script_input = script_input
         self.notifier = notifier or Notifier()
-        self.store: Store | None = None
+        self.on_frame = on_frame
+        self.lights = Lights(self._show, game_frame=self._game_frame, on_change=self._frame_changed)
+        self.door = BoardDoor(self)
+        self.recorder: Recorder | None = None
         self.tracker: Any = None
         self.debouncer: Debouncer | None = None
         self.exit_code = 0
-        self._loop: asyncio.AbstractEventLoop | None = None
+        self.loop: asyncio.AbstractEventLoop | None = None
         self._stop: asyncio.Event | None = None
         self._t0 = 0.0
+        self._timing = Timing(settle_ms=config.game.settle_ms, pass_ms=config.game.pass_ms)
         self._timers: dict[str, asyncio.TimerHandle] = {}
         self._tick_timers: dict[int, asyncio.TimerHandle] = {}
-        self._flash: tuple[int, float] | None = None  # (square mask, until loop time)
-        self._override: Frame | None = STARTING_FRAME
-        self._shown: tuple | None = None
-        self._game: Any = None
-        self._game_id: int | None = None
-        self._line: tuple = ()
-        self._result: tuple[str, str] | None = None
         self._in_sync: bool | None = None
         self._last_scan_at = 0.0
         self._link_up: bool | None = None
         self._scan_loop: Any = None
         self._tasks: list[asyncio.Task] = []
         self._lock: Any = None
-        self.engine: Any = None  # the EngineSeat: a UCI engine playing a side, hints
-        self._engine_record: tuple | None = None  # (game id, options) last stored
-        self._engine_side_for_new_games = config.engine.side  # until set_engine changes it
+        self._extensions: list[tuple[str, Any]] = []
+        self._held: list[BoardEvent] = []  # buttons waiting for the board's earlier events
+        self._store_failing: str | None = None
 
     # ------------------------------------------------------------------ clock
 
     def now_ms(self) -> int:
-        assert self._loop is not None
-        return int((self._loop.time() - self._t0) * 1000)
+        assert self.loop is not None
+        return int((self.loop.time() - self._t0) * 1000)
 
     def _loop_time(self, t_ms: int) -> float:
         return self._t0 + t_ms / 1000
+
+    @property
+    def store(self) -> Store | None:
+        return self.recorder.store if self.recorder is not None else None
+
+    @property
+    def game_id(self) -> int | None:
+        """The stored number of the game being played."""
+        return self.recorder.game_id if self.recorder is not None else None
 
     # ------------------------------------------------------------------ life
 
     async def run(self) -> int:
         """Run until SIGTERM/SIGINT (0) or a fault (non-zero)."""
-        self._loop = asyncio.get_running_loop()
+        from board_driver.service.extensions import start_extensions
+
+        self.loop = asyncio.get_running_loop()
+        self.lights.attach(self.loop)
         self._stop = asyncio.Event()
-        self._t0 = self._loop.time()
+        self._t0 = self.loop.time()
         for sig in (signal.SIGTERM, signal.SIGINT):
             with contextlib.suppress(NotImplementedError, RuntimeError):
-                self._loop.add_signal_handler(sig, self.stop, 0)
+                self.loop.add_signal_handler(sig, self.stop, 0)
         try:
-            self._show_leds()  # starting pattern
+            self.lights.refresh()  # the starting pattern
             try:
                 await self._start()
             except ValueError as exc:  # a value the parts refuse (the config's): named, no trace
                 raise DaemonConfigError(
                     f"cannot start: {exc} (check the config: `magboard config check`)"
                 ) from exc
-            if self.web:
-                await self._start_web()
+            skip = () if self.web else ("web",)
+            try:
+                self._extensions = await start_extensions(self.door, self.config, skip=skip)
+            except ExtensionConfigError as exc:
+                raise DaemonConfigError(str(exc)) from exc
+            self._ready()
             await self._stop.wait()
         except (DaemonError, StoreError):
             self.exit_code = 1
-            self._override = FAULT_FRAME
             with contextlib.suppress(Exception):
-                self._show_leds()
+                self.lights.set_pattern(FAULT_FRAME)
             raise
         finally:
             await self._shutdown()
@@ -315,27 +221,52 @@ class Daemon:
             self._stop.set()
 
     def fault(self, message: str, code: int = 1) -> None:
-        """A hardware or store fault: say so, light the fault pattern, stop non-zero."""
+        """A hardware fault: say so, light the fault pattern, stop non-zero."""
         log.error("fault: %s", message)
-        self._override = FAULT_FRAME
         with contextlib.suppress(Exception):
-            self._show_leds()
+            self.lights.set_pattern(FAULT_FRAME)
         self.stop(code)
 
     async def _start(self) -> None:
         config = self.config
         path = config.store_path()
         self._lock = _lock_store(path)
-        self.store = Store.open(path)
+        self.recorder = Recorder(Store.open(path), config.game)
         try:
             first = self.hw.sensing.scan()
         except Exception as exc:  # any backend, any failure: name it, no traceback
             raise DaemonError(f"cannot read the board: {exc}") from exc
-        self._last_scan_at = self._loop.time()
-        self._resume_game()
-        await self._start_engine()
+        self._last_scan_at = self.loop.time()
+        game, options = self.recorder.resume()
+        self.tracker = Tracker(game, options=options, timing=self._timing)
+        self.door.restore_seats()
         self.debouncer = Debouncer(config.sensing.debounce_ms, initial=first)
-        loop = self._loop
+        self._wire_inputs()
+        self._start_scanner()
+        self.lights.set_pattern(LINK_LOST_FRAME if self._link_up is False else None)
+        self._after([])
+        self._catch_up(first)
+        self._schedule_watchdog()
+
+    def _ready(self) -> None:
+        plies = len(self.tracker.game.moves)
+        where = (
+            f"simulated board {self.config.sim_state_file()}" if self.hw.sim_board else "board"
+        )
+        log.info(
+            "ready: game %s at ply %d, %s, store %s",
+            self.game_id,
+            plies,
+            where,
+            self.config.store_path(),
+        )
+        self.notifier.ready(f"game {self.game_id}, {plies} plies")
+        if self.script is not None:
+            self._tasks.append(asyncio.create_task(self._play_script()))
+
+    def _wire_inputs(self) -> None:
+        """The bridge's link changes and buttons, and GPIO buttons, onto the loop."""
+        loop = self.loop
         if self.hw.bridge is not None:
             bridge = self.hw.bridge
             self._link_up = bool(bridge.link_up)
@@ -349,36 +280,13 @@ class Daemon:
                 bridge.on_button = lambda name: presses.press(name, 0)
         if self.hw.buttons is not None:
             self.hw.buttons.start(lambda e: loop.call_soon_threadsafe(self._pressed, e))
-        self._start_scanner()
-        self._override = None if self._link_up is not False else LINK_LOST_FRAME
-        self._after([])
-        self._catch_up(first)
-        self._schedule_watchdog()
-        where = f"simulated board {config.sim_state_file()}" if self.hw.sim_board else "board"
-        log.info(
-            "ready: game %s at move %d, %s, store %s",
-            self._game_id,
-            len(self.tracker.game.moves),
-            where,
-            path,
-        )
-        self.notifier.ready(f"game {self._game_id}, {len(self.tracker.game.moves)} plies")
-        if self.script is not None:
-            self._tasks.append(asyncio.create_task(self._play_script()))
-
-    async def _start_web(self) -> None:
-        from board_driver.connectors.web.server import WebServer
-
-        self._web_server = WebServer(self)
-        await self._web_server.start()  # a port in use is a warning, not a failure
 
     async def _shutdown(self) -> None:
+        from board_driver.service.extensions import stop_extensions
+
         self.notifier.stopping()
-        if self.engine is not None:
-            await self.engine.close()
-        if self._web_server is not None:
-            with contextlib.suppress(Exception):
-                await self._web_server.stop()
+        await stop_extensions(self._extensions)
+        self.door.close()
         for task in self._tasks:
             task.cancel()
         for task in self._tasks:
@@ -389,6 +297,7 @@ class Daemon:
                 self._scan_loop.stop()
         for handle in [*self._timers.values(), *self._tick_timers.values()]:
             handle.cancel()
+        self.lights.close()
         # A clean stop turns the lights off; a fault leaves its pattern lit for whoever looks.
         self.hw.close(lights_off=self.exit_code == 0)
         if self.store is not None:
@@ -398,43 +307,6 @@ class Daemon:
         log.info("stopped%s", f" (exit {self.exit_code})" if self.exit_code else "")
 
     # ------------------------------------------------------------------ the game
-
-    def _resume_game(self) -> None:
-        import rules
-        from board_driver.arbiter.tracker import GameOptions, Timing, Tracker
-
-        assert self.store is not None
-        game_config = self.config.game
-        timing = Timing(settle_ms=game_config.settle_ms, pass_ms=game_config.pass_ms)
-        latest = self.store.latest_game_id()
-        if latest is None:
-            options = GameOptions(
-                touch_move=game_config.touch_move,
-                takeback=game_config.takeback,
-                hints=game_config.hints,
-            )
-            game = rules.Game()
-            self._game_id = self.store.new_game(game.start.fen(), _options_record(options))
-            log.info("new game %d", self._game_id)
-        else:
-            stored = self.store.game(latest)
-            game = rebuild_game(stored)
-            options = _options_from_record(stored.options, game_config)
-            self._game_id = latest
-            outcome = game.outcome()
-            # The stored result, not the rebuilt one: a daemon stopped between storing the
-            # last move and its result left it unwritten, and the first sync writes it.
-            self._result = (stored.result, stored.termination) if stored.result != "*" else None
-            log.info(
-                "resuming game %d at ply %d%s",
-                latest,
-                len(game.moves),
-                f" (ended {outcome.result()}, {outcome.termination})" if outcome else "",
-            )
-        self.tracker = Tracker(game, options=options, timing=timing)
-        self._game = self.tracker.game
-        self._line = tuple(self._game.moves)
-        self._timing = timing
 
     def _catch_up(self, standing: int) -> None:
         """Pieces that moved while the daemon was away (a crash, a power cut): as if moved now.
@@ -456,124 +328,75 @@ class Daemon:
         t = self.now_ms()
         self.handle([*(Lift(t, sq) for sq in lifted), *(Place(t, sq) for sq in placed)])
 
-    def new_game(self, fen: str | None, options: dict[str, Any]) -> None:
-        """Start a new game (a script's ``fen``/``option`` header) on the pieces standing."""
-        import rules
-        from board_driver.arbiter.tracker import Tracker
-
+    def new_game(
+        self, fen: str | None, options: dict[str, Any], *, online: bool = False
+    ) -> list[dict]:
+        """Start a new game (a script's ``fen``/``option`` header, the page, a player) on
+        the pieces standing; ValueError names a bad FEN or option."""
         merged = dataclasses.replace(self.tracker.options, **options)
         start = rules.Position.from_fen(fen) if fen else rules.Position()
+        game = rules.Game(start)
+        if online and hasattr(game, "dead_position_ends"):
+            game.dead_position_ends = False  # the server decides; a dead position is a note
         board = self.debouncer.stable if self.debouncer else None
-        self.tracker = Tracker(rules.Game(start), options=merged, timing=self._timing, board=board)
+        self.tracker = Tracker(game, options=merged, timing=self._timing, board=board)
         now = self.now_ms()
         # A set-up position that is already over (mate, dead position) is announced at once.
-        self._after([{"t": now, "type": "new_game"}, *self.tracker.starting_events(now)])
+        events = [{"t": now, "type": "new_game", "fen": start.fen()}]
+        events += self.tracker.starting_events(now)
+        self._after(events)
+        return events
 
-    # ------------------------------------------------------------------ the engine
+    def resume_game(self, game_id: int) -> list[dict]:
+        """Make stored game ``game_id`` the game on the board again (LookupError if none)."""
+        from board_driver.service.store import NoSuchGame
 
-    async def _start_engine(self) -> None:
-        """The engine's seat from ``[engine]``; a resumed game keeps the side it had
-        (new games get the config's side, see :meth:`_engine_for_new_game`).
-
-        An engine that cannot start does not stop the board: the daemon runs on, says so
-        (``engine_error``) and the seat asks again when it is the engine's turn. Only a
-        config that gives new games an engine side while no engine can be found at all
-        stops the daemon (exit 2, a config error: restarting would not mend it).
-        """
-        from board_driver.players.engine import (
-            EngineError,
-            EngineLevel,
-            EngineNotFound,
-            find_engine,
-        )
-        from board_driver.players.engine.seat import EngineSeat
-
-        assert self.store is not None
-        section = self.config.engine
-        if section.side != "none":
-            try:
-                find_engine(section.path)
-            except EngineNotFound as exc:
-                raise DaemonConfigError(
-                    f"[engine] side = {section.side!r} but no engine can be found: {exc} "
-                    '(install it: `apt-get install stockfish`, or set [engine] side = "none")'
-                ) from exc
-        stored = self.store.game(self._game_id).options if self._game_id is not None else {}
-        side = stored.get("engine_side", section.side)
-        self.engine = EngineSeat(
-            self,
-            side=side,
-            path=section.path,
-            level=EngineLevel.from_config(section),
-            threads=section.threads,
-            hash_mb=section.hash_mb,
-        )
         try:
-            await self.engine.start()
-        except (EngineError, OSError) as exc:
-            log.error(
-                "engine: cannot start the engine for %s: %s (the board works on; "
-                "asked again when it is the engine's turn)",
-                side,
-                exc,
-            )
-            self._after([{"t": self.now_ms(), "type": "engine_error", "message": str(exc)}])
-            return
-        if side != "none":
-            log.info(
-                "engine: %s plays %s (%s)", self.engine.name, side, self.engine.level.describe()
-            )
+            game, options = self.recorder.load(game_id)
+        except NoSuchGame as exc:
+            raise LookupError(str(exc)) from None
+        board = self.debouncer.stable if self.debouncer else None
+        self.tracker = Tracker(game, options=options, timing=self._timing, board=board)
+        self.door.restore_seats()
+        log.info("game %d resumed at ply %d", game_id, len(game.moves))
+        events = [{"t": self.now_ms(), "type": "game_resumed", "game_id": game_id,
+                   "fen": game.position.fen()}]  # fmt: skip
+        self._after(events)
+        return events
 
-    def set_engine(self, side: str, level: Any = None) -> None:
-        """Let the engine play ``side`` ("none", "white", "black") at ``level`` (an
-        :class:`~board_driver.players.engine.EngineLevel`; None keeps the current one), from now
-        on, in this game and the next ones until the daemon restarts (then the config's
-        side applies to new games again). ValueError if the side is unknown or no engine can
-        be found. For the web page (call it on the loop)."""
-        assert self.engine is not None
-        self.engine.configure(side, level)
-        self._engine_side_for_new_games = side
-        record = self.engine.record()
-        log.info("engine: %s plays %s (%s)", record.name, side, record.level)
-        self._after(
-            [
-                {
-                    "t": self.now_ms(),
-                    "type": "engine_changed",
-                    "side": side,
-                    "engine": record.name,
-                    "level": record.level,
-                }
-            ]
-        )
+    def set_options(self, options: dict[str, Any]) -> list[dict]:
+        """Change the current game's options (``touch_move``, ``takeback``, ``hints``).
 
-    def _engine_for_new_game(self) -> None:
-        """A new game gets the side for new games (the config's, or the last set_engine)."""
-        side = self._engine_side_for_new_games
-        if self.engine.side != side:
-            self.engine.side = side
-            log.info("engine: plays %s in the new game", side)
-
-    def engine_state(self) -> dict[str, Any]:
-        """The engine's side, name, level and what it is doing (see ``EngineSeat.state``)."""
-        assert self.engine is not None
-        return self.engine.state()
+        ValueError (from GameOptions) names a bad value; the options stay as they were.
+        """
+        self.tracker.options = dataclasses.replace(self.tracker.options, **options)
+        o = self.tracker.options
+        self.store_call(self.recorder.set_options, o)
+        log.info("options: %s", _brief(options_record(o)))
+        events = [
+            {
+                "t": self.now_ms(),
+                "type": "options",
+                "touch_move": o.touch_move,
+                "takeback": o.takeback,
+                "hints": o.hints,
+            }
+        ]
+        self._after(events)
+        return events
 
     def announce(self, events: list[dict]) -> None:
-        """Game events from beside the tracker (the engine's): stored, logged, lit."""
+        """Game events from beside the tracker (players, the door): stored, logged, lit."""
         self._after(events)
 
-    def _store_engine_record(self) -> None:
-        if self.engine is None or self._game_id is None or self.store is None:
-            return
-        options = self.engine.record().options()
-        key = (self._game_id, tuple(sorted(options.items())))
-        if key != self._engine_record:
-            self.store.set_options(self._game_id, options)
-            self._engine_record = key
+    # ------------------------------------------------------------------ events in
 
-    def handle(self, events: Iterable[BoardEvent]) -> None:
-        """Hand board events to the tracker, in order; then store, log and light."""
+    def handle(self, events: Iterable[BoardEvent]) -> list[dict]:
+        """Hand board events to the tracker, in order; then store, log and light.
+        Returns the game events they led to."""
+        from board_driver.boardscript.feed import describe
+
+        announced: list[dict] = []
         for event in events:
             log.debug("event %s", describe(event))
             try:
@@ -581,7 +404,55 @@ class Daemon:
             except ValueError as exc:  # an event no board can make: the tracker keeps its state
                 log.error("ignored %s: %s", describe(event), exc)
                 continue
-            self._after(found)
+            self._after(found, [event] if isinstance(event, Lift | Place) else [])
+            announced += found
+        return announced
+
+    def handle_outside(self, event: BoardEvent) -> list[dict]:
+        """A button or a promotion choice from outside the switches (a button, the page, a
+        script). Judged in the order things happened: while a change of the switches is
+        still being debounced (it happened before), the event waits for it."""
+        if self.debouncer is not None and self.debouncer.next_due() is not None:
+            self._held.append(event)
+            self._release_held_later()
+            return []
+        return self.handle([event])
+
+    def _release_held_later(self) -> None:
+        due = self.debouncer.next_due() if self.debouncer else None
+        if due is None:
+            self.loop.call_soon(self._release_held)
+        elif "held" not in self._timers:
+            self._set_timer("held", max(0.0, self._loop_time(due + 1) - self.loop.time()),
+                            self._release_held)  # fmt: skip
+
+    def _release_held(self) -> None:
+        self._timers.pop("held", None)
+        self._debounce_due()  # the earlier changes of the switches first
+        if self.debouncer is not None and self.debouncer.next_due() is not None:
+            self._release_held_later()  # a change still bouncing: it happened before too
+            return
+        held, self._held = self._held, []
+        now = self.now_ms()
+        for event in held:
+            if isinstance(event, Choose):
+                event = Choose(max(now, event.t_ms), event.piece)
+            elif isinstance(event, Button):
+                event = Button(max(now, event.t_ms), event.name)
+            self.handle([event])
+
+    def _pressed(self, event: BoardEvent) -> None:
+        """A button was pressed (on the loop): retimed on the loop's clock."""
+        from board_driver.boardscript.feed import describe
+
+        if isinstance(event, Choose):
+            event = Choose(self.now_ms(), event.piece)
+        elif isinstance(event, Button):
+            event = Button(self.now_ms(), event.name)
+        log.info("button: %s", describe(event))
+        self.handle_outside(event)
+
+    # ------------------------------------------------------------------ after each step
 
     def _tick(self, due: int) -> None:
         self._tick_timers.pop(due, None)
@@ -591,27 +462,22 @@ class Daemon:
     def _schedule_tick(self) -> None:
         """The tracker judges the board once it has been still: wake it then, not before."""
         due = self.tracker.next_due()
-        if due is not None and due not in self._tick_timers and self._loop is not None:
-            self._tick_timers[due] = self._loop.call_at(self._loop_time(due), self._tick, due)
+        if due is not None and due not in self._tick_timers and self.loop is not None:
+            self._tick_timers[due] = self.loop.call_at(self._loop_time(due), self._tick, due)
 
-    def _after(self, announced: list[dict]) -> None:
-        """What follows a tracker step: store first, then logs, then lights."""
+    def _after(self, announced: list[dict], board_events: Iterable[Any] = ()) -> None:
+        """What follows a tracker step: store first, then logs, then lights, then the door."""
         self._schedule_tick()
-        if self.engine is not None and any(e.get("type") == "new_game" for e in announced):
-            self._engine_for_new_game()
-        if self.engine is not None:
-            self.engine.update(announced)  # its side on this tracker, its turn: ask it
-        try:
-            self._sync_store(announced)
-            self._store_engine_record()
-        except (StoreError, OSError, sqlite3.Error) as exc:
-            self.fault(f"cannot store the game: {exc}")
-            return
+        fresh = any(e.get("type") == "new_game" for e in announced)
+        self._sync_store(fresh)
+        if fresh:
+            announced = [*announced, *self.door.on_new_game()]
         for event in announced:
-            _log_announcement(event, self._game_id)
+            _log_announcement(event, self.game_id)
             if event.get("type") == "move" and event.get("uci"):
-                self._start_flash(event["uci"])
-                self.notifier.status(f"game {self._game_id}: {event.get('san')} stored")
+                uci = event["uci"]
+                self.lights.flash((1 << square(uci[0:2])) | (1 << square(uci[2:4])))
+                self.notifier.status(f"game {self.game_id}: {event.get('san')} stored")
         in_sync = bool(self.tracker.in_sync)
         if in_sync != self._in_sync:
             if self._in_sync is not None or not in_sync:
@@ -620,43 +486,49 @@ class Daemon:
                 else:
                     log.info("waiting for the board to match: %s", self._mismatch())
             self._in_sync = in_sync
-        self._show_leds()
-        self._tell_watchers(announced)
+        self.lights.refresh()
+        self.door.publish_board(board_events)
+        self.door.publish(announced)
 
-    def _tell_watchers(self, announced: list[dict]) -> None:
-        for watcher in list(self.watchers):
-            try:
-                watcher(announced)
-            except Exception:  # a watcher's bug must not stop the board
-                log.exception("watcher failed")
+    def _sync_store(self, fresh: bool) -> bool:
+        """The game in the store; a failure is loud, lit, and retried (the game is kept)."""
+        try:
+            self.recorder.sync(self.tracker.game, self.tracker.options, fresh)
+        except STORE_ERRORS as exc:
+            self._store_failed(f"cannot store the game: {exc}")
+            return False
+        if self._store_failing is not None:
+            self._store_failing = None
+            self._timers.pop("store", None)
+            log.warning("the store works again: game %s is stored", self.game_id)
+            self.lights.set_warning(None)
+            self.door.announce_state()
+        return True
 
-    @property
-    def game_id(self) -> int | None:
-        """The stored number of the game being played."""
-        return self._game_id
+    def store_call(self, write: Callable[..., Any], *args: Any) -> None:
+        """A write beside the moves (options, headers, an extension's data): like the
+        moves, a failure is loud and lit (it is not retried: the next step writes again)."""
+        try:
+            write(*args)
+        except STORE_ERRORS as exc:
+            self._store_failed(f"cannot store: {exc}")
 
-    def set_options(self, options: dict[str, Any]) -> None:
-        """Change the current game's options (``touch_move``, ``takeback``, ``hints``).
+    def _store_failed(self, message: str) -> None:
+        if self._store_failing != message:
+            log.error("%s (the game is kept in memory; retrying every %g s)",
+                      message, STORE_RETRY_S)  # fmt: skip
+        first = self._store_failing is None
+        self._store_failing = message
+        self.lights.set_warning(STORE_FAILING_FRAME)
+        if first:
+            self.door.announce_state()
+        if "store" not in self._timers and self.loop is not None:
+            self._set_timer("store", STORE_RETRY_S, self._retry_store)
 
-        ValueError (from GameOptions) names a bad value; the options stay as they were.
-        """
-
-        self.tracker.options = dataclasses.replace(self.tracker.options, **options)
-        assert self.store is not None and self._game_id is not None
-        self.store.set_options(self._game_id, _options_record(self.tracker.options))
-        log.info("options: %s", _brief(_options_record(self.tracker.options)))
-        o = self.tracker.options
-        self._after(
-            [
-                {
-                    "t": self.now_ms(),
-                    "type": "options",
-                    "touch_move": o.touch_move,
-                    "takeback": o.takeback,
-                    "hints": o.hints,
-                }
-            ]
-        )
+    def _retry_store(self) -> None:
+        self._timers.pop("store", None)
+        if self._sync_store(False):
+            self.lights.refresh()
 
     def _mismatch(self) -> str:
         empty_bits, fill_bits = self.tracker.to_put_right()
@@ -669,37 +541,31 @@ class Daemon:
             parts.append("fill " + " ".join(fill))
         return ", ".join(parts) or "pieces in motion"
 
-    def _sync_store(self, announced: list[dict]) -> None:
-        assert self.store is not None
-        game = self.tracker.game
-        fresh = any(e.get("type") == "new_game" for e in announced)
-        if game is not self._game or (fresh and self._line):
-            options = _options_record(self.tracker.options)
-            self._game_id = self.store.new_game(game.start.fen(), options)
-            log.info("new game %d", self._game_id)
-            self._game = game
-            self._line = ()
-            self._result = None
-        moves = tuple(game.moves)
-        if moves != self._line:
-            line = list(zip(map(str, moves), game.san_moves(), strict=True))
-            self.store.sync_moves(self._game_id, line)
-            self._line = moves
-        outcome = game.outcome()
-        result = (outcome.result(), outcome.termination) if outcome else None
-        if result != self._result:
-            if result:
-                self.store.finish(self._game_id, *result)
-            else:
-                self.store.reopen(self._game_id)
-            self._result = result
+    # ------------------------------------------------------------------ lights
+
+    def _game_frame(self) -> Frame:
+        return self.tracker.frame() if self.tracker is not None else Frame.off()
+
+    def _show(self, frame: Frame, on: bool) -> None:
+        self.hw.leds.show(self.hw.render(frame, on))
+        log.debug("leds\n%s", frame.at_phase(on))
+
+    def _frame_changed(self, frame: Frame) -> None:
+        if self.on_frame is not None:
+            self.on_frame(frame)
+        if self.loop is not None:
+            self.door.publish_lights()
+
+    def current_frame(self) -> Frame:
+        """The steady frame now: the daemon's own state, or the game's with any flash."""
+        return self.lights.current()
 
     # ------------------------------------------------------------------ scans
 
     def _start_scanner(self) -> None:
         from board_driver.physical.sensing import ScanLoop
 
-        loop = self._loop
+        loop = self.loop
 
         def deliver(_t_ms: int, bitmap: int) -> None:  # on the scanner thread
             loop.call_soon_threadsafe(self._on_scan, bitmap)
@@ -717,28 +583,25 @@ class Daemon:
 
         Under systemd a fault that lasts stops the watchdog pings, and the service restarts.
         """
-        if self._override is not FAULT_FRAME:
+        if self.lights.pattern is not FAULT_FRAME:
             log.error("hardware fault: reading the board failed: %s", exc)
-            self._override = FAULT_FRAME
-            self._show_leds()
+            self.lights.set_pattern(FAULT_FRAME)
+            self.door.announce_state()
 
     def _on_scan(self, bitmap: int) -> None:
         # The loop's clock, not the thread's: one time base for debounce, tracker and timers.
-        self._last_scan_at = self._loop.time()
-        if self._override is FAULT_FRAME:
+        self._last_scan_at = self.loop.time()
+        if self.lights.pattern is FAULT_FRAME:
             log.warning("board readable again")
-            self._override = LINK_LOST_FRAME if self._link_up is False else None
-            self._show_leds()
-        t = self.now_ms()
-        assert self.debouncer is not None
-        events = self.debouncer.feed(t, bitmap)
+            self.lights.set_pattern(LINK_LOST_FRAME if self._link_up is False else None)
+            self.door.announce_state()
+        events = self.debouncer.feed(self.now_ms(), bitmap)
         if events:
             self.handle(events)
         self._schedule_debounce()
 
     def _debounce_due(self) -> None:
         self._timers.pop("debounce", None)
-        assert self.debouncer is not None
         events = self.debouncer.tick(self.now_ms())
         if events:
             self.handle(events)
@@ -751,11 +614,11 @@ class Daemon:
             old.cancel()
         if due is not None:
             # A millisecond late, so that int(now) has passed the maturity time.
-            self._timers["debounce"] = self._loop.call_at(
+            self._timers["debounce"] = self.loop.call_at(
                 self._loop_time(due + 1), self._debounce_due
             )
 
-    # ------------------------------------------------------------------ bridge and buttons
+    # ------------------------------------------------------------------ the bridge
 
     def link_changed(self, up: bool, reason: str) -> None:
         """The serial bridge went up or down (called on the loop)."""
@@ -763,81 +626,16 @@ class Daemon:
             return
         self._link_up = up
         log.warning("bridge link %s%s", "up" if up else "down", f": {reason}" if reason else "")
-        self._override = None if up else LINK_LOST_FRAME
-        self._show_leds()
+        self.lights.set_pattern(None if up else LINK_LOST_FRAME)
+        self.door.announce_state()
 
-    def _pressed(self, event: BoardEvent) -> None:
-        """A button was pressed (on the loop): retimed on the loop's clock."""
-        if isinstance(event, Choose):
-            event = Choose(self.now_ms(), event.piece)
-        elif isinstance(event, Button):
-            event = Button(self.now_ms(), event.name)
-        log.info("button: %s", describe(event))
-        self.handle([event])
-
-    # ------------------------------------------------------------------ lights
-
-    def _start_flash(self, uci: str) -> None:
-        from board_driver.squares import square
-
-        try:
-            mask = (1 << square(uci[0:2])) | (1 << square(uci[2:4]))
-        except ValueError:
-            return
-        self._flash = (mask, self._loop.time() + FLASH_S)
-        self._set_timer("flash", FLASH_S, self._end_flash)
-
-    def _end_flash(self) -> None:
-        self._timers.pop("flash", None)
-        self._flash = None
-        self._show_leds()
-
-    def current_frame(self) -> Frame:
-        """The steady frame now: the daemon's own state, or the game's with any flash."""
-        if self._override is not None:
-            return self._override
-        frame = self.tracker.frame()
-        if self._flash is not None:
-            mask = self._flash[0]
-            for sq in squares_of(mask):
-                frame = frame.with_square(sq, "w")
-        return frame
-
-    def _show_leds(self) -> None:
-        frame = self.current_frame()
-        loop_time = self._loop.time() if self._loop else time.monotonic()
-        on = frame.blink == 0 or (loop_time % BLINK_PERIOD_S) < BLINK_PERIOD_S / 2
-        key = (frame, on)
-        if key != self._shown:
-            new_frame = self._shown is None or self._shown[0] != frame
-            self._shown = key
-            self.hw.leds.show(self.hw.render(frame, on))
-            log.debug("leds\n%s", frame.at_phase(on))
-            if self.on_frame is not None and new_frame:
-                self.on_frame(frame)
-            if new_frame and self._loop is not None:
-                self._tell_watchers([])
-        if frame.blink and self._loop is not None:
-            # Wake at the next phase change only while something blinks.
-            half = BLINK_PERIOD_S / 2
-            delay = half - (loop_time % half) + 0.001
-            self._set_timer("blink", delay, self._blink)
-        else:
-            old = self._timers.pop("blink", None)
-            if old is not None:
-                old.cancel()
-
-    def _blink(self) -> None:
-        self._timers.pop("blink", None)
-        self._show_leds()
+    # ------------------------------------------------------------------ timers
 
     def _set_timer(self, name: str, delay: float, callback: Callable[[], None]) -> None:
         old = self._timers.pop(name, None)
         if old is not None:
             old.cancel()
-        self._timers[name] = self._loop.call_later(delay, callback)
-
-    # ------------------------------------------------------------------ watchdog
+        self._timers[name] = self.loop.call_later(delay, callback)
 
     def _schedule_watchdog(self) -> None:
         interval = self.notifier.watchdog_interval()
@@ -845,7 +643,7 @@ class Daemon:
             self._set_timer("watchdog", interval, self._watchdog)
 
     def _watchdog(self) -> None:
-        stalled = self._loop.time() - self._last_scan_at
+        stalled = self.loop.time() - self._last_scan_at
         if stalled < SCANNER_STALL_S:
             self.notifier.watchdog()
         else:
@@ -859,10 +657,9 @@ class Daemon:
 
         if self.hw.sim_board is None:
             raise DaemonError("--script needs the simulated board (--sim)")
-        feeder = ScriptFeeder(self, self.hw.sim_board)
+        feeder = ScriptFeeder(self.door, self.hw.sim_board, self.config.sensing.debounce_ms)
         if self.script == "-":
-            lines = stream_lines(self.script_input or sys.stdin)
-            await feeder.play(lines, "<stdin>")
+            await feeder.play(stream_lines(self.script_input or sys.stdin), "<stdin>")
         else:
             text = self.script_text
             if text is None:
@@ -872,24 +669,6 @@ class Daemon:
 
 
 # ---------------------------------------------------------------------- helpers
-
-
-def _options_record(options: Any) -> dict[str, str]:
-    return {
-        "touch_move": str(options.touch_move),
-        "takeback": "true" if options.takeback else "false",
-        "hints": "true" if options.hints else "false",
-    }
-
-
-def _options_from_record(record: dict[str, str], defaults: Any) -> Any:
-    from board_driver.arbiter.tracker import GameOptions
-
-    return GameOptions(
-        touch_move=record.get("touch_move", defaults.touch_move),
-        takeback=record.get("takeback", str(defaults.takeback).lower()) == "true",
-        hints=record.get("hints", str(defaults.hints).lower()) == "true",
-    )
 
 
 def _log_announcement(event: dict, game_id: int | None) -> None:
@@ -912,3 +691,4 @@ def _log_announcement(event: dict, game_id: int | None) -> None:
 
 def _brief(details: dict) -> str:
     return ", ".join(f"{k}={v}" for k, v in details.items()) or "-"
+

@@ -416,7 +416,27 @@ def game_pgn(stored: StoredGame, *, site: str = "magboard") -> str:
         "Black": "?",
         "Result": stored.result,
     }
-    from board_driver.players.engine.seat import pgn_headers
-
-    headers.update(pgn_headers(stored.options))  # the engine's name and level, if one played
+    headers.update(_legacy_engine_headers(stored.options))  # stores made before headers
+    headers.update(
+        {k[len("header:") :]: v for k, v in stored.options.items() if k.startswith("header:")}
+    )
     return game.pgn(headers)
+
+
+def _legacy_engine_headers(options: Mapping[str, str]) -> dict[str, str]:
+    """PGN headers for an engine recorded the old way (``engine_side``, ``engine_name``...).
+
+    >>> _legacy_engine_headers({"engine_side": "black", "engine_name": "Stockfish 15.1",
+    ...                         "engine_level": "skill 3, depth 5", "engine_elo": "1500"})
+    {'Black': 'Stockfish 15.1', 'BlackElo': '1500', 'BlackEngineLevel': 'skill 3, depth 5'}
+    """
+    side = options.get("engine_side", "none")
+    if side not in ("white", "black"):
+        return {}
+    colour = side.capitalize()
+    headers = {colour: options.get("engine_name", "?")}
+    if options.get("engine_elo"):
+        headers[f"{colour}Elo"] = options["engine_elo"]
+    if options.get("engine_level"):
+        headers[f"{colour}EngineLevel"] = options["engine_level"]
+    return headers

@@ -1,85 +1,52 @@
-"""What the page shows, as one JSON-able snapshot of the daemon: game, sensors, lights.
+"""What the page shows, as one JSON-able snapshot of the board: game, sensors, lights.
 
-Squares are listed a1 = 0 .. h8 = 63 throughout, as in scans and frames. ``pieces`` is the
-game's position (one letter a square, ``.`` = empty); ``sensed`` is the board the
-switches report (after debouncing) as 16 hex digits; ``leds`` is the steady frame the
-LEDs show (including a move's white flash), with its blink mask.
+Made from the door's :class:`~board_driver.door.Snapshot`. Squares are listed a1 = 0 ..
+h8 = 63 throughout, as in scans and frames. ``pieces`` is the game's position (one letter
+a square, ``.`` = empty); ``sensed`` is the board the switches report (after debouncing)
+as 16 hex digits; ``leds`` is the steady frame the LEDs show (including a move's white
+flash), with its blink mask.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from board_driver.arbiter.tracker import START_OCCUPANCY
+from board_driver.arbiter.expected import describe_move
+from board_driver.door import Snapshot
+from rules import STARTING_FEN, Position
+
+START_OCCUPANCY = Position.from_fen(STARTING_FEN).occupancy()
 
 
 class PageState:
-    """What the page remembers between snapshots: what the tracker only announces.
-
-    A standing draw offer and a new game waiting for its pieces are events, not
-    queryable state; they are followed here from the events the daemon announces.
-    """
+    """What the page remembers between snapshots that the board only announces: the
+    engine's last failure, until it plays, gives a hint or is set anew."""
 
     def __init__(self) -> None:
-        self.draw_offer: str | None = None
-        self.setup_pending = False
-        #: The engine's last failure, until it plays, gives a hint or is set anew.
         self.engine_error: str | None = None
 
     def follow(self, events: list[dict]) -> None:
         for event in events:
             kind = event.get("type")
-            if kind == "draw_offer":
-                self.draw_offer = event.get("side")
-            elif kind == "move" and self.draw_offer and event.get("side") != self.draw_offer:
-                self.draw_offer = None  # the other side played instead of accepting
-            elif kind in ("takeback", "game_over", "new_game", "new_game_pending"):
-                self.draw_offer = None
             if kind == "engine_error":
                 self.engine_error = str(event.get("message", ""))
             elif kind in ("engine_move", "engine_changed", "hint", "new_game"):
                 self.engine_error = None
-            if kind == "new_game_pending":
-                self.setup_pending = True
-            elif kind == "new_game":
-                self.setup_pending = False
 
 
-def _board_state(frame: Any) -> str:
-    """``ok``, or the daemon's own state its edge lights show: ``starting``, ``link_lost``
-    (the serial bridge) or ``fault`` (the board cannot be read)."""
-    from board_driver.service.daemon import FAULT_FRAME, LINK_LOST_FRAME, STARTING_FRAME
-
-    for name, pattern in (
-        ("fault", FAULT_FRAME),
-        ("link_lost", LINK_LOST_FRAME),
-        ("starting", STARTING_FRAME),
-    ):
-        if frame == pattern:
-            return name
-    return "ok"
-
-
-def _side(color: bool) -> str:
-    return "white" if color else "black"
-
-
-def setup_target(daemon: Any, page: PageState) -> int:
+def setup_target(snap: Snapshot) -> int:
     """The pieces the lights are asking for: the start position while a new game waits
     for its pieces (or after a game, once pieces are moved), else the game's position."""
-    tracker = daemon.tracker
-    position = tracker.game.position
-    committed = position.occupancy()
-    over = tracker.game.outcome() is not None
-    if page.setup_pending or (over and tracker.board != committed):
+    committed = snap.position().occupancy()
+    over = snap.result != "*"
+    if snap.setup_pending or (over and snap.sensed != committed):
         return START_OCCUPANCY
     return committed
 
 
-def _move_words(position: Any, move: Any) -> dict[str, Any]:
+def _move_words(position: Position, uci: str) -> dict[str, Any]:
     """A move's details (as in ``engine_move`` events) and the moving piece's name."""
-    from board_driver.arbiter.expected import describe_move
-
+    move = position.parse_uci(uci)
     details = describe_move(position, move)
     piece = position.piece_at(move.from_square)
     details["piece"] = piece.symbol().lower() if piece is not None else None
@@ -89,24 +56,24 @@ def _move_words(position: Any, move: Any) -> dict[str, Any]:
     return details
 
 
-def engine_snapshot(daemon: Any, page: PageState) -> dict[str, Any] | None:
+def engine_snapshot(snap: Snapshot, page: PageState) -> dict[str, Any] | None:
     """The engine's side, level and what it is doing, for the page's *Opponent* part.
 
     ``status`` is ``none`` (no engine side), ``thinking``, ``to_play`` (its move waits to
     be played on the board: ``move`` says which), ``error`` (``error`` says why) or
     ``waiting`` (for the human's move). ``hint`` is a hint standing lit, with its words.
     """
-    if getattr(daemon, "engine", None) is None:
+    state = snap.player_states.get("engine")
+    if state is None:
         return None
-    tracker = daemon.tracker
-    position = tracker.game.position
-    state = daemon.engine_state()
-    expected, hint = tracker.expected, tracker.hint
+    state = dict(state)
+    position = snap.position()
+    engine_to_move = snap.players.get(snap.turn) == "engine"
     if state["side"] == "none":
         status = "none"
     elif state["thinking"]:
         status = "thinking"
-    elif expected is not None:
+    elif snap.expected is not None and engine_to_move:
         status = "to_play"
     elif page.engine_error:
         status = "error"
@@ -115,61 +82,57 @@ def engine_snapshot(daemon: Any, page: PageState) -> dict[str, Any] | None:
     state.update(
         status=status,
         error=page.engine_error,
-        move=_move_words(position, expected) if expected is not None else None,
-        hint=_move_words(position, hint) if hint is not None else None,
+        expected=snap.expected,
+        hint=snap.hint,
+        move=_move_words(position, snap.expected) if snap.expected is not None else None,
     )
+    state["hint"] = _move_words(position, snap.hint) if snap.hint is not None else None
     return state
 
 
-def snapshot(daemon: Any, page: PageState) -> dict[str, Any]:
+def snapshot(snap: Snapshot, page: PageState) -> dict[str, Any]:
     """The page's whole state, for ``/api/state`` and every WebSocket update."""
-    tracker = daemon.tracker
-    game = tracker.game
-    position = game.position
-    outcome = game.outcome()
-    frame = daemon.current_frame()
+    position = snap.position()
     pieces = "".join(
         p.symbol() if (p := position.piece_at(sq)) is not None else "." for sq in range(64)
     )
-    options = tracker.options
-    moves = game.san_moves()
-    sim = daemon.hw.sim_board
-    playing = outcome is None and not page.setup_pending
-    last = game.moves[-1] if game.moves else None
+    playing = snap.result == "*" and not snap.setup_pending
+    last_promoted = bool(snap.ucis) and len(snap.ucis[-1]) == 5
     can_promote = playing and (
-        any(m.promotion is not None for m in position.legal_moves())
-        or (last is not None and last.promotion is not None)
+        any(m.promotion is not None for m in position.legal_moves()) or last_promoted
     )
+    start = Position.from_fen(snap.start_fen)
+    sim = snap.sim_pieces
+    options = dict(snap.options)
+    frame = snap.lights
     return {
-        "board_state": _board_state(frame),
-        "game_id": daemon.game_id,
-        "start_fen": game.start.fen(),
-        "first_move": game.start.fullmove_number,
-        "first_side": _side(game.start.turn),
-        "fen": position.fen(),
-        "turn": _side(position.turn),
-        "moves": moves,
-        "check": outcome is None and position.is_check(),
-        "result": outcome.result() if outcome else "*",
-        "termination": outcome.termination if outcome else None,
-        "winner": None if outcome is None or outcome.winner is None else _side(outcome.winner),
-        "in_sync": bool(tracker.in_sync),
-        "setup_pending": page.setup_pending,
-        "draw_offer": page.draw_offer,
+        "board_state": snap.board_state,
+        "game_id": snap.game_id,
+        "start_fen": snap.start_fen,
+        "first_move": start.fullmove_number,
+        "first_side": "white" if start.turn else "black",
+        "fen": snap.fen,
+        "turn": snap.turn,
+        "moves": list(snap.moves),
+        "check": snap.check,
+        "result": snap.result,
+        "termination": snap.termination,
+        "winner": snap.winner,
+        "in_sync": snap.in_sync,
+        "setup_pending": snap.setup_pending,
+        "draw_offer": snap.draw_offer,
         "pieces": pieces,
-        "sensed": f"{tracker.board:016x}",
-        "target": f"{setup_target(daemon, page):016x}",
+        "sensed": f"{snap.sensed:016x}",
+        "target": f"{setup_target(snap):016x}",
         "leds": {"colours": "".join(frame.colours), "blink": f"{frame.blink:016x}"},
-        "options": {
-            "touch_move": options.touch_move,
-            "takeback": options.takeback,
-            "hints": options.hints,
-        },
+        "options": options,
+        "players": dict(snap.players),
+        "headers": dict(snap.headers),
         "sim": sim is not None,
-        "sim_pieces": f"{sim.pieces:016x}" if sim is not None else None,
+        "sim_pieces": f"{sim:016x}" if sim is not None else None,
         "can_promote": can_promote,
-        "engine": engine_snapshot(daemon, page),
+        "engine": engine_snapshot(snap, page),
         "can_take_back": bool(
-            sim is not None and options.takeback and moves and tracker.in_sync and playing
+            sim is not None and options["takeback"] and snap.moves and snap.in_sync and playing
         ),
     }

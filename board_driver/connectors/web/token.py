@@ -39,7 +39,10 @@ class Token:
 
     def matches(self, offered: str) -> bool:
         """Constant-time comparison, so timing does not leak the token."""
-        return hmac.compare_digest(offered.encode(), self.value.encode())
+        # A header's bytes that are not UTF-8 arrive as surrogates: compared as bytes too.
+        return hmac.compare_digest(
+            offered.encode("utf-8", "surrogateescape"), self.value.encode()
+        )
 
 
 def load_token(configured: str, directory: Path) -> Token:

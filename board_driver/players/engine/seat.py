@@ -1,113 +1,88 @@
-"""The engine's seat at the daemon's board: it plays its side and gives hints.
+"""The engine's seat at the board: it plays a side and gives hints, through the door.
 
-The daemon calls :meth:`EngineSeat.update` after every step of the tracker (on the
-loop). When it is the engine's turn and its move is not yet known, the seat asks the
-engine in a task beside the loop (the board goes on being scanned and lit meanwhile),
-then hands the move to the tracker (:meth:`Tracker.expect`): from then on it is lit
-cyan and it is the only move the board accepts. A question whose game changed while
-the engine thought (a take-back, a new game, an amended move) is cancelled and asked
-anew. A crashed engine is started again by :class:`EnginePlayer`; the game is the
-daemon's, so nothing is lost.
+The seat follows the board's events (:meth:`board_driver.door.Door.subscribe`). When the
+board waits for the engine's move (``snapshot().awaiting == "engine"``), it asks the engine
+in a task beside the loop (the board goes on being scanned and lit meanwhile), then hands
+the move to :meth:`~board_driver.door.Door.expect`: from then on it is lit cyan and it is
+the only move the board accepts. A question whose game changed while the engine thought
+(a take-back, a new game, an amended move) is cancelled and asked anew. A crashed engine
+is started again by :class:`EnginePlayer`; the game is the board's, so nothing is lost.
 
-``button hint`` (the tracker's ``hint_requested``) asks the engine for the side to
-move; the suggestion is lit green, not played.
+``button hint`` (the tracker's ``hint_requested``) asks the engine for the side to move;
+the suggestion is lit green, not played.
 
-Events announced (through the daemon, like the tracker's): ``engine_move`` (the move to
-play on the board: ``san``, ``uci``, ``from``, ``to``, ``captured``, ``rook_from``,
-``rook_to``, ``en_passant``, ``promotion`` / ``promotion_piece``, ``engine``), ``hint``
-(the same details), ``engine_error`` (``message``), ``engine_changed`` (``side``,
-``level``, ``engine``), and ``refused`` for a hint that cannot be given.
+Events announced through the door: ``engine_move`` (the move to play on the board:
+``san``, ``uci``, ``from``, ``to``, ``captured``, ``rook_from``, ``rook_to``,
+``en_passant``, ``promotion`` / ``promotion_piece``, ``engine``), ``hint`` (the same
+details), ``engine_error`` (``message``), ``engine_changed`` (``side``, ``level``,
+``engine``), and ``refused`` for a hint that cannot be given.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
-from dataclasses import dataclass
+from collections.abc import Mapping
 from typing import Any
 
 from board_driver.arbiter.expected import describe_move
+from board_driver.door import HUMAN, SIDES, ActionRefused, Door, Snapshot
+from board_driver.extension import ExtensionConfigError
 from board_driver.players.engine.player import EngineLevel, EnginePlayer
-from board_driver.players.engine.uci import EngineError, EngineNotFound
-from rules import BLACK, WHITE, Color
+from board_driver.players.engine.uci import EngineError, EngineNotFound, find_engine
 
 log = logging.getLogger("magboard")
 
-#: The sides an engine can play (``[engine] side``, ``set_engine``), and their colours.
-SIDES = {"none": None, "white": WHITE, "black": BLACK}
+#: The player's name at the door.
+NAME = "engine"
+#: The sides an engine can play (``[engine] side``, the page), "none" for nobody.
+SIDE_NAMES = ("none", *SIDES)
 #: After the engine failed for good, ask again this many seconds later.
 RETRY_AFTER_S = 5.0
+#: Settings the page may change (``Door.set_player(side, "engine", settings)``).
+LEVEL_KEYS = ("skill", "depth", "movetime_ms", "elo")
 
 
-def _check_side(side: str) -> None:
-    if side not in SIDES:
-        raise ValueError(f"engine side: {side!r} is not one of {', '.join(SIDES)}")
+def check_side(side: str) -> None:
+    if side not in SIDE_NAMES:
+        raise ValueError(f"engine side: {side!r} is not one of {', '.join(SIDE_NAMES)}")
 
 
-def side_name(color: Color | None) -> str:
-    return "none" if color is None else "white" if color == WHITE else "black"
+def pgn_headers(side: str, name: str, level: EngineLevel) -> dict[str, str]:
+    """PGN headers for an engine on ``side``: its name, its Elo if limited, its level.
 
-
-@dataclass(frozen=True)
-class EngineRecord:
-    """What a stored game keeps about its engine (the store's options, as text)."""
-
-    side: str
-    name: str
-    level: str
-    elo: int | None
-
-    def options(self) -> dict[str, str]:
-        record = {"engine_side": self.side}
-        if self.side != "none":
-            record.update(engine_name=self.name, engine_level=self.level)
-            if self.elo is not None:
-                record["engine_elo"] = str(self.elo)
-        return record
-
-
-def pgn_headers(options: dict[str, str]) -> dict[str, str]:
-    """PGN headers for a stored game's engine: its name on its side, its level.
-
-    >>> pgn_headers({"engine_side": "black", "engine_name": "Stockfish 15.1",
-    ...              "engine_level": "skill 3, depth 5", "engine_elo": "1500"})
-    {'Black': 'Stockfish 15.1', 'BlackElo': '1500', 'BlackEngineLevel': 'skill 3, depth 5'}
-    >>> pgn_headers({"touch_move": "warn"})
+    >>> pgn_headers("black", "Stockfish 15.1", EngineLevel(skill=3, depth=5, movetime_ms=None))
+    {'Black': 'Stockfish 15.1', 'BlackEngineLevel': 'skill 3, depth 5'}
+    >>> pgn_headers("none", "Stockfish 15.1", EngineLevel())
     {}
     """
-    side = options.get("engine_side", "none")
-    if side not in ("white", "black"):
+    if side not in SIDES:
         return {}
     colour = side.capitalize()
-    headers = {colour: options.get("engine_name", "?")}
-    if options.get("engine_elo"):
-        headers[f"{colour}Elo"] = options["engine_elo"]
-    if options.get("engine_level"):
-        headers[f"{colour}EngineLevel"] = options["engine_level"]
+    headers = {colour: name}
+    if level.elo is not None:
+        headers[f"{colour}Elo"] = str(level.elo)
+    headers[f"{colour}EngineLevel"] = level.describe()
     return headers
 
 
 class EngineSeat:
-    """One engine for the daemon: its side, level, the question in progress.
+    """The engine as a player at the door (:class:`board_driver.door.Player`)."""
 
-    ``host`` is the daemon: the seat reads ``host.tracker`` and calls
-    ``host.announce(events)`` (store, log, lights) and ``host.now_ms()``.
-    """
+    name = NAME
 
     def __init__(
         self,
-        host: Any,
+        door: Door,
         *,
-        side: str = "none",
         path: str = "",
         level: EngineLevel | None = None,
         threads: int = 1,
         hash_mb: int = 16,
     ) -> None:
-        _check_side(side)
-        self.host = host
-        self.side = side
+        self.door = door
         self.path = path
         self.level = level or EngineLevel()
         self.threads = threads
@@ -119,41 +94,77 @@ class EngineSeat:
         self._failed: tuple | None = None  # the question the engine gave up on
         self._retry: asyncio.TimerHandle | None = None
         self._chores: set[asyncio.Task] = set()  # small jobs beside the loop (ucinewgame)
+        self._follower: asyncio.Task | None = None
+        self._recorded: tuple | None = None
+        self._seating = False  # taking the sides the config and the stored game give
 
-    # ------------------------------------------------------------------ settings
+    # ------------------------------------------------------------------ the player
 
     @property
-    def color(self) -> Color | None:
-        return SIDES[self.side]
+    def side(self) -> str:
+        """The side the engine plays in the game on the board, or "none"."""
+        seats = self.door.players()
+        return next((side for side in SIDES if seats.get(side) == NAME), "none")
 
     @property
-    def name(self) -> str:
+    def engine_name(self) -> str:
         return self.player.name if self.player is not None else "engine"
 
-    def record(self) -> EngineRecord:
-        return EngineRecord(self.side, self.name, self.level.describe(), self.level.elo)
-
-    def state(self) -> dict[str, Any]:
-        """For the web page: who plays, how strong, what it is doing.
+    def state(self) -> Mapping[str, Any]:
+        """For a page: who plays, how strong, what it is doing.
 
         ``side``, ``engine`` (its name, once started), ``level`` (in words), the level's
-        ``skill``/``depth``/``movetime_ms``/``elo``, ``thinking`` (a question is open),
-        ``expected`` (the engine's move waiting to be played, UCI) and ``hint``.
+        ``skill``/``depth``/``movetime_ms``/``elo``, ``thinking`` (a question is open).
         """
-        tracker = self.host.tracker
         level = self.level
         return {
             "side": self.side,
-            "engine": self.name,
+            "engine": self.engine_name,
             "level": level.describe(),
             "skill": level.skill,
             "depth": level.depth,
             "movetime_ms": level.movetime_ms,
             "elo": level.elo,
             "thinking": self._task is not None,
-            "expected": str(tracker.expected) if tracker.expected is not None else None,
-            "hint": str(tracker.hint) if tracker.hint is not None else None,
         }
+
+    def configure(self, settings: Mapping[str, Any]) -> None:
+        """Before it is given a side: a new level (see :meth:`set_level`), and the engine
+        found (EngineNotFound otherwise). ValueError names a bad setting; nothing changes."""
+        level = self._level_with(settings)
+        if not self._seating:
+            self._player()  # finds the engine, or raises EngineNotFound
+        self._use(level)
+
+    def set_level(self, settings: Mapping[str, Any]) -> None:
+        """A new level: ``skill``, ``depth``, ``movetime_ms``, ``elo`` (the ones given
+        change); ValueError names a bad one, and nothing changes then."""
+        self._use(self._level_with(settings))
+
+    def _level_with(self, settings: Mapping[str, Any]) -> EngineLevel:
+        unknown = set(settings) - set(LEVEL_KEYS)
+        if unknown:
+            raise ValueError(f"engine settings: unknown {', '.join(sorted(unknown))}")
+        changes = dict(settings)
+        if "skill" in changes and "elo" not in changes:
+            changes["elo"] = None  # a skill chosen on a page replaces a limited Elo
+        return dataclasses.replace(self.level, **changes)
+
+    def _use(self, level: EngineLevel) -> None:
+        if level != self.level:
+            self.level = level
+            if self.player is not None:
+                self.player.set_level(level)
+            if not self._seating:
+                self._record()
+        self._failed = None
+
+    async def command(self, action: str, args: Mapping[str, Any]) -> Mapping[str, Any]:
+        """``level``: set the level (:meth:`set_level`) without giving the engine a side."""
+        if action != "level":
+            raise ActionRefused(f"the engine has no action {action!r} (it has: level)")
+        self.set_level(args)
+        return dict(self.state())
 
     def _player(self) -> EnginePlayer:
         if self.player is None:
@@ -162,28 +173,44 @@ class EngineSeat:
             )
         return self.player
 
-    async def start(self) -> None:
-        """Start the engine now if it plays a side (so that a bad path is known at once)."""
+    # ------------------------------------------------------------------ life
+
+    async def start(self, config_side: str) -> EngineSeat:
+        """Sit at the door: the game on the board keeps the side it was played with (a
+        stored one), new games get ``config_side``. The engine is started at once if it
+        plays, so a bad path is known; one that cannot start is said, and asked again
+        when it is the engine's turn."""
+        door = self.door
+        door.add_player(self)
+        stored = door.game_data("engine")
+        side = stored.get("side", config_side)
+        self._seating = True  # an engine that cannot start is said below, not refused
+        try:
+            if config_side != "none":
+                door.set_player(config_side, NAME, this_game=False)
+            if side != "none" and door.players().get(side) != NAME:
+                door.set_player(side, NAME, new_games=False)
+        finally:
+            self._seating = False
+        self._follower = asyncio.get_running_loop().create_task(self._follow())
         if self.side != "none":
-            await self._player().start()
+            try:
+                await self._player().start()
+            except (EngineError, OSError) as exc:
+                log.error(
+                    "engine: cannot start the engine for %s: %s (the board works on; "
+                    "asked again when it is the engine's turn)",
+                    self.side,
+                    exc,
+                )
+                door.announce({"type": "engine_error", "message": str(exc)})
+                return self
+            log.info("engine: %s plays %s (%s)", self.engine_name, self.side, self.level.describe())
+        self._update([])
+        return self
 
-    def configure(self, side: str, level: EngineLevel | None = None) -> None:
-        """A new side and level (the web page, :meth:`Daemon.set_engine`).
-
-        ValueError (EngineNotFound) if the engine cannot be found; nothing changes then.
-        """
-        _check_side(side)
-        if side != "none":
-            self._player()  # finds the engine, or raises
-        self.side = side
-        if level is not None and level != self.level:
-            self.level = level
-            if self.player is not None:
-                self.player.set_level(level)
-        self._failed = None
-
-    async def close(self) -> None:
-        for task in (self._task, self._hint_task, *self._chores):
+    async def stop(self) -> None:
+        for task in (self._follower, self._task, self._hint_task, *self._chores):
             if task is not None:
                 task.cancel()
                 with contextlib.suppress(BaseException):
@@ -194,24 +221,54 @@ class EngineSeat:
             with contextlib.suppress(Exception):
                 await self.player.close()
 
+    async def _follow(self) -> None:
+        async with self.door.subscribe(maxsize=64) as events:
+            async for event in events:
+                batch = [event]
+                while (more := events.get_nowait()) is not None:
+                    batch.append(more)
+                try:
+                    self._update(batch)
+                except Exception:  # a bug here must not stop the board
+                    log.exception("engine: unexpected failure")
+
     # ------------------------------------------------------------------ after each step
 
-    def update(self, announced: list[dict]) -> None:
-        """The tracker did something (or nothing): ask the engine what it must be asked."""
-        tracker = self.host.tracker
-        if tracker.other_side != self.color:
-            tracker.set_other_side(self.color)
-        if self.player is not None and any(e.get("type") == "new_game" for e in announced):
+    def _update(self, events: list[dict]) -> None:
+        """The board did something: ask the engine what it must be asked."""
+        kinds = {e.get("type") for e in events}
+        if self.player is not None and "new_game" in kinds:
             self._background(self.player.new_game())  # ucinewgame: forget the last game
-        key = self._key()
+        if kinds & {"players", "new_game", "game_resumed"} or not events:
+            self._record()
+        snapshot = self.door.snapshot()
+        key = self._key(snapshot)
         if self._task is not None and self._task_key != key:
             self._task.cancel()  # the game changed under the question
             self._task = None
-        if tracker.awaiting and self._task is None and self._failed != key:
+        if snapshot.awaiting == NAME and self._task is None and self._failed != key:
             self._task_key = key
             self._task = asyncio.get_running_loop().create_task(self._think(key))
-        if any(e.get("type") == "hint_requested" for e in announced):
-            self._hint(announced)
+        if "hint_requested" in kinds:
+            self._hint(snapshot)
+
+    def _record(self) -> None:
+        """The game keeps who the engine was and how strong (its data and PGN headers)."""
+        side = self.side
+        record = (self.door.snapshot().game_id, side, self.engine_name, self.level)
+        if record == self._recorded:
+            return
+        self._recorded = record
+        data = {"side": side}
+        if side != "none":
+            data.update(name=self.engine_name, level=self.level.describe())
+            if self.level.elo is not None:
+                data["elo"] = str(self.level.elo)
+        self.door.set_game_data(NAME, data)
+        if side != "none":
+            self.door.set_headers(**pgn_headers(side, self.engine_name, self.level))
+        changed = {"side": side, "engine": self.engine_name, "level": self.level.describe()}
+        self.door.announce({"type": "engine_changed", **changed})
 
     def _background(self, coro: Any) -> None:
         """Run ``coro`` beside the loop; a failure is logged, not lost."""
@@ -225,9 +282,9 @@ class EngineSeat:
         self._chores.add(task)  # held: the loop keeps only a weak reference
         task.add_done_callback(done)
 
-    def _key(self) -> tuple:
-        game = self.host.tracker.game
-        return (id(self.host.tracker), id(game), tuple(map(str, game.moves)))
+    @staticmethod
+    def _key(snapshot: Snapshot) -> tuple:
+        return (snapshot.game_id, snapshot.start_fen, snapshot.ucis)
 
     async def _think(self, key: tuple) -> None:
         try:
@@ -239,63 +296,56 @@ class EngineSeat:
             self._task = None
 
     async def _ask_for_move(self, key: tuple) -> None:
-        tracker = self.host.tracker
-        game = tracker.game
-        start, moves = game.start.fen(), [str(m) for m in game.moves]
+        _game_id, start, moves = key
         try:
-            uci = await self._player().best_move(start, moves)
+            uci = await self._player().best_move(start, list(moves))
         except (EngineError, OSError) as exc:
             self._gave_up(key, exc)
             return
         finally:
             if self._task is asyncio.current_task():
                 self._task = None
-        if self._key() != key or not tracker.awaiting or uci is None:
-            self.host.announce([])  # the game moved on: ask again if need be
+        snapshot = self.door.snapshot()
+        if self._key(snapshot) != key or snapshot.awaiting != NAME or uci is None:
+            self._update([])  # the game moved on: ask again if need be
             return
-        position = tracker.game.position
+        position = snapshot.position()
         try:
             move = position.parse_uci(uci)
         except ValueError:
-            self._gave_up(key, EngineError(f"{self.name} answered {uci!r}, not a legal move"))
+            self._gave_up(key, EngineError(f"{self.engine_name} answered {uci!r}, not legal"))
             return
-        t = self.host.now_ms()
-        event = {
-            "t": t,
-            "type": "engine_move",
-            "engine": self.name,
-            **describe_move(position, move),
-        }
+        event = {"type": "engine_move", "engine": self.engine_name}
+        event.update(describe_move(position, move))
         log.info(
             "engine move: %s (%s) to play on the board: %s",
             event["san"],
             event["uci"],
             _how_to_play(event),
         )
-        self.host.announce([event, *tracker.expect(move, t)])
+        self.door.announce(event)
+        self.door.expect(str(move))
 
     def _gave_up(self, key: tuple, exc: BaseException) -> None:
         self._failed = key
         log.error("engine: %s (asking again in %g s)", exc, RETRY_AFTER_S)
-        self.host.announce([{"t": self.host.now_ms(), "type": "engine_error", "message": str(exc)}])
+        self.door.announce({"type": "engine_error", "message": str(exc)})
 
         def retry() -> None:
             self._retry = None
             if self._failed == key:
                 self._failed = None
-                self.host.announce([])
+                self._update([])
 
         self._retry = asyncio.get_running_loop().call_later(RETRY_AFTER_S, retry)
 
     # ------------------------------------------------------------------ hints
 
-    def _hint(self, announced: list[dict]) -> None:
-        tracker = self.host.tracker
-        t = self.host.now_ms()
+    def _hint(self, snapshot: Snapshot) -> None:
         reason = None
-        if tracker.game.outcome() is not None:
+        if snapshot.result != "*":
             reason = "the game is over"
-        elif tracker.other_side is not None and tracker.game.position.turn == tracker.other_side:
+        elif snapshot.players.get(snapshot.turn) != HUMAN:
             reason = "it is the engine's turn"
         elif self._hint_task is not None:
             reason = "a hint is already being worked out"
@@ -306,43 +356,66 @@ class EngineSeat:
                 reason = str(exc)
         if reason is not None:
             log.info("hint refused: %s", reason)
-            self.host.announce([{"t": t, "type": "refused", "button": "hint", "reason": reason}])
+            self.door.announce({"type": "refused", "button": "hint", "reason": reason})
             return
-        self._hint_task = asyncio.get_running_loop().create_task(self._find_hint(self._key()))
+        key = self._key(snapshot)
+        self._hint_task = asyncio.get_running_loop().create_task(self._find_hint(key))
 
     async def _find_hint(self, key: tuple) -> None:
-        tracker = self.host.tracker
-        game = tracker.game
+        _game_id, start, moves = key
         try:
             # A hint is the engine's best, whatever its level as an opponent.
             uci = await self._player().best_move(
-                game.start.fen(), [str(m) for m in game.moves], level=self.level.full_strength()
+                start, list(moves), level=self.level.full_strength()
             )
         except (EngineError, OSError) as exc:
             log.error("hint: %s", exc)
-            self.host.announce(
-                [{"t": self.host.now_ms(), "type": "engine_error", "message": str(exc)}]
-            )
+            self.door.announce({"type": "engine_error", "message": str(exc)})
             return
         finally:
             self._hint_task = None
-        if self._key() != key or uci is None:
+        snapshot = self.door.snapshot()
+        if self._key(snapshot) != key or uci is None:
             return  # the position changed meanwhile: the hint is stale
-        position = tracker.game.position
+        position = snapshot.position()
         try:
             move = position.parse_uci(uci)
         except ValueError:
-            message = f"{self.name} answered {uci!r}, not a legal move"
+            message = f"{self.engine_name} answered {uci!r}, not a legal move"
             log.error("hint: %s", message)
-            self.host.announce(
-                [{"t": self.host.now_ms(), "type": "engine_error", "message": message}]
-            )
+            self.door.announce({"type": "engine_error", "message": message})
             return
-        tracker.show_hint(move)
-        event = {"t": self.host.now_ms(), "type": "hint", "engine": self.name}
+        self.door.show_hint(str(move))
+        event = {"type": "hint", "engine": self.engine_name}
         event.update(describe_move(position, move))
         log.info("hint: %s (%s)", event["san"], event["uci"])
-        self.host.announce([event])
+        self.door.announce(event)
+
+
+async def start_seat(door: Door, section: Any) -> EngineSeat:
+    """The engine extension's start: the seat from ``[engine]``, on ``door``.
+
+    An engine that cannot start does not stop the board: the board runs on, says so
+    (``engine_error``) and the seat asks again when it is the engine's turn. Only a config
+    that gives new games an engine side while no engine can be found at all stops the
+    daemon (exit 2, a config error: restarting would not mend it).
+    """
+    if section.side != "none":
+        try:
+            find_engine(section.path)
+        except EngineNotFound as exc:
+            raise ExtensionConfigError(
+                f"[engine] side = {section.side!r} but no engine can be found: {exc} "
+                '(install it: `apt-get install stockfish`, or set [engine] side = "none")'
+            ) from exc
+    seat = EngineSeat(
+        door,
+        path=section.path,
+        level=EngineLevel.from_config(section),
+        threads=section.threads,
+        hash_mb=section.hash_mb,
+    )
+    return await seat.start(section.side)
 
 
 def _how_to_play(event: dict) -> str:

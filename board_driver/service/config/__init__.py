@@ -268,7 +268,7 @@ def to_toml(config: Config, *, mask_secrets: bool = True) -> str:
     """The config as TOML (``magboard config show``); see :mod:`.toml`."""
     from board_driver.service.config.toml import write_toml
 
-    return write_toml(config, mask_secrets=mask_secrets)
+    return write_toml(config, section_names(), secret_keys() if mask_secrets else {})
 
 
 __all__ = [

@@ -5,8 +5,8 @@ gives the same config, secrets aside: a secret (a token, a password) is written 
 ``"(secret: N characters)"`` unless it is empty, so that ``config show`` can be pasted
 into a bug report.
 
->>> from board_driver.service.config import Config, parse_config
->>> parse_config(write_toml(Config())) == Config()
+>>> from board_driver.service.config import Config, parse_config, to_toml
+>>> parse_config(to_toml(Config())) == Config()
 True
 """
 
@@ -33,13 +33,13 @@ def masked(value: str) -> str:
     return f"(secret: {len(value)} characters)" if value else ""
 
 
-def write_toml(config: Any, *, mask_secrets: bool = True) -> str:
-    """The config as TOML, every key written (an optional pin left out as ``false``)."""
-    from board_driver.service.config import secret_keys, section_names
-
-    secrets = secret_keys() if mask_secrets else {}
+def write_toml(
+    config: Any, sections: list[str], secrets: Mapping[str, tuple[str, ...]]
+) -> str:
+    """The config's ``sections`` as TOML, every key written (an optional pin left out as
+    ``false``), the ``secrets`` (section -> keys) masked."""
     lines: list[str] = []
-    for name in section_names():
+    for name in sections:
         section = config.section(name)
         lines.append(f"[{name}]")
         nested = []

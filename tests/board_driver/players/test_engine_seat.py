@@ -1,4 +1,4 @@
-"""The daemon's engine API (``Daemon.set_engine``, for the web page) and hints, in process."""
+"""The engine through the door (``set_player``, as the web page uses it) and hints, in process."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from board_driver.players.engine import EngineLevel, EngineNotFound, find_engine
 from board_driver.players.engine.seat import pgn_headers
 from board_driver.service.config import parse_config
 from board_driver.service.daemon import Daemon, open_hardware
+from board_driver.service.lights import STARTING_FRAME
 from board_driver.service.store import Store, game_pgn
 from rules import WHITE
 
@@ -27,6 +28,19 @@ needs_stockfish = pytest.mark.skipif(
     reason="Stockfish not found on PATH nor at /usr/games/stockfish (apt-get install stockfish)",
 )
 FAST = EngineLevel(skill=0, depth=1, movetime_ms=None)
+FAST_SETTINGS = {"skill": 0, "depth": 1, "movetime_ms": None}
+
+
+def engine_seated(daemon: Daemon) -> bool:
+    return (
+        daemon.tracker is not None
+        and daemon.lights.pattern is not STARTING_FRAME
+        and "engine" in daemon.door.snapshot().player_states
+    )
+
+
+def engine_state(daemon: Daemon) -> dict:
+    return dict(daemon.door.snapshot().player_states["engine"])
 
 
 def make_daemon(tmp_path: Path, engine: str = "") -> Daemon:
@@ -55,7 +69,7 @@ def run_daemon(daemon: Daemon, scenario: Callable[[], Awaitable[None]]) -> None:
     async def main() -> None:
         running = asyncio.create_task(daemon.run())
         try:
-            await until(lambda: daemon.engine is not None and daemon._override is None)
+            await until(lambda: engine_seated(daemon))
             await scenario()
         finally:
             daemon.stop()
@@ -71,25 +85,27 @@ def test_set_engine_hands_a_side_to_the_engine_and_back(tmp_path: Path) -> None:
     async def scenario() -> None:
         tracker = daemon.tracker
         assert tracker.other_side is None and not tracker.awaiting
-        daemon.set_engine("white", FAST)  # White is to move: the engine thinks at once
+        # White is to move: the engine thinks at once
+        daemon.door.set_player("white", "engine", FAST_SETTINGS)
         await until(lambda: tracker.expected is not None)
         move = tracker.expected
-        state = daemon.engine_state()
+        state = engine_state(daemon)
         assert state["side"] == "white" and state["engine"].startswith("Stockfish")
-        assert (state["level"], state["expected"]) == ("skill 0, depth 1", str(move))
+        expected = daemon.door.snapshot().expected
+        assert (state["level"], expected) == ("skill 0, depth 1", str(move))
         frame = tracker.frame()
         for sq in (move.from_square, move.to_square):
             assert frame.colours[sq] == "c" and frame.blink >> sq & 1
-        daemon.set_engine("none")
+        daemon.door.set_player("white", "human")
         assert tracker.other_side is None and tracker.expected is None
         assert "c" not in tracker.frame().colours
-        with pytest.raises(ValueError, match="'purple' is not one of none, white, black"):
-            daemon.set_engine("purple")
+        with pytest.raises(ValueError, match="'purple' is not one of white, black"):
+            daemon.door.set_player("purple", "engine")
 
     run_daemon(daemon, scenario)
     with Store.open(tmp_path / "games.sqlite") as store:
         stored = store.game(1)
-    assert stored.options["engine_side"] == "none"  # the last word of the page
+    assert stored.options["engine:side"] == "none"  # the last word of the page
 
 
 @needs_stockfish
@@ -113,8 +129,8 @@ def test_an_engine_that_cannot_be_found_is_refused_and_nothing_changes(tmp_path:
 
     async def scenario() -> None:
         with pytest.raises(EngineNotFound, match="/nonexistent/stockfish: no such file"):
-            daemon.set_engine("black")
-        assert daemon.engine.side == "none" and daemon.tracker.other_side is None
+            daemon.door.set_player("black", "engine")
+        assert engine_state(daemon)["side"] == "none" and daemon.tracker.other_side is None
 
     run_daemon(daemon, scenario)
 
@@ -135,4 +151,4 @@ def test_a_hint_needs_no_engine_side_and_is_lit_green(tmp_path: Path) -> None:
 
 
 def test_pgn_headers_without_an_engine_are_empty() -> None:
-    assert pgn_headers({"engine_side": "none", "engine_name": "Stockfish"}) == {}
+    assert pgn_headers("none", "Stockfish", FAST) == {}

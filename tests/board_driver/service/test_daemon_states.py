@@ -160,7 +160,7 @@ def test_a_takeback_then_new_game_is_stored_as_such(tmp_path):
         from board_driver.events import Button
 
         daemon.handle([Button(daemon.now_ms(), "new_game")])
-        await until(lambda: daemon._game_id == 2)
+        await until(lambda: daemon.game_id == 2)
         daemon.stop()
         await task
 

@@ -336,6 +336,7 @@ function renderStatus() {
     fault: "The board cannot be read (hardware fault): see the daemon's log",
     link_lost: "The link to the board's microcontroller is lost: reconnecting",
     starting: "The board is starting",
+    store_failing: "The games store cannot be written (see the daemon's log): the game is kept and stored again as soon as it can be",
   }[state.board_state];
   if (trouble) {
     status.textContent = trouble;
