@@ -198,6 +198,7 @@ class FakeDoor:
             options={},
             players={"white": "human", "black": "human"},
             player_states={},
+            awaiting=None,
             expected=None,
             hint=None,
             headers={},

@@ -66,6 +66,7 @@ class ReplayDoor:
             ucis=tuple(str(m) for m in self.game.moves), result="*", termination=None,
             winner=None, check=False, in_sync=True, empty=(), fill=(), sensed=self.sensed,
             lights=Frame.off(), board_state="ok", options={}, players={}, player_states={},
+            awaiting=None,
             expected=None, hint=None, headers={}, setup_pending=False, draw_offer=None,
             sim_pieces=None, timing={"pass_ms": self.pass_ms},
         )  # fmt: skip
