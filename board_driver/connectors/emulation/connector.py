@@ -167,10 +167,11 @@ class Emulation:
             (self.view.lift if kind == "lift" else self.view.place)(sq, t)
         elif kind in RESYNC_EVENTS and event.get("fen"):
             fen = event["fen"]
-            if kind == "move":
+            if kind == "move" and not event.get("replaces"):
                 self._before = self._fen
-            elif kind != "promotion_amended":  # (the same move, named again)
+            elif kind not in ("move", "promotion_amended"):
                 self._before = self._before_fen(self.door.snapshot())
+            # (a promotion amended, a rook move become castling: the same ply, named again)
             self._fen = fen
             changes = self.view.resync(fen, before=self._before)
         elif kind == "overflow":

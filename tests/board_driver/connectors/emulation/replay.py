@@ -86,9 +86,9 @@ class ReplayDoor:
 
             bit = 1 << square(event["square"])
             self.sensed = self.sensed | bit if kind == "place" else self.sensed & ~bit
-        elif kind == "move":
+        elif kind == "move" and not event.get("replaces"):
             self.game.push_uci(event["uci"])
-        elif kind == "promotion_amended":
+        elif kind in ("move", "promotion_amended"):  # the last move, named again
             self.game.pop()
             self.game.push_uci(event["uci"])
         elif kind == "takeback":

@@ -26,6 +26,21 @@ RECORDINGS = sorted(FIXTURES.glob("*.json"))
 TIME_SLACK_MS = 150
 
 
+def messages(protocol: str, chunks: list[tuple[int, bytes]]) -> list[tuple[int, bytes]]:
+    """Each write cut into the protocol's messages, each with the write's time (one write
+    may carry several: changes told together by a timer that fired late)."""
+    out = []
+    for t, data in chunks:
+        while data:
+            if protocol == "dgt":
+                size = (data[1] << 7) | data[2]
+            else:
+                size = ChessLinkApp.LENGTHS[chr(data[0] & 0x7F)]
+            out.append((t, data[:size]))
+            data = data[size:]
+    return out
+
+
 def unmatched(sent: list, recorded: list) -> tuple[list, list]:
     """Recorded messages with no equal message sent within the slack, in order; and the
     sent messages left over."""
@@ -54,19 +69,23 @@ def test_there_is_a_recording_for_each_protocol():
 def test_the_emulation_sends_what_the_real_driver_was_sent(path):
     recording = Recording.load(path)
     sent, _ = replay(recording)
-    recorded = recording.sent()
+    protocol = recording.start["protocol"]
+    recorded = messages(protocol, recording.sent())
     assert len(recorded) > 50
-    assert [data.hex() for _, data in sent] == [data.hex() for _, data in recorded]
-    late = [
-        (a, b) for (a, _), (b, _) in zip(sent, recorded, strict=True) if abs(a - b) > TIME_SLACK_MS
-    ]
-    assert not late, late[:5]
+    missing, extra = unmatched(messages(protocol, sent), recorded)
+    assert not missing and not extra, (missing[:3], extra[:3])
 
 
 @pytest.mark.parametrize("path", RECORDINGS, ids=lambda p: p.stem)
 def test_the_driver_read_the_games_position_after_every_move(path):
     recording = Recording.load(path)
-    moves = [r["event"] for r in recording.records if r.get("event", {}).get("type") == "move"]
+    moves: list[dict] = []
+    for record in recording.records:
+        event = record.get("event", {})
+        if event.get("type") == "move":
+            if event.get("replaces"):  # a rook move that became castling
+                moves.pop()
+            moves.append(event)
     assert [m["san"] for m in moves] == recording.meta["moves"] and len(moves) > 40
     read = [line["fen"] for line in recording.driver if "fen" in line]
     index = 0
