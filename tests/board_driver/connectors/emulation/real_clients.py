@@ -45,7 +45,14 @@ CLIENTS: dict[str, dict[str, Any]] = {
         "name": "PicoChess",
         "repository": "JohanSjoblom/picochess",
         "checkout": EXT / "picochess",
-        "files": ["dgt/board.py", "dgt/util.py", "dgt/api.py", "eboard/eboard.py", "utilities.py"],
+        "files": [
+            "dgt/board.py",
+            "dgt/util.py",
+            "dgt/api.py",
+            "dgt/translate.py",
+            "eboard/eboard.py",
+            "utilities.py",
+        ],
         "script": HERE / "clients" / "picochess_dgt.py",
         "args": ["--picochess", str(EXT / "picochess")],
     },
@@ -317,6 +324,7 @@ def play(
                 if not seen:
                     result.problems.append(
                         f"ply {ply} {move.san}: python-mchess recognised {found or 'no move'}"
+                        + _rested(trace, found[-1] if found else "")
                     )
             result.moves.append(move.san)
             if len(result.problems) > 5:
@@ -328,9 +336,27 @@ def play(
             client.stop()
         daemon.terminate()
         pair.close()
+        (directory / "daemon.log").write_text(daemon.output())  # for a failure's post-mortem
     if record is not None:
         _write_fixture(record, result, trace, client, protocol, game_index, seed, touch_move)
     return result
+
+
+def _rested(trace: Path, uci: str) -> str:
+    """How long the board last held a piece on ``uci``'s destination, as the daemon saw it
+    (a slide's resting place counts once it has held the pass time: on a loaded machine a
+    piece slid by the script can rest longer than the script says)."""
+    if len(uci) < 4:
+        return ""
+    records = [json.loads(line) for line in trace.read_text().splitlines() if line.strip()]
+    board = [r["event"] for r in records if r.get("event", {}).get("type") in ("lift", "place")]
+    places = [e for e in board if e["type"] == "place" and e["square"] == uci[2:4]]
+    if not places:
+        return ""
+    placed = places[-1]["t"]
+    lifts = [e["t"] for e in board if e["square"] == uci[2:4] and e["t"] > placed]
+    held = (lifts[0] if lifts else board[-1]["t"]) - placed
+    return f" (the daemon saw {uci[2:4]} held {held} ms)"
 
 
 def _check_leds(client: Client, daemon: DaemonProcess, protocol: str, move, result) -> None:

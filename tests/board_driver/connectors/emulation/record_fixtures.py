@@ -16,7 +16,9 @@ from tests.board_driver.connectors.emulation.real_clients import CLIENTS, missin
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 #: The recorded games: (protocol, selfplay.pgn index, hands seed). Both have castling and
-#: a promotion; the seeds give captures in both orders, slides and a promotion chosen late.
+#: a promotion, captures in either order and slides; game 70's castling is rook first
+#: (committed as a rook move, then amended), game 74's promoted pawn is swapped for the
+#: new piece on its square.
 RECORDED = {"dgt": (69, 18), "chesslink": (73, 18)}
 
 
