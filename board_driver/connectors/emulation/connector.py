@@ -59,11 +59,11 @@ SessionFactory = Callable[..., Session]
 
 
 class Emulation:
-    """One protocol on one transport, for as long as the daemon runs.
+    """One protocol on one transport, for as long as the daemon runs. In an extension's
+    ``start(door, section)``::
 
-    >>> # in an extension's start(door, section):
-    >>> # port = SerialTransport("/dev/ttyGS0", 9600)
-    >>> # emulation = await Emulation(door, DgtSession, port).start()
+        port = SerialTransport("/dev/ttyGS0", 9600)
+        return await Emulation(door, DgtSession, port).start()   # its stop() ends it
     """
 
     def __init__(
@@ -101,12 +101,15 @@ class Emulation:
         snapshot = self.door.snapshot()
         pass_ms = int(dict(snapshot.timing).get("pass_ms", 100))
         self.view = BoardView(pass_ms=pass_ms)
-        self._fen = self._before = snapshot.fen
-        self.view.resync(snapshot.fen, before=self._before_fen(snapshot), occupancy=snapshot.sensed)
+        self._fen, self._before = snapshot.fen, self._before_fen(snapshot)
+        self.view.resync(snapshot.fen, before=self._before, occupancy=snapshot.sensed)
         self._layer = self.door.light_layer("emulation")
         self.session = self._session_factory(self.view, self._show_lights, colour=self._colour)
         if self._trace_path is not None:
-            self._trace = open(self._trace_path, "a", encoding="utf-8")  # noqa: SIM115
+            try:
+                self._trace = open(self._trace_path, "a", encoding="utf-8")  # noqa: SIM115
+            except OSError as exc:
+                log.warning("emulation: no trace: cannot write %s (%s)", self._trace_path, exc)
             self._record(
                 "start",
                 {

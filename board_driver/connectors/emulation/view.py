@@ -229,13 +229,26 @@ class BoardView:
         if occupancy is not None:
             self._settled = occupancy
             self._pending.clear()
-        shown: dict[int, str] = {}
-        for sq in range(64):
-            if self._settled >> sq & 1:
-                shown[sq] = self._game.get(sq) or self._shown.get(sq) or self._guess(sq)
-        # The game's pieces off their squares are in hand: the side to move's last.
+        # The game's pieces off their squares are in hand (the side to move's last)...
         lifted = [p for sq, p in sorted(self._game.items()) if not self._settled >> sq & 1]
         self._hand = sorted(lifted, key=lambda piece: self._side(piece) == self._turn)
+        shown: dict[int, str] = {}
+        extra = []
+        for sq in range(64):
+            if self._settled >> sq & 1:
+                if sq in self._game:
+                    shown[sq] = self._game[sq]
+                else:
+                    extra.append(sq)
+        # ...unless they stand on squares the game has empty: a piece told there keeps its
+        # name (and is out of the hand); one not told yet is taken from the hand.
+        for sq in extra:
+            if self._shown.get(sq) in self._hand:
+                shown[sq] = self._shown[sq]
+                self._hand.remove(shown[sq])
+        for sq in extra:
+            if sq not in shown:
+                shown[sq] = self._shown.get(sq) or self._take_from_hand(sq)
         return self._replace(shown)
 
     def _replace(self, shown: dict[int, str]) -> list[Change]:
