@@ -20,6 +20,7 @@ itself). With ``record`` the emulation's trace of it all is kept as a fixture.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import random
@@ -33,6 +34,7 @@ from typing import Any
 import chess
 
 from board_driver.boardscript.feed import describe
+from board_driver.events import Lift, Place
 from tests.board_driver.daemon_process import ROOT, DaemonProcess, write_config
 from tests.conftest import SHARED_DATA
 from tests.generate_scripts import _Hands, _play_move, read_games
@@ -116,16 +118,51 @@ def moves_by_hand(game_index: int, seed: int) -> tuple[str, list[HandMove]]:
     board = game.board()
     moves = []
     amendment_open = False
+    shift = 0
     for move in game.mainline_moves():
         hands.wait(BETWEEN_MOVES)
         start = len(hands.items)
         _play_move(hands, board, move, amendment_open)
-        lines = [f"@{item.t_ms} {describe(item)}" for item in hands.items[start:]]
+        items, shift = with_margins(hands.items[start:], shift)
+        lines = [f"@{item.t_ms} {describe(item)}" for item in items]
         fen_before, san = board.fen(), board.san(move)
         amendment_open = move.promotion is not None
         board.push(move)
         moves.append(HandMove(san, move.uci(), fen_before, board.fen(), lines))
     return touch_move, moves
+
+
+#: Margins the hands keep here, wider than ``generate_scripts``' (which tests the tracker
+#: in virtual time): a square emptied and filled again stays empty this long (a capture's
+#: victim gone), and a slide rests on a square it passes at most this long (ms). A
+#: simulated board on a busy machine is scanned late now and then: a victim lifted and
+#: replaced within one late scan is not seen gone, and a slide held up rests for real.
+REFILL_MS = 250
+SLIDE_REST_MS = 40
+
+
+def with_margins(items: list, shift: int) -> tuple[list, int]:
+    """A move's items with :data:`REFILL_MS` and :data:`SLIDE_REST_MS` kept (every later
+    item moved by as much: ``shift`` carries over to the next move)."""
+    out = []
+    last: dict[int, Any] = {}  # square -> its last lift or place, as played
+    for item in items:
+        t = item.t_ms + shift
+        previous = last.get(getattr(item, "square", -1))
+        if previous is not None:
+            gap = t - previous.t_ms
+            if isinstance(item, Place) and isinstance(previous, Lift) and gap < REFILL_MS:
+                shift += REFILL_MS - gap
+                t += REFILL_MS - gap
+            elif isinstance(item, Lift) and isinstance(previous, Place) and gap < 100:
+                cut = max(0, gap - SLIDE_REST_MS)
+                shift -= cut
+                t -= cut
+        played = dataclasses.replace(item, t_ms=t)
+        out.append(played)
+        if isinstance(item, Lift | Place):
+            last[item.square] = played
+    return out, shift
 
 
 class PtyPair:
