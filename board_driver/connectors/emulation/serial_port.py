@@ -200,7 +200,7 @@ def _reason(exc: BaseException) -> str:
         return "no such device"
     if number in (errno.EACCES, errno.EPERM):
         return "permission denied (is the user in the dialout group?)"
-    if number == errno.EBUSY:
+    if number in (errno.EBUSY, errno.EAGAIN):  # EAGAIN: pyserial's exclusive lock is taken
         return "busy (another program has it open)"
     if number == errno.EIO:
         return "input/output error (the other end is gone)"

@@ -75,6 +75,8 @@ CLIENTS: dict[str, dict[str, Any]] = {
 #: Between two moves, the board is left alone this long (ms): an app reads the board once
 #: it has been still (PicoChess waits 0.25 s after the last change).
 BETWEEN_MOVES = (700, 1000)
+#: The daemon's pass time (its default, which the proof keeps).
+PASS_MS = 100
 
 
 def missing(protocol: str) -> str | None:
@@ -271,6 +273,8 @@ class Result:
     seed: int
     moves: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    #: What a busy machine made of the hands' timing, the drivers reading it right.
+    notes: list[str] = field(default_factory=list)
     led_checks: list[str] = field(default_factory=list)
     driver_moves: list[str] = field(default_factory=list)
     read_after_ms: list[float] = field(default_factory=list)
@@ -359,10 +363,15 @@ def play(
                 found = [line["move"] for line in client.lines[before:] if "move" in line]
                 result.driver_moves.append(found[-1] if found else "")
                 if not seen:
-                    result.problems.append(
-                        f"ply {ply} {move.san}: python-mchess recognised {found or 'no move'}"
-                        + _rested(trace, found[-1] if found else "")
-                    )
+                    held = _held(trace, found[-1]) if found else None
+                    text = f"ply {ply} {move.san}: python-mchess recognised {found or 'no move'}"
+                    if held is not None and held >= PASS_MS:
+                        # The board did show that move's position, for the pass time: the
+                        # script's slide was held up (a busy machine), and python-mchess
+                        # takes the first legal position it is told, as on a real board.
+                        result.notes.append(f"{text}: the daemon saw it held {held} ms")
+                    else:
+                        result.problems.append(text)
             result.moves.append(move.san)
             if len(result.problems) > 5:
                 break
@@ -379,21 +388,18 @@ def play(
     return result
 
 
-def _rested(trace: Path, uci: str) -> str:
-    """How long the board last held a piece on ``uci``'s destination, as the daemon saw it
-    (a slide's resting place counts once it has held the pass time: on a loaded machine a
-    piece slid by the script can rest longer than the script says)."""
+def _held(trace: Path, uci: str) -> int | None:
+    """How long the daemon last saw a piece held on ``uci``'s destination (ms), or None."""
     if len(uci) < 4:
-        return ""
+        return None
     records = [json.loads(line) for line in trace.read_text().splitlines() if line.strip()]
     board = [r["event"] for r in records if r.get("event", {}).get("type") in ("lift", "place")]
     places = [e for e in board if e["type"] == "place" and e["square"] == uci[2:4]]
     if not places:
-        return ""
+        return None
     placed = places[-1]["t"]
     lifts = [e["t"] for e in board if e["square"] == uci[2:4] and e["t"] > placed]
-    held = (lifts[0] if lifts else board[-1]["t"]) - placed
-    return f" (the daemon saw {uci[2:4]} held {held} ms)"
+    return (lifts[0] if lifts else board[-1]["t"]) - placed
 
 
 def _check_leds(client: Client, daemon: DaemonProcess, protocol: str, move, result) -> None:
@@ -450,6 +456,7 @@ def _write_fixture(
             "moves": result.moves,
             "magboard": magboard,
             "problems": result.problems,
+            "notes": result.notes,
         },
         "trace": records,
         "driver": client.lines if client is not None else [],

@@ -44,7 +44,7 @@ def main() -> int:
         print(
             f"{protocol}: {len(result.moves)} moves, driver read {result.client_fen}, "
             f"game ended {result.final_fen}; LEDs {result.led_checks}; "
-            f"problems: {result.problems or 'none'}"
+            f"problems: {result.problems or 'none'}; notes: {result.notes or 'none'}"
         )
         failed += bool(result.problems)
     return 1 if failed else 0

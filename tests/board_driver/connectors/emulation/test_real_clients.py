@@ -4,7 +4,9 @@ PicoChess's DGT board driver and python-mchess's ChessLink driver run against
 ``magboard run --sim --script -`` over a linked pair of pseudo-terminals, while a game of
 ``selfplay.pgn`` is played by hand (see ``real_clients.py``). After every move the daemon
 has stored it and the driver has read the game's position (python-mchess has also
-recognised the move itself, from the legal moves it was given); every few moves the
+recognised the move itself, from the legal moves it was given, or a move whose position
+the board really held for the pass time: a slide the script made, held up on a busy
+machine, as the daemon's own trace shows; see ``Result.notes``); every few moves the
 driver's LED command lights the move's two squares on our LEDs, and its "off" puts them
 out. The drivers are fetched and kept outside this repository: without them these skip
 (the recorded conversations are replayed in every run: ``test_replay.py``).

@@ -177,3 +177,18 @@ def test_the_dgt_emulation_over_a_real_pseudo_terminal(ptys):
         os.close(app_fd)
 
     asyncio.run(go())
+
+
+def test_a_port_another_emulation_holds_is_busy(ptys, caplog):
+    async def go() -> None:
+        first = SerialTransport(str(ptys.board), 9600)
+        first.start(lambda data: None, lambda up, why: None)
+        second = SerialTransport(str(ptys.board), 9600, retry_s=10)
+        with caplog.at_level(logging.WARNING, logger="magboard.emulation"):
+            second.start(lambda data: None, lambda up, why: None)
+        assert first.connected and not second.connected
+        second.close()
+        first.close()
+
+    asyncio.run(go())
+    assert any("busy (another program has it open)" in r.getMessage() for r in caplog.records)
