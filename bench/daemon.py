@@ -113,7 +113,7 @@ def latency(directory: Path, rounds: int) -> list[float]:
                     notifier=Notifier(environ={}))  # fmt: skip
     thread = threading.Thread(target=lambda: asyncio.run(daemon.run()), daemon=True)
     thread.start()
-    while daemon.tracker is None or daemon._scan_loop is None:
+    while daemon.intake is None or daemon.intake.scan_loop is None:
         time.sleep(0.01)
     time.sleep(0.5)
     e2 = square("e2")

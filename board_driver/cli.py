@@ -21,6 +21,7 @@ COMMAND_MODULES = (
     "board_driver.commands.config",
     "board_driver.commands.games",
     "board_driver.commands.pgn",
+    "board_driver.commands.store",
     "board_driver.commands.demo",
 )
 

@@ -33,12 +33,13 @@ class Bad(Exception):
 
 
 def quote(value: Any, limit: int = QUOTE_LIMIT) -> str:
-    """A value as a message shows it: strings in double quotes, cut to ``limit``
-    characters (a 100 MB token is not printed whole)."""
+    """A value as a message shows it: strings in double quotes, control characters
+    escaped, cut to ``limit`` characters (a 100 MB token is not printed whole)."""
     if isinstance(value, str):
+        shown = "".join(c if c.isprintable() else f"\\x{ord(c):02x}" for c in value[:limit])
         if len(value) > limit:
-            return f'"{value[:limit]}..." ({len(value)} characters)'
-        return f'"{value}"'
+            return f'"{shown}..." ({len(value)} characters)'
+        return f'"{shown}"'
     if isinstance(value, bool):
         return "true" if value else "false"
     text = repr(value)
@@ -91,6 +92,28 @@ def text(_key: str, value: Any) -> str:
         raise Bad(f"{quote(value)} is not a string")
     if "\0" in value:
         raise Bad(f"{quote(value)} holds a NUL character")
+    return value
+
+
+def host(key: str, value: Any) -> str:
+    """An address to listen on: an IP address, or a host name of labels up to 63
+    characters each, 253 in all."""
+    import ipaddress
+
+    value = text(key, value)
+    if value == "":
+        return value
+    try:
+        ipaddress.ip_address(value)
+        return value
+    except ValueError:
+        pass
+    labels = value.rstrip(".").split(".")
+    if len(value) > 253 or not all(
+        0 < len(label) <= 63 and label.replace("-", "").isalnum() and label.isascii()
+        for label in labels
+    ):
+        raise Bad(f"{quote(value)} is not an IP address or a host name")
     return value
 
 

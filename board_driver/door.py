@@ -52,7 +52,7 @@ board, hints.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -134,6 +134,8 @@ class Snapshot:
     hint: str | None
     #: PGN headers set for this game (Event, Site, White, Black, Round, ...).
     headers: Mapping[str, str]
+    #: A server decides this game's result (an online game: no help at the board).
+    online: bool
     #: A new game waits for its pieces to be set up (the lights say where).
     setup_pending: bool
     #: The side whose draw offer stands, or None.
@@ -155,9 +157,9 @@ class Snapshot:
         """The game so far, rebuilt as a :class:`rules.Game` (its own copy)."""
         import rules
 
-        game = rules.Game(rules.Position.from_fen(self.start_fen))
-        for uci in self.ucis:
-            game.push_uci(uci)
+        game = rules.Game.from_record(rules.Position.from_fen(self.start_fen), list(self.ucis))
+        if self.online:
+            game.dead_position_ends = False
         return game
 
 
@@ -295,14 +297,17 @@ class Door(Protocol):
         options: Mapping[str, Any] | None = None,
         headers: Mapping[str, str] | None = None,
         players: Mapping[str, str] | None = None,
+        moves: Sequence[str] = (),
         online: bool = False,
     ) -> list[dict[str, Any]]:
-        """Start a new game from ``fen`` (None: the start position) on the pieces standing
-        (the lights guide the set-up), with ``options`` and ``headers`` changed and the
-        sides given to ``players`` (the others keep theirs). The game on the board is
-        kept in the store as it stands (it can be resumed). ``online``: a server decides
-        the result (see :meth:`end_game`); the board's own automatic endings that a server
-        may not know (a dead position) are then announced only as a note."""
+        """Start a new game from ``fen`` (None: the start position) and ``moves`` (UCI)
+        already played from it elsewhere, on the pieces standing (the lights guide the
+        set-up), with ``options`` and ``headers`` changed and the sides given to
+        ``players`` (the others keep theirs). The game on the board is kept in the store
+        as it stands (it can be resumed). ``online``: a server decides the result (see
+        :meth:`end_game`); the board's own automatic endings that a server may not know
+        (a dead position) are then only a note, and no one at the board gets help (no
+        hints, no engine)."""
         ...
 
     def resume_game(self, game_id: int) -> list[dict[str, Any]]:
@@ -311,9 +316,9 @@ class Door(Protocol):
         guide the pieces to its position. LookupError if there is no such game."""
         ...
 
-    def game_data(self, name: str) -> dict[str, str]:
-        """What extension ``name`` stored with the game on the board (see
-        :meth:`set_game_data`); empty when nothing was."""
+    def game_data(self, name: str, game_id: int | None = None) -> dict[str, str]:
+        """What extension ``name`` stored with the game on the board, or with stored game
+        ``game_id`` (see :meth:`set_game_data`); empty when nothing was."""
         ...
 
     def set_game_data(self, name: str, data: Mapping[str, str]) -> None:
@@ -342,7 +347,8 @@ class Door(Protocol):
         """Give ``side`` to ``player`` (:data:`HUMAN` or a registered player's name), in
         the game on the board (``this_game``) and in the games started from now on
         (``new_games``); ``settings`` go to the player's :meth:`Player.configure` first.
-        At most one side is played by someone not at the board."""
+        When both sides are played from elsewhere (a move of ours made on another device,
+        to be played on the board too), the board waits for the side to move's."""
         ...
 
     def end_game(

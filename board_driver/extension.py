@@ -44,6 +44,7 @@ from board_driver.config_values import Check
 #: Every extension's module, in the order they start (each has an ``extension`` object).
 EXTENSIONS: tuple[str, ...] = (
     "board_driver.players.engine",
+    "board_driver.players.lichess",
     "board_driver.connectors.web",
     "board_driver.connectors.emulation",
 )

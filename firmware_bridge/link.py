@@ -52,6 +52,10 @@ WRITE_TIMEOUT_S = 0.5
 INCOMPATIBLE_RETRY_S = 5.0
 #: The shortest time between two ``GET_BOARD`` requests caused by bad frames or gaps.
 RESYNC_MIN_INTERVAL_S = 0.1
+#: The shortest time between two LED frames re-sent because the device reported a lost
+#: frame (``bad_frame``, ``seq_gap``): a device that faults on every frame gets at most
+#: this many re-sends a second, not a feedback loop.
+LED_RESEND_MIN_INTERVAL_S = 0.25
 
 #: Link states, as :attr:`BridgeLink.state` reports them.
 CONNECTING = "connecting"  # no port open; opening it with backoff
@@ -85,6 +89,7 @@ class LinkStats:
     device_faults: int  # FAULT packets received
     resyncs: int  # GET_BOARD sent after a gap or a bad frame
     led_frames_sent: int
+    led_resends: int  # LED frames sent again because the device reported a lost frame
     callback_errors: int  # exceptions raised by our callbacks (caught)
     reader_errors: int  # unexpected exceptions in the reader thread (caught)
     rtt_ms: float | None  # the last ping's round trip
@@ -112,7 +117,9 @@ class BridgeLink:
     raised by one is logged and counted, never fatal. They may also be set as attributes
     after construction (events before that are not replayed):
 
-    - ``on_link_change(up: bool, reason: str)`` when :attr:`link_up` changes;
+    - ``on_link_change(up: bool, reason: str)`` when :attr:`link_up` changes (the link
+      then leaves the telling to it: one log line per change, the listener's; without a
+      listener the link logs it itself);
     - ``on_button(name: str)`` for each press: ``"adjust"``, ``"promote"``, ``"claim_draw"``,
       ``"resign"``, ``"new_game"``, ``"hint"``, ``"draw_offer"``, ``"draw_accept"``;
     - ``on_board(bitmap: int)`` each time the board changes (a push alternative to polling
@@ -185,6 +192,7 @@ class BridgeLink:
                 "device_faults",
                 "resyncs",
                 "led_frames_sent",
+                "led_resends",
                 "callback_errors",
                 "reader_errors",
             ),
@@ -192,9 +200,18 @@ class BridgeLink:
         )
         self._rtt_ms: float | None = None
         self._last_problem = ""
+        # LED frames leave from a thread of their own: show() only hands one over, so a
+        # device that stops reading never blocks the caller (the daemon's event loop).
+        self._leds_wake = threading.Event()
+        self._resend_leds = False  # the device lost a frame: send ours again (rate-limited)
+        self._last_led_resend = float("-inf")
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name=f"bridge {device}", daemon=True)
+        self._writer = threading.Thread(
+            target=self._write_leds, name=f"bridge LEDs {device}", daemon=True
+        )
         self._thread.start()
+        self._writer.start()
 
     # ----------------------------------------------------------------- the ports' methods
 
@@ -220,15 +237,16 @@ class BridgeLink:
     def show(self, colours: Sequence[RGB]) -> None:
         """Light 64 RGB colours (0..255 each) by square, a1 = 0 .. h8 = 63.
 
-        Sent only when it differs from what the device shows; kept and re-sent after a
-        reconnect or a device reset. Raises ``ValueError`` for anything but 64 triples of
-        0..255 (and keeps the previous frame).
+        Never blocks: the frame is handed to the link's LED thread, which sends the latest
+        one (only when it differs from what the device shows; again after a reconnect or a
+        device reset, and at most every ``LED_RESEND_MIN_INTERVAL_S`` when the device says
+        it lost one). Raises ``ValueError`` for anything but 64 triples of 0..255 (and
+        keeps the previous frame).
         """
         rgb = _pack_colours(colours)
-        with self._write_lock:
-            self._desired_leds = rgb
-            if self._handshaked and rgb != self._sent_leds:
-                self._send_leds_locked()
+        self._desired_leds = rgb
+        if rgb != self._sent_leds:
+            self._leds_wake.set()
 
     def close(self) -> None:
         """Turn the LEDs off, stop the reader and close the port. Safe to call twice."""
@@ -239,8 +257,10 @@ class BridgeLink:
             if self._handshaked and self._sent_leds != self._desired_leds:
                 self._send_leds_locked()
         self._stop.set()
-        if threading.current_thread() is not self._thread:
-            self._thread.join(timeout=2.0)
+        self._leds_wake.set()
+        for thread in (self._thread, self._writer):
+            if threading.current_thread() is not thread:
+                thread.join(timeout=2.0)
         self._close_port(drain=True)
         self._set_state(CLOSED, "closed")
 
@@ -439,8 +459,7 @@ class BridgeLink:
             self._handshaked = True
             # The device may have lost its LEDs (reset) or a frame: show ours again.
             self._sent_leds = None
-            if self._desired_leds is not None:
-                self._send_leds_locked()
+        self._leds_wake.set()
 
     def _on_board(self, board: int) -> None:
         changed = board != self._board
@@ -455,9 +474,8 @@ class BridgeLink:
         self._counts["device_faults"] += 1
         self._note(f"device fault {fault.name}: {fault.detail!r}")
         if fault.name in ("bad_frame", "seq_gap"):
-            with self._write_lock:
-                if self._handshaked and self._desired_leds is not None:
-                    self._send_leds_locked()
+            self._resend_leds = True
+            self._leds_wake.set()
         self._call(self.on_fault, fault.name, fault.detail)
 
     def _resync(self, now: float) -> None:
@@ -476,6 +494,43 @@ class BridgeLink:
     def _send(self, packet: Packet) -> None:
         with self._write_lock:
             self._write_locked(self._next_frame(packet))
+
+    def _write_leds(self) -> None:
+        """The LED thread: send the latest frame when it is due (see :meth:`show`)."""
+        while not self._stop.is_set():
+            self._leds_wake.wait()
+            self._leds_wake.clear()
+            if self._stop.is_set():
+                return
+            try:
+                wait = self._send_due_leds()
+            except Exception as error:  # the LED thread must outlive anything too
+                self._counts["reader_errors"] += 1
+                log.exception("bridge LEDs: unexpected error")
+                self._note(f"unexpected error sending LEDs: {error!r}")
+                wait = 0.1
+            if wait is not None:  # a re-send held back by the rate limit: wake for it,
+                # or at once for a new frame (the limit holds back re-sends, not news)
+                self._leds_wake.wait(wait)
+                self._leds_wake.set()
+
+    def _send_due_leds(self) -> float | None:
+        """Send the frame if due; the seconds until a held-back re-send is, else None."""
+        with self._write_lock:
+            rgb = self._desired_leds
+            if rgb is None or not self._handshaked:
+                return None
+            if rgb == self._sent_leds:
+                if not self._resend_leds:
+                    return None
+                wait = self._last_led_resend + LED_RESEND_MIN_INTERVAL_S - time.monotonic()
+                if wait > 0:
+                    return wait
+                self._last_led_resend = time.monotonic()
+                self._counts["led_resends"] += 1
+            self._resend_leds = False
+            self._send_leds_locked()
+        return None
 
     def _send_leds_locked(self) -> None:
         rgb = self._desired_leds
@@ -529,10 +584,9 @@ class BridgeLink:
         if was_up != self._link_up:
             if was_up:
                 self._counts["link_losses"] += 1
-            if self._link_up:
-                log.info("bridge link up: %s", reason)
-            else:
-                log.warning("bridge link down: %s", reason)
+            # Said once: by whoever listens (the daemon logs it, and lights it), else here.
+            say = log.debug if self.on_link_change is not None else log.warning
+            say("bridge link %s: %s", "up" if self._link_up else "down", reason)
             self._call(self.on_link_change, self._link_up, reason)
         if state == INCOMPATIBLE:
             self._note(reason)
@@ -563,7 +617,9 @@ def _pack_colours(colours: Sequence[RGB]) -> bytes:
             red, green, blue = colour
             out += bytes((red, green, blue))
         except (TypeError, ValueError) as error:
+            shown = repr(colour)
+            shown = shown if len(shown) <= 40 else f"{shown[:40]}... ({len(shown)} characters)"
             raise ValueError(
-                f"square {square}: colour {colour!r} is not three integers 0..255"
+                f"square {square}: colour {shown} is not three integers 0..255"
             ) from error
     return bytes(out)

@@ -38,6 +38,17 @@ Draws that must be claimed are claimed by the side to move:
 >>> game.claim_draw().result()
 '1/2-1/2'
 
+A dead position, where neither side can mate any more, ends the game by itself; a flag
+fall is a loss unless the other side cannot mate (FIDE 5.2.2, 6.9):
+
+>>> wall = rules.Position.from_fen('4k3/8/8/p1p1p1p1/P1P1P1P1/8/4r3/4K3 w - - 0 1')
+>>> game = rules.Game(wall)
+>>> _ = game.push_san('Kxe2')
+>>> game.outcome()
+Outcome(termination='dead_position', winner=None)
+>>> rules.Game(wall).flag_fall(rules.BLACK).result()   # the rook may yet open the wall
+'1-0'
+
 Bad input raises a precise :class:`ValueError` that says what and where:
 
 >>> rules.Position.from_fen('8/8/8/8/8/8/8/K7 w - - 0 1')

@@ -17,6 +17,25 @@ _PIECE_CODES = {"P": 1, "N": 2, "B": 3, "R": 4, "Q": 5, "K": 6}
 _PIECE_CODES.update({k.lower(): -v for k, v in _PIECE_CODES.items()})
 _LETTERS = {v: k for k, v in _PIECE_CODES.items()}
 _SQUARE_INDEX = {name: i for i, name in enumerate(SQUARE_NAMES)}
+#: No game reaches move 10,000: the 75-move rule ends the longest possible game on
+#: move 8,849 (17,697 plies). A higher fullmove number is not a position of chess.
+MAX_FULLMOVE = 10_000
+_QUOTE_CHARS = 32  # an error quotes at most this much of the text at fault
+
+
+def quoted(text: str) -> str:
+    """``text`` as an error message quotes it: in full when short, else its first
+    characters and its length, so a huge input never floods a log or a terminal.
+
+    >>> quoted("e9")
+    "'e9'"
+    >>> quoted("9" * 5000)
+    "'99999999999999999999999999999999…' (5000 characters)"
+    """
+    if len(text) <= _QUOTE_CHARS:
+        return repr(text)
+    shown = repr(text[:_QUOTE_CHARS])
+    return f"{shown[:-1]}…{shown[-1]} ({len(text)} characters)"
 
 
 def parse_fen_fields(fen: str) -> tuple[list[int], bool, int, int | None, int, int]:
@@ -33,13 +52,13 @@ def parse_fen_fields(fen: str) -> tuple[list[int], bool, int, int | None, int, i
         what = f"missing {named}" if named else "extra text after the fullmove number"
         raise FenError(
             "fen" if len(parts) > 6 or not parts else FIELDS[len(parts)],
-            f"FEN {fen!r} has {len(parts)} fields, expected 6 "
+            f"FEN {quoted(fen)} has {len(parts)} fields, expected 6 "
             f"(placement side castling en-passant halfmove fullmove): {what}",
         )
     placement, side, castling, ep, half, full = parts
     board = _parse_placement(placement)
     if side not in ("w", "b"):
-        raise FenError("side", f"FEN side to move {side!r} must be 'w' or 'b'")
+        raise FenError("side", f"FEN side to move {quoted(side)} must be 'w' or 'b'")
     castling_bits = _parse_castling(castling)
     ep_square = _parse_ep(ep, side == "w")
     halfmove = _parse_counter(half, "halfmove", 0)
@@ -50,7 +69,7 @@ def parse_fen_fields(fen: str) -> tuple[list[int], bool, int, int | None, int, i
     if halfmove > most:
         raise FenError(
             "halfmove",
-            f"FEN halfmove clock {half} cannot be: more half-moves than were played by "
+            f"FEN halfmove clock {halfmove} cannot be: more half-moves than were played by "
             f"move {fullmove} (at most {most})",
         )
     return (board, side == "w", castling_bits, ep_square, halfmove, fullmove)
@@ -61,7 +80,8 @@ def _parse_placement(placement: str) -> list[int]:
     if len(ranks) != 8:
         raise FenError(
             "placement",
-            f"FEN placement {placement!r} has {len(ranks)} ranks separated by '/', expected 8",
+            f"FEN placement {quoted(placement)} has {len(ranks)} ranks separated by '/', "
+            "expected 8",
         )
     board = [0] * 64
     for i, text in enumerate(ranks):
@@ -73,7 +93,7 @@ def _parse_placement(placement: str) -> list[int]:
                 if last_digit:
                     raise FenError(
                         "placement",
-                        f"FEN placement rank {rank + 1} ({text!r}): two digits in a row",
+                        f"FEN placement rank {rank + 1} ({quoted(text)}): two digits in a row",
                     )
                 file += int(ch)
                 last_digit = True
@@ -85,13 +105,14 @@ def _parse_placement(placement: str) -> list[int]:
             else:
                 raise FenError(
                     "placement",
-                    f"FEN placement rank {rank + 1} ({text!r}): {ch!r} is neither a piece "
+                    f"FEN placement rank {rank + 1} ({quoted(text)}): {ch!r} is neither a piece "
                     "letter (PNBRQK/pnbrqk) nor a count of empty squares (1-8)",
                 )
         if file != 8:
             raise FenError(
                 "placement",
-                f"FEN placement rank {rank + 1} ({text!r}) describes {file} squares, expected 8",
+                f"FEN placement rank {rank + 1} ({quoted(text)}) describes {file} squares, "
+                "expected 8",
             )
     return board
 
@@ -105,10 +126,10 @@ def _parse_castling(text: str) -> int:
         if bit is None:
             raise FenError(
                 "castling",
-                f"FEN castling {text!r}: {ch!r} is not one of K, Q, k, q (or '-' for none)",
+                f"FEN castling {quoted(text)}: {ch!r} is not one of K, Q, k, q (or '-' for none)",
             )
         if bits & bit:
-            raise FenError("castling", f"FEN castling {text!r}: {ch!r} appears twice")
+            raise FenError("castling", f"FEN castling {quoted(text)}: {ch!r} appears twice")
         bits |= bit
     return bits
 
@@ -118,23 +139,38 @@ def _parse_ep(text: str, white: bool) -> int | None:
         return None
     sq = _SQUARE_INDEX.get(text)
     if sq is None:
-        raise FenError("en passant", f"FEN en passant {text!r} must be '-' or a square like e3")
+        raise FenError(
+            "en passant", f"FEN en passant {quoted(text)} must be '-' or a square like e3"
+        )
     want = 5 if white else 2
     if sq >> 3 != want:
         raise FenError(
             "en passant",
-            f"FEN en passant {text!r} must be on rank {want + 1} when "
+            f"FEN en passant {quoted(text)} must be on rank {want + 1} when "
             f"{'White' if white else 'Black'} is to move",
         )
     return sq
 
 
 def _parse_counter(text: str, field: str, minimum: int) -> int:
+    what = "halfmove clock" if field == "halfmove" else "fullmove number"
     if not text.isdigit() or not text.isascii():
-        raise FenError(field, f"FEN {field} {text!r} must be a whole number >= {minimum}")
+        raise FenError(field, f"FEN {what} {quoted(text)} must be a whole number >= {minimum}")
+    if field == "halfmove":
+        most, why = 2 * MAX_FULLMOVE, "more half-moves than any game can play"
+    else:
+        most, why = MAX_FULLMOVE, "no game lasts that long"
+    # The length first: a number thousands of digits long is refused before int()
+    # spends time on it (or refuses it with an error of its own).
+    if len(text.lstrip("0")) > len(str(most)) or int(text) > most:
+        raise FenError(
+            field,
+            f"FEN {what} {quoted(text)} cannot be: {why} (the 75-move rule ends the "
+            "longest possible game on move 8849)",
+        )
     value = int(text)
     if value < minimum:
-        raise FenError(field, f"FEN {field} {text!r} must be >= {minimum}")
+        raise FenError(field, f"FEN {what} {quoted(text)} must be >= {minimum}")
     return value
 
 

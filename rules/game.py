@@ -1,15 +1,20 @@
-"""A game: the start, the moves, and how it ends (FIDE Laws 2023, Articles 5 and 9).
+"""A game: the start, the moves, and how it ends (FIDE Laws 2023, Articles 5, 6 and 9).
 
-Automatic endings (checkmate, stalemate, a dead position by insufficient material,
-fivefold repetition, seventy-five moves) are found by :meth:`Game.outcome` on its own.
-Threefold repetition and the fifty-move rule are draws only when the side to move
-claims them (:meth:`Game.claim_draw`); resignation and agreement are recorded.
+Automatic endings (checkmate, stalemate, a dead position, fivefold repetition,
+seventy-five moves) are found by :meth:`Game.outcome` on its own. A dead position by
+insufficient material keeps that name; any other (locked pawns that no piece can break
+through, ...) is ``dead_position``. Threefold repetition and the fifty-move rule are
+draws only when the side to move claims them (:meth:`Game.claim_draw`); resignation and
+agreement are recorded, and so are endings decided outside the board (:meth:`Game.end`,
+:meth:`Game.flag_fall`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
+from ._pgn_writer import write_pgn
 from .core import Color, Move
 from .errors import ClaimRefused, IllegalMoveError
 from .position import Position
@@ -18,6 +23,7 @@ TERMINATIONS = (
     "checkmate",
     "stalemate",
     "insufficient_material",
+    "dead_position",
     "fivefold_repetition",
     "seventyfive_moves",
     "threefold_repetition",
@@ -60,16 +66,67 @@ class Game:
     Outcome(termination='checkmate', winner=False)
     >>> g.san_moves()
     ['f3', 'e5', 'g4', 'Qh4#']
+
+    A dead position ends the game at once, as a draw:
+
+    >>> g = Game(Position.from_fen('4k3/8/8/p1p1p1p1/P1P1P1P1/8/4r3/4K3 w - - 0 1'))
+    >>> g.outcome() is None
+    True
+    >>> _ = g.push_san('Kxe2')          # only the kings and locked pawns are left
+    >>> g.outcome()
+    Outcome(termination='dead_position', winner=None)
+
+    ``dead_position_ends``: set it False when someone else decides the result (a
+    server, in an online game): a dead position then does not end the game by itself,
+    and :meth:`is_dead` tells it as a note. Insufficient material still ends it (every
+    server knows that one).
     """
 
-    def __init__(self, start: Position | None = None) -> None:
+    def __init__(self, start: Position | None = None, *, dead_position_ends: bool = True) -> None:
         start = Position() if start is None else start
         self.start = start.copy()
         self.start._stack = []
         self.position = self.start.copy()
         self.moves: list[Move] = []
+        self.dead_position_ends = dead_position_ends
         self._keys = [self.position.repetition_key()]
         self._recorded: list[Outcome | None] = [None]  # per ply: an ending recorded there
+        self._dead: list[bool | None] = [None]  # per ply: is_dead(), once asked
+
+    @classmethod
+    def from_record(
+        cls, start: Position | None, moves: Iterable[Move | str]
+    ) -> Game:
+        """The game of a record (a store, a server, a list of UCI moves): every move is
+        played, even past a dead position, for records go on where the rules would have
+        stopped (a server decided, or the record is older than the board's knowledge).
+        :class:`IllegalMoveError` for a move that is not legal where it stands.
+
+        :attr:`dead_position_ends` is then False when the record went on past a dead
+        position (someone else decided the result), else True: a record that ends in a
+        dead position ends there.
+
+        >>> wall = Position.from_fen('4k3/8/8/p1p1p1p1/P1P1P1P1/8/4r3/4K3 w - - 0 1')
+        >>> Game.from_record(wall, ['e1e2']).outcome()
+        Outcome(termination='dead_position', winner=None)
+        >>> game = Game.from_record(wall, ['e1e2', 'e8d8', 'e2d3'])
+        >>> game.outcome(), game.is_dead(), game.dead_position_ends
+        (None, True, False)
+        """
+        game = cls(start, dead_position_ends=False)
+        for move in moves:
+            game.push(game.position.parse_uci(move) if isinstance(move, str) else move)
+        game.dead_position_ends = not game._played_past_dead()
+        return game
+
+    def _played_past_dead(self) -> bool:
+        """Did the moves go on after a dead position? (Asked of the position before the
+        last move: a game that ends in one did not play past it.)"""
+        if not self.moves:
+            return False
+        before = self.position.copy()
+        before.pop()
+        return before.is_dead()
 
     # ------------------------------------------------------------------ moves
 
@@ -88,6 +145,7 @@ class Game:
         self.moves.append(move)
         self._keys.append(self.position.repetition_key())
         self._recorded.append(None)
+        self._dead.append(None)
         return move
 
     def push_san(self, text: str) -> Move:
@@ -104,6 +162,7 @@ class Game:
             raise IndexError("no move to take back")
         self._keys.pop()
         self._recorded.pop()
+        self._dead.pop()
         self._recorded[-1] = None
         self.moves.pop()
         return self.position.pop()
@@ -121,8 +180,9 @@ class Game:
 
     def outcome(self) -> Outcome | None:
         """The ending, if the game is over: recorded (resignation, agreement, a claimed
-        draw) or automatic (checkmate, stalemate, insufficient material, fivefold
-        repetition, seventy-five moves). ``None`` while play goes on."""
+        draw, an ending from outside the board) or automatic (checkmate, stalemate,
+        insufficient material, a dead position unless :attr:`dead_position_ends` is
+        False, fivefold repetition, seventy-five moves). ``None`` while play goes on."""
         recorded = self._recorded[-1]
         if recorded is not None:
             return recorded
@@ -134,12 +194,23 @@ class Game:
             return Outcome("stalemate", None)
         if pos.is_insufficient_material():
             return Outcome("insufficient_material", None)
+        if self.dead_position_ends and self.is_dead():
+            return Outcome("dead_position", None)
         # 9.6.2: seventy-five moves, unless the last of them mated (handled above).
         if pos.halfmove_clock >= 150:
             return Outcome("seventyfive_moves", None)
         if self._repetitions() >= 5:
             return Outcome("fivefold_repetition", None)
         return None
+
+    def is_dead(self) -> bool:
+        """Is the current position dead: can neither side checkmate by any series of
+        legal moves (FIDE 5.2.2)? Asked once per position (see :meth:`Position.is_dead`).
+        True also when :attr:`dead_position_ends` is False and the game goes on."""
+        dead = self._dead[-1]
+        if dead is None:
+            dead = self._dead[-1] = self.position.is_dead()
+        return dead
 
     def _repetitions(self) -> int:
         """How often the current position has stood, looking back only as far as the
@@ -264,6 +335,23 @@ class Game:
         self._ensure_playing(f"end the game ({termination})")
         return self._record(Outcome(termination, winner))
 
+    def flag_fall(self, color: Color) -> Outcome:
+        """Record that ``color``'s time ran out (FIDE 6.9): the opponent wins, unless
+        the opponent cannot checkmate by any series of legal moves
+        (:meth:`Position.unwinnable`): then it is a draw. The termination is ``timeout``
+        either way.
+
+        >>> from rules import BLACK, WHITE
+        >>> Game().flag_fall(WHITE)
+        Outcome(termination='timeout', winner=False)
+        >>> bare = Game(Position.from_fen('4k3/8/8/8/8/8/8/Q3K3 b - - 0 1'))
+        >>> bare.flag_fall(WHITE).result()   # a lone black king cannot mate
+        '1/2-1/2'
+        """
+        opponent = not color
+        winner = None if self.position.unwinnable(opponent) else opponent
+        return self.end("timeout", winner)
+
     def _ensure_playing(self, what: str) -> None:
         ended = self.outcome()
         if ended is not None:
@@ -279,8 +367,6 @@ class Game:
 
     def pgn(self, headers: dict[str, str] | None = None) -> str:
         """The game as PGN text (Seven Tag Roster first, SetUp/FEN for another start)."""
-        from .pgn import write_pgn
-
         return write_pgn(self, headers)
 
 

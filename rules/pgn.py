@@ -15,75 +15,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
+from ._pgn_writer import RESULTS, SEVEN_TAG_ROSTER, TERMINATION_TAGS, write_pgn
 from .errors import FenError, IllegalMoveError, PgnError, SanError
-from .fen import STARTING_FEN
+from .game import Game
 from .position import Position
-
-if TYPE_CHECKING:
-    from .game import Game
-
-SEVEN_TAG_ROSTER = ("Event", "Site", "Date", "Round", "White", "Black", "Result")
-_DEFAULTS = {
-    "Event": "?",
-    "Site": "?",
-    "Date": "????.??.??",
-    "Round": "?",
-    "White": "?",
-    "Black": "?",
-}
-RESULTS = ("1-0", "0-1", "1/2-1/2", "*")
-LINE_WIDTH = 80
-
-
-def _quote(value: str) -> str:
-    return value.replace("\\", "\\\\").replace('"', '\\"')
-
-
-def write_pgn(game: Game, headers: dict[str, str] | None = None) -> str:
-    """PGN text for a game: the Seven Tag Roster in order, SetUp "1" and FEN when the
-    game starts elsewhere than the standard position, then the other headers given, the
-    move text wrapped at 80 columns, and the result."""
-    headers = dict(headers or {})
-    outcome = game.outcome()
-    result = outcome.result() if outcome else headers.get("Result", "*")
-    if result not in RESULTS:
-        raise PgnError(f"PGN Result header {result!r} must be one of {', '.join(RESULTS)}")
-    tags: dict[str, str] = {}
-    for name in SEVEN_TAG_ROSTER:
-        tags[name] = result if name == "Result" else headers.get(name, _DEFAULTS[name])
-    start_fen = game.start.fen()
-    headers.pop("SetUp", None)
-    headers.pop("FEN", None)
-    if start_fen != STARTING_FEN:
-        tags["SetUp"] = "1"
-        tags["FEN"] = start_fen
-    for name, value in headers.items():
-        if name not in tags:
-            tags[name] = str(value)
-    lines = [f'[{name} "{_quote(value)}"]' for name, value in tags.items()]
-
-    tokens = []
-    pos = game.start.copy()
-    for i, move in enumerate(game.moves):
-        if pos.turn:
-            tokens.append(f"{pos.fullmove_number}.")
-        elif i == 0:
-            tokens.append(f"{pos.fullmove_number}...")
-        tokens.append(pos.san(move))
-        pos.push(move)
-    tokens.append(result)
-    movetext = []
-    line = ""
-    for token in tokens:
-        if line and len(line) + 1 + len(token) > LINE_WIDTH:
-            movetext.append(line)
-            line = token
-        else:
-            line = f"{line} {token}" if line else token
-    movetext.append(line)
-    return "\n".join(lines) + "\n\n" + "\n".join(movetext) + "\n"
 
 
 @dataclass
@@ -177,8 +113,6 @@ class _GameReader:
 
     def _game(self) -> Game:
         if self.game is None:
-            from .game import Game
-
             fen = self.headers.get("FEN")
             start = None
             if fen is not None:
@@ -186,7 +120,9 @@ class _GameReader:
                     start = Position.from_fen(fen)
                 except FenError as e:
                     raise PgnError(f"PGN game {self.number}: bad FEN header: {e}") from e
-            self.game = Game(start)
+            # Real games are played on past a dead position (servers rarely see one):
+            # read them; finish() decides how the game ended.
+            self.game = Game(start, dead_position_ends=False)
         return self.game
 
     def move(self, san: str, line_no: int) -> None:
@@ -208,4 +144,46 @@ class _GameReader:
     def finish(self, result: str | None) -> PgnGame:
         game = self._game()
         result = result or self.headers.get("Result", "*")
+        _record_ending(game, result, self.headers.get("Termination"))
         return PgnGame(headers=self.headers, game=game, result=result)
+
+
+#: How a Termination tag (PGN standard, as Lichess writes it too) names our endings.
+_TERMINATION_KINDS = {tag: kind for kind, tag in TERMINATION_TAGS.items()}
+
+
+def _record_ending(game: Game, result: str, tag: str | None) -> None:
+    """Give ``game`` the ending its record says, where the rules do not find it alone.
+
+    The rules' own ending stands (a mate, a stalemate, insufficient material...), whatever
+    the record says, except a dead position (see below). A decisive result without one
+    takes its kind from the Termination tag (``time forfeit``, ``abandoned``) and is a
+    resignation when the tag says nothing (or ``normal``); a draw is a flag fall against
+    a side that cannot mate, a draw claim the position allows, or an agreement. A record
+    that goes on past a dead position, or ends in one with another result, keeps its own
+    result (someone else decided it: ``dead_position_ends`` stays False and the dead
+    position is a note). A Termination we have no name for (adjudication, rules
+    infraction...) records nothing: the result is in :attr:`PgnGame.result`.
+    """
+    said = (tag or "").strip().lower()
+    kind = _TERMINATION_KINDS.get(said)
+    unnamed = said not in ("", "normal") and kind is None
+    game.dead_position_ends = not game._played_past_dead()
+    ended = game.outcome()
+    if ended is not None and ended.result() != result and ended.termination == "dead_position":
+        game.dead_position_ends = False
+        ended = game.outcome()
+    if ended is not None or result not in ("1-0", "0-1", "1/2-1/2") or unnamed:
+        return  # the rules ended it, or the record leaves it open or unnamed
+    if result == "1/2-1/2":
+        if kind == "timeout":
+            game.end("timeout", None)
+        elif game.can_claim_threefold() or game.can_claim_fifty_moves():
+            game.claim_draw()
+        else:
+            game.agree_draw()
+    elif kind != "aborted":
+        game.end(kind or "resignation", result == "1-0")
+
+
+__all__ = ["RESULTS", "SEVEN_TAG_ROSTER", "PgnGame", "read_pgn", "write_pgn"]

@@ -22,8 +22,10 @@ from .core import (
     Move,
     Piece,
 )
+from .dead import is_dead, unwinnable
 from .errors import FenError, IllegalMoveError
 from .fen import STARTING_FEN, castling_text, parse_fen_fields, placement_text
+from .san import move_to_san, parse_san
 from .tables import (
     BLACK_KINGSIDE,
     BLACK_QUEENSIDE,
@@ -313,6 +315,33 @@ class Position:
         if knights:
             return knights == 1 and not bishop_colours
         return len(bishop_colours) <= 1
+
+    def unwinnable(self, color: Color) -> bool:
+        """Can ``color`` never checkmate, whatever both sides play (FIDE 6.9)?
+
+        True only when that is certain; False when a mate may still be possible (or
+        could not be ruled out within a small budget: a missed draw, never a wrong one).
+        See :mod:`rules.dead` for how it is decided.
+
+        >>> from rules import WHITE
+        >>> Position.from_fen('4k3/8/8/8/8/8/8/4KB2 w - - 0 1').unwinnable(WHITE)
+        True
+        >>> # A black knight can hem its own king in (Kh8, Ng8): the bishop may yet mate.
+        >>> Position.from_fen('4k3/8/8/8/8/8/3n4/4KB2 w - - 0 1').unwinnable(WHITE)
+        False
+        """
+        return unwinnable(self, color)
+
+    def is_dead(self) -> bool:
+        """Is this a dead position: can neither side checkmate by any series of legal
+        moves (FIDE 5.2.2)? Insufficient material is the simple case of it.
+
+        >>> Position.from_fen('4k3/8/8/p1p1p1p1/P1P1P1P1/8/8/4K3 w - - 0 1').is_dead()
+        True
+        >>> Position.from_fen('4k3/8/8/p1p1p1p1/P1P1P1P1/8/8/4KN2 w - - 0 1').is_dead()
+        False
+        """
+        return is_dead(self)
 
     def repetition_key(self) -> tuple:
         """What makes positions "the same" for repetition (FIDE 9.2.3): placement, side
@@ -738,15 +767,11 @@ class Position:
 
     def san(self, move: Move) -> str:
         """The SAN of a legal move: ``'Nf3'``, ``'exd6'``, ``'O-O'``, ``'e8=Q+'``, ``'Qh4#'``."""
-        from .san import move_to_san
-
         return move_to_san(self, move)
 
     def parse_san(self, text: str) -> Move:
         """The legal move a SAN text names, read leniently (``0-0``, ``e8Q``, ``exd6e.p.``,
         trailing ``+#!?``); :class:`rules.SanError` when it names none or several."""
-        from .san import parse_san
-
         return parse_san(self, text)
 
 

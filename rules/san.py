@@ -6,9 +6,9 @@ import re
 from typing import TYPE_CHECKING
 
 from .core import FILE_NAMES, KING, PAWN, PIECE_SYMBOLS, SQUARE_NAMES, Move
-from .errors import SanError
+from .errors import IllegalMoveError, SanError
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # position.py imports this module: the type only, never at run time
     from .position import Position
 
 _LETTER_OF = " PNBRQK"  # index = piece type
@@ -23,8 +23,6 @@ def move_to_san(pos: Position, move: Move) -> str:
             move = m
             break
     else:
-        from .errors import IllegalMoveError
-
         raise IllegalMoveError(f"cannot write SAN for {move.uci()}: not legal in {pos.fen()}")
     board = pos._board
     frm, to = move.from_square, move.to_square

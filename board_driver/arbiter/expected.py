@@ -69,6 +69,23 @@ def move_details(move: Move, san: str, side: Color) -> dict[str, Any]:
     return details
 
 
+def how_to_play(details: dict[str, Any]) -> str:
+    """A move's details (:func:`move_details`) in words for the person at the board.
+
+    >>> pos = Position.from_fen("r3k2r/8/8/8/8/8/8/R3K2R b KQkq - 0 1")
+    >>> how_to_play(describe_move(pos, pos.parse_uci("e8c8")))
+    'e8 to c8, rook a8 to d8'
+    """
+    text = f"{details['from']} to {details['to']}"
+    if "rook_from" in details:
+        text += f", rook {details['rook_from']} to {details['rook_to']}"
+    if "captured" in details:
+        text += f", take the piece on {details['captured']}"
+    if "promotion_piece" in details:
+        text += f", the pawn becomes a {details['promotion_piece']}"
+    return text
+
+
 class NoTouchMove(TouchMove):
     """Touch-move does not bind the hand that plays the other side's move for it."""
 

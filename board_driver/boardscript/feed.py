@@ -19,7 +19,7 @@ places are checked against those pieces, not the start position (a script of raw
 from __future__ import annotations
 
 import asyncio
-import contextlib
+import concurrent.futures
 import logging
 import threading
 from collections.abc import AsyncIterator, Iterable
@@ -92,19 +92,31 @@ async def text_lines(text: str) -> AsyncIterator[str]:
         yield line
 
 
+#: Lines read ahead of the one being played; past that the reader waits (the pipe's
+#: writer too), so a long pipe costs no memory.
+READ_AHEAD = 256
+
+
 async def stream_lines(stream: TextIO) -> AsyncIterator[str]:
     """Lines of ``stream`` as they arrive, read on a thread that never holds up the exit."""
     loop = asyncio.get_running_loop()
-    queue: asyncio.Queue[str | None] = asyncio.Queue()
+    queue: asyncio.Queue[str | None] = asyncio.Queue(READ_AHEAD)
+
+    def put(item: str | None) -> bool:
+        try:
+            asyncio.run_coroutine_threadsafe(queue.put(item), loop).result()
+        except (RuntimeError, concurrent.futures.CancelledError):
+            return False  # the loop is gone: the daemon is stopping
+        return True
 
     def reader() -> None:
         try:
             for line in stream:
-                loop.call_soon_threadsafe(queue.put_nowait, line)
+                if not put(line):
+                    return
         except (OSError, ValueError):
             pass
-        with contextlib.suppress(RuntimeError):  # the loop may be gone already
-            loop.call_soon_threadsafe(queue.put_nowait, None)
+        put(None)
 
     threading.Thread(target=reader, name="magboard script input", daemon=True).start()
     while (line := await queue.get()) is not None:

@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from board_driver.service.config import ConfigError, config_path, load_config, to_toml
+from board_driver.service.config.paths import file_problems
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -38,6 +39,12 @@ def run_check(args: argparse.Namespace) -> int:
         config = _load(args)
     except ConfigError as exc:
         print(f"magboard: config is not usable:\n{exc}", file=sys.stderr)
+        return 2
+    problems = file_problems(config)
+    if problems:
+        source = str(config.source or path)
+        text = "\n".join(f"{source}: {problem}" for problem in problems)
+        print(f"magboard: config is not usable:\n{text}", file=sys.stderr)
         return 2
     where = str(config.source) if config.source else f"{path} (absent: every key at its default)"
     print(f"{where}: ok")

@@ -15,9 +15,10 @@ from typing import ClassVar
 from board_driver.boardscript.feed import parse_on_board
 from board_driver.boardscript.script import ScriptError
 from board_driver.service.config import Config, ConfigError, load_config
+from board_driver.service.config.paths import file_problems
 from board_driver.service.daemon import Daemon, DaemonConfigError, DaemonError
 from board_driver.service.hardware import Hardware, HardwareError, gpio_present, open_hardware
-from board_driver.service.store import StoreError
+from board_driver.service.store import EXIT_STORE_REFUSED, StoreError, StoreRefusedError
 
 log = logging.getLogger("magboard")
 
@@ -99,6 +100,10 @@ def run(args: argparse.Namespace) -> int:
         config = choose_config(args)
     except ConfigError as exc:
         return _fail(f"config is not usable:\n{exc}", 2)
+    problems = file_problems(config)
+    if problems:  # the same words as `magboard config check`
+        source = str(config.source or "the config")
+        return _fail("config is not usable:\n" + "\n".join(f"{source}: {p}" for p in problems), 2)
     try:
         hardware = open_hardware(config)
     except HardwareError as exc:
@@ -130,6 +135,8 @@ def run(args: argparse.Namespace) -> int:
     daemon = Daemon(config, hardware, script=script, script_text=text, on_frame=on_frame, web=True)
     try:
         return asyncio.run(daemon.run())
+    except StoreRefusedError as exc:  # restarting would not mend it: the unit does not
+        return _fail(str(exc), EXIT_STORE_REFUSED)
     except StoreError as exc:
         return _fail(str(exc), 1)
     except DaemonConfigError as exc:

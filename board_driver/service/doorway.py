@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import logging
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -131,6 +131,8 @@ class BoardDoor:
         self.seats: dict[str, str] = {side: HUMAN for side in SIDES}
         self.new_game_seats: dict[str, str] = {side: HUMAN for side in SIDES}
         self.followed = Followed()
+        self._san_key: tuple | None = None
+        self._san_moves: tuple[str, ...] = ()
         self._pending_seats: dict[str, str] | None = None
 
     # ------------------------------------------------------------------ reading
@@ -149,7 +151,7 @@ class BoardDoor:
             start_fen=game.start.fen(),
             fen=position.fen(),
             turn="white" if position.turn else "black",
-            moves=tuple(game.san_moves()),
+            moves=self._san(game),
             ucis=tuple(map(str, game.moves)),
             result=outcome.result() if outcome else "*",
             termination=outcome.termination if outcome else None,
@@ -172,6 +174,7 @@ class BoardDoor:
             expected=str(tracker.expected) if tracker.expected is not None else None,
             hint=str(tracker.hint) if tracker.hint is not None else None,
             headers=board.recorder.headers(),
+            online=board.online,
             setup_pending=self.followed.setup_pending,
             draw_offer=self.followed.draw_offer,
             sim_pieces=sim.pieces if sim is not None else None,
@@ -181,6 +184,14 @@ class BoardDoor:
                 "debounce_ms": board.config.sensing.debounce_ms,
             },
         )
+
+    def _san(self, game: rules.Game) -> tuple[str, ...]:
+        """The game's moves in SAN, worked out once per line of moves (a snapshot per
+        event must not cost a replay of the whole game)."""
+        key = (id(game), tuple(game.moves))
+        if self._san_key != key:
+            self._san_key, self._san_moves = key, tuple(game.san_moves())
+        return self._san_moves
 
     def _awaiting(self) -> str | None:
         tracker = self._board.tracker
@@ -224,6 +235,8 @@ class BoardDoor:
     def publish(self, events: list[dict[str, Any]]) -> None:
         """Game events announced by a step of the board (called by the daemon)."""
         self.followed.follow(events)
+        if all(self.seats[side] != HUMAN for side in SIDES):
+            self.follow_turn()
         if not self._subscribers:
             return
         for event in events:
@@ -278,18 +291,20 @@ class BoardDoor:
         return sim
 
     def lift(self, square_: str | int) -> None:
-        sq = square(square_) if isinstance(square_, str) else square_
-        try:
-            self._sim().lift(sq)
-        except ValueError as exc:
-            raise ActionRefused(str(exc)) from None
+        self._move_sim("lift", square_)
 
     def place(self, square_: str | int) -> None:
-        sq = square(square_) if isinstance(square_, str) else square_
+        self._move_sim("place", square_)
+
+    def _move_sim(self, kind: str, square_: str | int) -> None:
+        sim = self._sim()
         try:
-            self._sim().place(sq)
+            sq = square(square_) if isinstance(square_, str) else square_
+            (sim.lift if kind == "lift" else sim.place)(sq)
         except ValueError as exc:
             raise ActionRefused(str(exc)) from None
+        except OSError as exc:  # the piece moved; only its state file lags: said, retried
+            log.error("simulated board: %s (saved again at the next change)", exc)
 
     def set_sim_pieces(self, occupancy: int) -> None:
         if not 0 <= occupancy < 1 << 64:
@@ -305,23 +320,24 @@ class BoardDoor:
         options: Mapping[str, Any] | None = None,
         headers: Mapping[str, str] | None = None,
         players: Mapping[str, str] | None = None,
+        moves: Sequence[str] = (),
         online: bool = False,
     ) -> list[dict[str, Any]]:
         for side, name in (players or {}).items():
             _color(side)
             self._check_player(name)
         seats = {**self.new_game_seats, **(players or {})}
-        if len([side for side in SIDES if seats[side] != HUMAN]) > 1:
-            raise ActionRefused("people must play at least one side at the board")
         self._pending_seats = seats
         try:
             if fen is not None:
                 rules.Position.from_fen(fen)
-            events = self._board.new_game(fen, dict(options or {}), online=online)
+            events = self._board.new_game(fen, dict(options or {}), moves=moves, online=online)
         except ValueError as exc:
             raise ActionRefused(str(exc)) from None
         finally:
             self._pending_seats = None
+        if online:
+            self._board.store_call(self._board.recorder.set_game_data, "door", {"online": "1"})
         if headers:
             events += self.set_headers(**headers)
         return events
@@ -329,6 +345,8 @@ class BoardDoor:
     def on_new_game(self) -> list[dict[str, Any]]:
         """A new game was stored (the daemon calls this): its players sit, for the next
         ones as set, or as the caller of :meth:`new_game` asked. Returns the events."""
+        if self._pending_seats is None:
+            self._board.online = False  # a new game set up on the board is played here
         return self._seat(self._pending_seats or self.new_game_seats, announce=False)
 
     def resume_game(self, game_id: int) -> list[dict[str, Any]]:
@@ -349,8 +367,8 @@ class BoardDoor:
         self._board.announce([event])
         return [event]
 
-    def game_data(self, name: str) -> dict[str, str]:
-        return self._board.recorder.game_data(name)
+    def game_data(self, name: str, game_id: int | None = None) -> dict[str, str]:
+        return self._board.recorder.game_data(name, game_id)
 
     def set_game_data(self, name: str, data: Mapping[str, str]) -> None:
         self._board.store_call(self._board.recorder.set_game_data, name, data)
@@ -409,12 +427,8 @@ class BoardDoor:
         return self._seat({**self.seats, side: player})
 
     def _seat(self, seats: Mapping[str, str], *, announce: bool = True) -> list[dict[str, Any]]:
-        remote = [side for side in SIDES if seats[side] != HUMAN]
-        if len(remote) > 1:
-            raise ActionRefused("people must play at least one side at the board")
         self.seats = dict(seats)
-        tracker = self._board.tracker
-        tracker.set_other_side(_color(remote[0]) if remote else None)
+        self.follow_turn()
         stored = self._board.recorder.game_data("seats")
         events = []
         if stored != self.seats:
@@ -424,6 +438,15 @@ class BoardDoor:
             self._board.announce(events)
         return events
 
+    def follow_turn(self) -> None:
+        """The tracker waits for the moves of the side not at the board; when both sides
+        are (a move of ours made elsewhere, to be played here too), for the side to move."""
+        tracker = self._board.tracker
+        remote = [side for side in SIDES if self.seats[side] != HUMAN]
+        if len(remote) == 2:
+            remote = [_side(tracker.game.position.turn)]
+        tracker.set_other_side(_color(remote[0]) if remote else None)
+
     def restore_seats(self) -> None:
         """The game on the board was loaded: its players sit again (people by default)."""
         stored = self._board.recorder.game_data("seats")
@@ -432,8 +455,7 @@ class BoardDoor:
             if name != HUMAN and name not in self._players:
                 seats[side] = HUMAN  # its player is not there (its extension is off)
         self.seats = seats
-        remote = [side for side in SIDES if seats[side] != HUMAN]
-        self._board.tracker.set_other_side(_color(remote[0]) if len(remote) == 1 else None)
+        self.follow_turn()
 
     def expect(self, move: str, *, t_ms: int | None = None) -> list[dict[str, Any]]:
         try:

@@ -20,17 +20,15 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 import rules
 from board_driver.arbiter.tracker import GameOptions
-from board_driver.service.store import Store, rebuild_game
+from board_driver.service.store import Store, StoreError, rebuild_game
 
 log = logging.getLogger("magboard")
 
-#: Option names that are not game options: PGN headers and extensions' texts, by prefix.
-HEADER_PREFIX = "header:"
-DATA_SEPARATOR = ":"
 #: What stores made before extensions had texts of their own kept for the engine.
 _LEGACY_ENGINE_KEYS = {
     "engine_side": "side",
@@ -70,7 +68,10 @@ class Recorder:
         self._game: rules.Game | None = None
         self._line: tuple = ()
         self._result: tuple[str, str] | None = None
-        self._options: dict[str, str] = {}  # the stored game's options table, as cached
+        # What the store keeps with the game on the board, as last written or read.
+        self._options: dict[str, str] = {}
+        self._headers: dict[str, str] = {}
+        self._data: dict[str, dict[str, str]] = {}
 
     # ------------------------------------------------------------------ start
 
@@ -111,6 +112,8 @@ class Recorder:
         # last move and its result left it unwritten, and the first sync writes it.
         self._result = (stored.result, stored.termination) if stored.result != "*" else None
         self._options = dict(stored.options)
+        self._headers = dict(stored.headers)
+        self._data = {name: dict(data) for name, data in stored.data.items()}
         return game, options_from_record(stored.options, self.defaults)
 
     # ------------------------------------------------------------------ after each step
@@ -121,6 +124,7 @@ class Recorder:
         started = False
         if game is not self._game or (fresh and self._line):
             self._options = options_record(options)
+            self._headers, self._data = {}, {}
             self.game_id = self.store.new_game(game.start.fen(), self._options)
             log.info("new game %d", self.game_id)
             self._game = game
@@ -145,37 +149,74 @@ class Recorder:
     # ------------------------------------------------------------------ what a game keeps
 
     def set_options(self, options: GameOptions) -> None:
-        self._set(options_record(options))
+        if self.game_id is not None:
+            record = options_record(options)
+            self.store.set_options(self.game_id, record)
+            self._options.update(record)
 
     def headers(self) -> dict[str, str]:
         """The PGN headers set for the game on the board."""
-        return {
-            name[len(HEADER_PREFIX) :]: value
-            for name, value in self._stored_options().items()
-            if name.startswith(HEADER_PREFIX) and value
-        }
+        return dict(self._headers)
 
     def set_headers(self, headers: Mapping[str, str]) -> None:
-        self._set({HEADER_PREFIX + name: value for name, value in headers.items()})
+        """Set (``""``: remove) PGN headers; ValueError names a bad one, nothing stored."""
+        if self.game_id is None:
+            return
+        self.store.set_headers(self.game_id, headers)
+        for name, value in headers.items():
+            if value:
+                self._headers[name] = value
+            else:
+                self._headers.pop(name, None)
 
-    def game_data(self, name: str) -> dict[str, str]:
-        """What extension ``name`` stored with the game on the board."""
-        prefix = name + DATA_SEPARATOR
-        stored = self._stored_options()
-        data = {k[len(prefix) :]: v for k, v in stored.items() if k.startswith(prefix)}
-        if name == "engine" and not data:
-            data = {new: stored[old] for old, new in _LEGACY_ENGINE_KEYS.items() if old in stored}
+    def game_data(self, name: str, game_id: int | None = None) -> dict[str, str]:
+        """What extension ``name`` stored with the game on the board (or game ``game_id``;
+        LookupError if there is no such game)."""
+        if game_id is None or game_id == self.game_id:
+            data = dict(self._data.get(name, {}))
+            options = self._options
+        else:
+            stored = self.store.game(game_id)
+            data = dict(stored.data.get(name, {}))
+            options = stored.options
+        if name == "engine" and not data:  # a game stored before extensions kept data
+            data = {new: options[old] for old, new in _LEGACY_ENGINE_KEYS.items() if old in options}
         return data
 
     def set_game_data(self, name: str, data: Mapping[str, str]) -> None:
-        if DATA_SEPARATOR in name or not name:
-            raise ValueError(f"game data: {name!r} is not an extension's name")
-        self._set({f"{name}{DATA_SEPARATOR}{key}": str(value) for key, value in data.items()})
+        """Keep texts for extension ``name`` with the game on the board (merged with what
+        it kept before); ValueError past the store's limits, nothing stored then."""
+        if self.game_id is None:
+            return
+        self.store.set_game_data(self.game_id, name, data)
+        kept = self._data.setdefault(name, {})
+        for key, value in data.items():
+            if value is None:
+                kept.pop(key, None)
+            else:
+                kept[key] = str(value)
 
-    def _stored_options(self) -> dict[str, str]:
-        return self._options
 
-    def _set(self, record: Mapping[str, str]) -> None:
-        if self.game_id is not None and record:
-            self.store.set_options(self.game_id, record)
-            self._options.update(record)
+class StoreInUseError(StoreError):
+    """Another daemon holds the store."""
+
+
+def lock_store(path: Path) -> Any:
+    """One daemon per store: a second one would interleave two games' moves."""
+    import fcntl
+
+    lock_path = Path(f"{path}.lock")
+    try:
+        lock_path.parent.mkdir(parents=True, exist_ok=True)
+        handle = open(lock_path, "w")  # noqa: SIM115 - held open while the daemon runs
+    except OSError as exc:
+        raise StoreError(f"{lock_path}: cannot create ({exc.strerror})") from None
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        handle.close()
+        raise StoreInUseError(
+            f"another magboard daemon is running with the store {path} "
+            "(stop it first: `systemctl stop magboard`, or use another config)"
+        ) from None
+    return handle

@@ -4,9 +4,11 @@ Every change to a game is one transaction that is on disk when the call returns,
 daemon stores a move before its LEDs confirm it and a power cut loses nothing the
 board has shown as done. After a crash SQLite replays its write-ahead log on open.
 
-Tables: ``games`` (start position, when), ``options`` (the game's options), ``moves``
-(the line as it stands: a take-back deletes, an amendment rewrites), ``result`` (how a
-finished game ended), ``corrections`` (every take-back and amendment, kept as history).
+Tables (see :mod:`board_driver.service.store_schema`): ``games`` (start position, when),
+``options`` (the game's options), ``moves`` (the line as it stands: a take-back deletes,
+an amendment rewrites), ``result`` (how a finished game ended), ``corrections`` (every
+take-back and amendment, kept as history), ``headers`` (PGN headers set for a game) and
+``game_data`` (a few texts per game for each extension).
 
 >>> store = Store.open(":memory:")
 >>> game_id = store.new_game("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1")
@@ -16,68 +18,75 @@ finished game ended), ``corrections`` (every take-back and amendment, kept as hi
 >>> store.sync_moves(game_id, [("e2e4", "e4")])      # a take-back
 >>> store.game(game_id).corrections[0].kind
 'takeback'
+>>> store.set_headers(game_id, {"White": "Ada", "Black": "Grace"})
+>>> store.set_game_data(game_id, "lichess", {"game": "q7ZvsdUF", "accepted_ply": "1"})
+>>> store.game_data(game_id, "lichess")
+{'accepted_ply': '1', 'game': 'q7ZvsdUF'}
+>>> [g.id for g in store.unfinished_games()]
+[1]
+
+**What can go wrong** is a :class:`StoreError` each (see
+:mod:`board_driver.service.store_errors`): a damaged file is refused and kept
+(:class:`StoreDamagedError`, recovered by ``magboard store recover``), one of a newer
+magboard refused (:class:`StoreTooNewError`), and a write that fails (a full disk) is a
+:class:`StoreWriteError` after which nothing of that call is stored and the same call can
+be made again. An older schema is migrated on open.
 """
 
 from __future__ import annotations
 
 import datetime as _dt
+import os
 import sqlite3
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
+from board_driver.config_values import quote
+from board_driver.service import store_schema
+from board_driver.service.store_errors import (
+    EXIT_STORE_REFUSED,
+    NoSuchGame,
+    StoreDamagedError,
+    StoreError,
+    StoreRefusedError,
+    StoreTooNewError,
+    StoreWriteError,
+    damaged,
+    failure,
+)
+from board_driver.service.store_file import check_header, create_file
+from board_driver.service.store_schema import SCHEMA_VERSION, Damage
+from board_driver.service.store_values import (
+    GAME_DATA_LIMITS,
+    data_key,
+    data_value,
+    header_name,
+    header_value,
+)
 from rules import STARTING_FEN
 
-if TYPE_CHECKING:  # the rules core is needed only to rebuild games and print PGN
-    import rules
+__all__ = [
+    "EXIT_STORE_REFUSED",
+    "SCHEMA_VERSION",
+    "Correction",
+    "GameSummary",
+    "NoSuchGame",
+    "Store",
+    "StoreDamagedError",
+    "StoreError",
+    "StoreRefusedError",
+    "StoreTooNewError",
+    "StoreWriteError",
+    "StoredGame",
+    "StoredMove",
+    "game_pgn",
+    "rebuild_game",
+]
 
-SCHEMA_VERSION = 1
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS games (
-    id        INTEGER PRIMARY KEY,
-    started   TEXT NOT NULL,
-    start_fen TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS options (
-    game_id INTEGER NOT NULL REFERENCES games(id),
-    name    TEXT NOT NULL,
-    value   TEXT NOT NULL,
-    PRIMARY KEY (game_id, name)
-);
-CREATE TABLE IF NOT EXISTS moves (
-    game_id INTEGER NOT NULL REFERENCES games(id),
-    ply     INTEGER NOT NULL,
-    uci     TEXT NOT NULL,
-    san     TEXT NOT NULL,
-    t       TEXT NOT NULL,
-    PRIMARY KEY (game_id, ply)
-);
-CREATE TABLE IF NOT EXISTS result (
-    game_id     INTEGER PRIMARY KEY REFERENCES games(id),
-    result      TEXT NOT NULL,
-    termination TEXT NOT NULL,
-    t           TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS corrections (
-    id      INTEGER PRIMARY KEY,
-    game_id INTEGER NOT NULL REFERENCES games(id),
-    ply     INTEGER NOT NULL,
-    kind    TEXT NOT NULL,
-    old_uci TEXT,
-    new_uci TEXT,
-    t       TEXT NOT NULL
-);
-"""
-
-
-class StoreError(Exception):
-    """The database cannot be used; the message says which file and what to do."""
-
-
-class NoSuchGame(StoreError, LookupError):
-    """No game with that number."""
+#: What an extension may keep with a game (see :meth:`Store.set_game_data`).
+#: Headers the game itself sets: a stored one would contradict it.
 
 
 @dataclass(frozen=True)
@@ -108,10 +117,21 @@ class StoredGame:
     termination: str | None = None
     finished: str | None = None
     corrections: list[Correction] = field(default_factory=list)
+    #: PGN headers set for the game (see :meth:`Store.set_headers`).
+    headers: dict[str, str] = field(default_factory=dict)
+    #: What each extension keeps with the game, by extension name.
+    data: dict[str, dict[str, str]] = field(default_factory=dict)
+    #: The file it was read from (for messages).
+    path: str = ""
 
     @property
     def ucis(self) -> list[str]:
         return [m.uci for m in self.moves]
+
+    @property
+    def over(self) -> bool:
+        """The game has a result (a take-back past its end reopens it)."""
+        return self.result != "*"
 
 
 @dataclass(frozen=True)
@@ -122,37 +142,51 @@ class GameSummary:
     result: str
     termination: str | None
 
+    @property
+    def over(self) -> bool:
+        return self.result != "*"
+
 
 def _now() -> str:
     return _dt.datetime.now(_dt.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 class Store:
-    """A connection to the games database. Use :meth:`open`."""
+    """A connection to the games database. Use :meth:`open`.
+
+    ``version`` is the file's schema version: :data:`SCHEMA_VERSION`, or an older one for
+    a store opened read-only (``magboard games`` never migrates a file).
+    """
 
     def __init__(self, connection: sqlite3.Connection, path: str) -> None:
         self._db = connection
         self.path = path
+        self.version = SCHEMA_VERSION
+        self._tables: set[str] = set()
+        self._identity: tuple[int, int] | None = None  # the file's (device, inode) at open
 
     @classmethod
     def open(cls, path: str | Path, *, create: bool = True, readonly: bool = False) -> Store:
-        """Open (and with ``create``, make) the database at ``path``.
+        """Open the database at ``path``; with ``create`` (not ``readonly``) a missing file
+        is made, and an older schema migrated.
 
-        StoreError, never a bare sqlite3 error, when the file is missing (without
-        ``create``), unreadable, not a database, damaged, or from a newer magboard.
+        :class:`StoreDamagedError` for a file that is there but damaged (cut to a few bytes
+        included: only a missing file is a new store), :class:`StoreTooNewError` for one of
+        a newer magboard; both leave the file as it was. Otherwise a plain
+        :class:`StoreError`, never a bare sqlite3 error: the file missing (without
+        ``create``), unreadable, a directory.
         """
         where = str(path)
         if where != ":memory:":
             p = Path(path)
-            if not p.exists() and not create:
-                raise StoreError(f"{p}: no such database (no game has been stored yet)")
             if p.is_dir():
                 raise StoreError(f"{p}: is a directory, not a database")
-            if create and not readonly:
-                try:
-                    p.parent.mkdir(parents=True, exist_ok=True)
-                except OSError as exc:
-                    raise StoreError(f"{p.parent}: cannot create ({exc.strerror})") from None
+            if not os.path.lexists(p):
+                if not create or readonly:
+                    raise StoreError(f"{p}: no such database (no game has been stored yet)")
+                create_file(p)
+            else:
+                check_header(p)
         try:
             if readonly:
                 db = sqlite3.connect(
@@ -165,39 +199,50 @@ class Store:
         store = cls(db, where)
         try:
             store._prepare(readonly)
-        except sqlite3.DatabaseError as exc:
+            if where != ":memory:":
+                store._identity = _identity(where)
+        except BaseException:
             db.close()
-            raise StoreError(_explain(where, exc)) from None
+            raise
         return store
 
     def _prepare(self, readonly: bool) -> None:
         db = self._db
-        # Touch the file first: "file is not a database" shows here.
-        db.execute("PRAGMA schema_version").fetchone()
-        if not readonly:
-            mode = db.execute("PRAGMA journal_mode=WAL").fetchone()[0]
-            if mode.lower() not in ("wal", "memory"):
-                raise sqlite3.DatabaseError(f"cannot use write-ahead logging (mode {mode})")
-        db.execute("PRAGMA synchronous=FULL")
-        db.execute("PRAGMA foreign_keys=ON")
-        check = db.execute("PRAGMA quick_check").fetchone()[0]
-        if check != "ok":
-            raise sqlite3.DatabaseError(f"integrity check failed: {check}")
-        version = db.execute("PRAGMA user_version").fetchone()[0]
-        if version > SCHEMA_VERSION:
-            raise sqlite3.DatabaseError(
-                f"written by a newer magboard (schema {version}, this one knows {SCHEMA_VERSION})"
-            )
-        if not readonly and version < SCHEMA_VERSION:
-            with self._transaction():
-                for statement in _SCHEMA.split(";"):
-                    if statement.strip():
-                        db.execute(statement)
-                db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
-        elif readonly and version == 0:
-            tables = db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
-            if tables == 0:
-                raise StoreError(f"{self.path}: empty database (no game has been stored yet)")
+        try:
+            version = db.execute("PRAGMA user_version").fetchone()[0]
+            if version > SCHEMA_VERSION:
+                raise StoreTooNewError(
+                    f"{self.path}: written by a newer magboard (schema {version}, this one "
+                    f"knows {SCHEMA_VERSION}); it is left as it is: run that magboard",
+                    self.path,
+                    f"schema {version} is newer than {SCHEMA_VERSION}",
+                )
+            if version == 0:
+                found = store_schema.tables(db)
+                if found:
+                    raise Damage(
+                        "it is not a magboard games database (its tables: "
+                        f"{quote(', '.join(sorted(found)))})"
+                    )
+                if readonly:  # an empty SQLite file, as the sqlite3 shell leaves one
+                    raise StoreError(f"{self.path}: empty database (no game has been stored yet)")
+            else:
+                store_schema.check(db)
+            if not readonly:
+                if version < SCHEMA_VERSION:
+                    store_schema.migrate(db, version)
+                    version = SCHEMA_VERSION
+                mode = db.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+                if mode.lower() not in ("wal", "memory"):
+                    raise StoreError(f"{self.path}: cannot use write-ahead logging (mode {mode})")
+            db.execute("PRAGMA synchronous=FULL")
+            db.execute("PRAGMA foreign_keys=ON")
+            self._tables = store_schema.tables(db)
+        except Damage as exc:
+            raise damaged(self.path, str(exc)) from None
+        except sqlite3.Error as exc:
+            raise failure(self.path, exc, writing=not readonly) from None
+        self.version = version
 
     def close(self) -> None:
         """Close the connection (everything is already on disk)."""
@@ -211,28 +256,50 @@ class Store:
 
     # ------------------------------------------------------------------ writing
 
-    class _Tx:
-        def __init__(self, db: sqlite3.Connection) -> None:
-            self.db = db
+    @contextmanager
+    def _writing(self) -> Iterator[sqlite3.Connection]:
+        """One transaction: all of it on disk when the block ends, or none of it."""
+        db = self._db
+        if self._identity is not None and _identity(self.path) != self._identity:
+            # SQLite would go on writing to the unlinked file, and all of it would vanish.
+            raise StoreWriteError(
+                f"{self.path}: cannot store: the file was removed or replaced while in use",
+                self.path,
+                "removed",
+            )
+        try:
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                yield db
+                db.execute("COMMIT")
+            except BaseException:
+                # A failed COMMIT (a full disk) may leave the transaction open, or SQLite may
+                # have rolled it back already: either way nothing of it stays.
+                if db.in_transaction:
+                    try:
+                        db.execute("ROLLBACK")
+                    except sqlite3.Error:
+                        pass
+                raise
+        except sqlite3.Error as exc:
+            raise failure(self.path, exc, writing=True) from exc
 
-        def __enter__(self) -> sqlite3.Connection:
-            self.db.execute("BEGIN IMMEDIATE")
-            return self.db
+    @contextmanager
+    def _reading(self) -> Iterator[sqlite3.Connection]:
+        try:
+            yield self._db
+        except sqlite3.Error as exc:
+            raise failure(self.path, exc, writing=False) from exc
 
-        def __exit__(self, exc_type: object, *rest: object) -> None:
-            if exc_type is None:
-                self.db.execute("COMMIT")
-            else:
-                self.db.execute("ROLLBACK")
-
-    def _transaction(self) -> Store._Tx:
-        return Store._Tx(self._db)
+    def _require(self, db: sqlite3.Connection, game_id: int) -> None:
+        if db.execute("SELECT 1 FROM games WHERE id = ?", (game_id,)).fetchone() is None:
+            raise NoSuchGame(f"no game {game_id} in {self.path}")
 
     def new_game(
         self, start_fen: str = STARTING_FEN, options: Mapping[str, str] | None = None
     ) -> int:
         """Start a game; returns its number."""
-        with self._transaction() as db:
+        with self._writing() as db:
             cursor = db.execute(
                 "INSERT INTO games (started, start_fen) VALUES (?, ?)", (_now(), start_fen)
             )
@@ -247,7 +314,8 @@ class Store:
     def set_options(self, game_id: int, options: Mapping[str, str]) -> None:
         """Add or change a game's options (the web page's settings, the engine that plays a
         side), in one transaction."""
-        with self._transaction() as db:
+        with self._writing() as db:
+            self._require(db, game_id)
             for name, value in options.items():
                 db.execute(
                     "INSERT INTO options (game_id, name, value) VALUES (?, ?, ?) "
@@ -260,10 +328,12 @@ class Store:
 
         Appended plies are new moves; plies that disappear are take-backs; a ply whose
         move changed (a promotion amended, a rook move that became castling) is an
-        amendment. Take-backs and amendments are kept in ``corrections``.
+        amendment. Take-backs and amendments are kept in ``corrections``. After a
+        :class:`StoreWriteError` the same call can simply be made again.
         """
         stamp = _now()
-        with self._transaction() as db:
+        with self._writing() as db:
+            self._require(db, game_id)
             stored = db.execute(
                 "SELECT ply, uci, san FROM moves WHERE game_id = ? ORDER BY ply", (game_id,)
             ).fetchall()
@@ -299,7 +369,8 @@ class Store:
 
     def finish(self, game_id: int, result: str, termination: str) -> None:
         """Record how the game ended (``"1-0"`` / ``"0-1"`` / ``"1/2-1/2"``, a termination)."""
-        with self._transaction() as db:
+        with self._writing() as db:
+            self._require(db, game_id)
             db.execute(
                 "INSERT OR REPLACE INTO result (game_id, result, termination, t) "
                 "VALUES (?, ?, ?, ?)",
@@ -308,135 +379,175 @@ class Store:
 
     def reopen(self, game_id: int) -> None:
         """Forget a recorded result (the game goes on after all)."""
-        with self._transaction() as db:
+        with self._writing() as db:
             db.execute("DELETE FROM result WHERE game_id = ?", (game_id,))
+
+    def set_headers(self, game_id: int, headers: Mapping[str, str]) -> None:
+        """Set PGN headers of a game (``Event``, ``White``, ``WhiteElo``, ...); ``""`` removes
+        one. They are written by :func:`game_pgn`, over magboard's own.
+
+        ValueError names a bad header (a name PGN cannot hold, a line break in a value,
+        ``Result``/``FEN``/``SetUp``, which the game itself sets); nothing is stored then.
+        """
+        checked = [
+            (header_name(name), header_value(name, value)) for name, value in headers.items()
+        ]
+        with self._writing() as db:
+            self._require(db, game_id)
+            for name, value in checked:
+                if value:
+                    db.execute(
+                        "INSERT INTO headers (game_id, name, value) VALUES (?, ?, ?) "
+                        "ON CONFLICT (game_id, name) DO UPDATE SET value = excluded.value",
+                        (game_id, name, value),
+                    )
+                else:
+                    db.execute(
+                        "DELETE FROM headers WHERE game_id = ? AND name = ?", (game_id, name)
+                    )
+
+    def set_game_data(self, game_id: int, name: str, data: Mapping[str, str | None]) -> None:
+        """Keep a few texts with a game for extension ``name`` (an online game's id, the last
+        ply a server accepted): each key given is set, a ``None`` value removes it, the
+        other keys stay. One transaction, like a move.
+
+        ValueError for more than the limits of :data:`GAME_DATA_LIMITS` (32 keys of up to
+        64 characters, values of up to 4096) or anything but text; nothing is stored then.
+        """
+        extension = data_key("extension name", name)
+        checked = [(data_key("key", key), data_value(key, value)) for key, value in data.items()]
+        with self._writing() as db:
+            self._require(db, game_id)
+            for key, value in checked:
+                if value is None:
+                    db.execute(
+                        "DELETE FROM game_data WHERE game_id = ? AND extension = ? AND name = ?",
+                        (game_id, extension, key),
+                    )
+                else:
+                    db.execute(
+                        "INSERT INTO game_data (game_id, extension, name, value) "
+                        "VALUES (?, ?, ?, ?) ON CONFLICT (game_id, extension, name) "
+                        "DO UPDATE SET value = excluded.value",
+                        (game_id, extension, key, value),
+                    )
+            count = db.execute(
+                "SELECT count(*) FROM game_data WHERE game_id = ? AND extension = ?",
+                (game_id, extension),
+            ).fetchone()[0]
+            if count > GAME_DATA_LIMITS["names"]:
+                raise ValueError(
+                    f"game data of {quote(extension)}: {count} keys, more than "
+                    f"{GAME_DATA_LIMITS['names']} (nothing stored)"
+                )
 
     # ------------------------------------------------------------------ reading
 
     def latest_game_id(self) -> int | None:
         """The newest game's number (finished or not), None when there is none."""
-        row = self._db.execute("SELECT max(id) FROM games").fetchone()
+        with self._reading() as db:
+            row = db.execute("SELECT max(id) FROM games").fetchone()
         return None if row[0] is None else int(row[0])
 
     def games(self) -> list[GameSummary]:
         """Every game, oldest first."""
-        rows = self._db.execute(
-            "SELECT g.id, g.started, (SELECT count(*) FROM moves m WHERE m.game_id = g.id), "
-            "r.result, r.termination FROM games g LEFT JOIN result r ON r.game_id = g.id "
-            "ORDER BY g.id"
-        ).fetchall()
+        return self._summaries("")
+
+    def unfinished_games(self) -> list[GameSummary]:
+        """The games that are not over, oldest first: adjourned games that can be resumed."""
+        return self._summaries("WHERE r.result IS NULL")
+
+    def _summaries(self, where: str) -> list[GameSummary]:
+        with self._reading() as db:
+            rows = db.execute(
+                "SELECT g.id, g.started, (SELECT count(*) FROM moves m WHERE m.game_id = g.id), "
+                f"r.result, r.termination FROM games g LEFT JOIN result r ON r.game_id = g.id "
+                f"{where} ORDER BY g.id"
+            ).fetchall()
         return [GameSummary(i, s, n, r or "*", t) for i, s, n, r, t in rows]
 
     def game(self, game_id: int) -> StoredGame:
-        """One game, with its moves, options, result and corrections."""
-        row = self._db.execute(
-            "SELECT id, started, start_fen FROM games WHERE id = ?", (game_id,)
-        ).fetchone()
-        if row is None:
-            raise NoSuchGame(f"no game {game_id} in {self.path}")
-        options = dict(
-            self._db.execute("SELECT name, value FROM options WHERE game_id = ?", (game_id,))
-        )
-        moves = [
-            StoredMove(*r)
-            for r in self._db.execute(
-                "SELECT ply, uci, san, t FROM moves WHERE game_id = ? ORDER BY ply", (game_id,)
+        """One game, with its moves, options, result, corrections, headers and data."""
+        with self._reading() as db:
+            row = db.execute(
+                "SELECT id, started, start_fen FROM games WHERE id = ?", (game_id,)
+            ).fetchone()
+            if row is None:
+                raise NoSuchGame(f"no game {game_id} in {self.path}")
+            options = dict(
+                db.execute("SELECT name, value FROM options WHERE game_id = ?", (game_id,))
             )
-        ]
-        corrections = [
-            Correction(*r)
-            for r in self._db.execute(
-                "SELECT ply, kind, old_uci, new_uci, t FROM corrections WHERE game_id = ? "
-                "ORDER BY id",
-                (game_id,),
-            )
-        ]
-        res = self._db.execute(
-            "SELECT result, termination, t FROM result WHERE game_id = ?", (game_id,)
-        ).fetchone()
+            moves = [
+                StoredMove(*r)
+                for r in db.execute(
+                    "SELECT ply, uci, san, t FROM moves WHERE game_id = ? ORDER BY ply",
+                    (game_id,),
+                )
+            ]
+            corrections = [
+                Correction(*r)
+                for r in db.execute(
+                    "SELECT ply, kind, old_uci, new_uci, t FROM corrections WHERE game_id = ? "
+                    "ORDER BY id",
+                    (game_id,),
+                )
+            ]
+            res = db.execute(
+                "SELECT result, termination, t FROM result WHERE game_id = ?", (game_id,)
+            ).fetchone()
+            headers: dict[str, str] = {}
+            data: dict[str, dict[str, str]] = {}
+            if "headers" in self._tables:  # an older store opened read-only has none
+                headers = dict(
+                    db.execute(
+                        "SELECT name, value FROM headers WHERE game_id = ? ORDER BY rowid",
+                        (game_id,),
+                    )
+                )
+            if "game_data" in self._tables:
+                for extension, key, value in db.execute(
+                    "SELECT extension, name, value FROM game_data WHERE game_id = ? "
+                    "ORDER BY extension, name",
+                    (game_id,),
+                ):
+                    data.setdefault(extension, {})[key] = value
         result, termination, finished = res if res else ("*", None, None)
         return StoredGame(
-            row[0], row[1], row[2], options, moves, result, termination, finished, corrections
+            row[0],
+            row[1],
+            row[2],
+            options,
+            moves,
+            result,
+            termination,
+            finished,
+            corrections,
+            headers,
+            data,
+            self.path,
         )
 
+    def game_data(self, game_id: int, name: str) -> dict[str, str]:
+        """What extension ``name`` keeps with a game (empty when nothing)."""
+        if "game_data" not in self._tables:
+            return {}
+        with self._reading() as db:
+            self._require(db, game_id)
+            return dict(
+                db.execute(
+                    "SELECT name, value FROM game_data WHERE game_id = ? AND extension = ? "
+                    "ORDER BY name",
+                    (game_id, name),
+                )
+            )
 
-def _explain(path: str, exc: sqlite3.DatabaseError) -> str:
-    text = str(exc)
-    if "not a database" in text or "malformed" in text or "integrity" in text:
-        return (
-            f"{path}: the games database is damaged ({text}). Move it aside to start a "
-            "new one; the games in it can sometimes be saved with `sqlite3 FILE .recover`."
-        )
-    if "readonly" in text or "unable to open" in text:
-        return f"{path}: cannot write the games database ({text}); check its owner and mode"
-    return f"{path}: cannot use the games database ({text})"
 
-
-# ---------------------------------------------------------------------- games as chess
-
-
-def rebuild_game(stored: StoredGame) -> rules.Game:
-    """The stored game as a :class:`rules.Game`, recorded endings included.
-
-    StoreError if a stored move is not legal where it stands (a damaged database).
-    """
-    import rules
-
+def _identity(path: str) -> tuple[int, int] | None:
     try:
-        game = rules.Game(rules.Position.from_fen(stored.start_fen))
-        for move in stored.moves:
-            game.push(game.position.parse_uci(move.uci))
-    except ValueError as exc:
-        raise StoreError(f"game {stored.id}: the stored moves do not replay ({exc})") from None
-    if stored.termination and game.outcome() is None:
-        try:
-            if stored.termination == "resignation":
-                # The loser resigned: the side that did not win.
-                loser = rules.BLACK if stored.result == "1-0" else rules.WHITE
-                game.resign(loser)
-            elif stored.termination == "agreement":
-                game.agree_draw()
-            elif stored.termination in ("threefold_repetition", "fifty_moves"):
-                game.claim_draw()
-        except ValueError as exc:
-            raise StoreError(f"game {stored.id}: the stored result does not fit ({exc})") from None
-    return game
+        info = os.stat(path)
+    except OSError:
+        return None
+    return info.st_dev, info.st_ino
 
 
-def game_pgn(stored: StoredGame, *, site: str = "magboard") -> str:
-    """The game as PGN text, with the Seven Tag Roster (readable by python-chess)."""
-    game = rebuild_game(stored)
-    date = stored.started[:10].replace("-", ".") if stored.started else "????.??.??"
-    headers = {
-        "Event": f"magboard game {stored.id}",
-        "Site": site,
-        "Date": date,
-        "Round": "-",
-        "White": "?",
-        "Black": "?",
-        "Result": stored.result,
-    }
-    headers.update(_legacy_engine_headers(stored.options))  # stores made before headers
-    headers.update(
-        {k[len("header:") :]: v for k, v in stored.options.items() if k.startswith("header:")}
-    )
-    return game.pgn(headers)
-
-
-def _legacy_engine_headers(options: Mapping[str, str]) -> dict[str, str]:
-    """PGN headers for an engine recorded the old way (``engine_side``, ``engine_name``...).
-
-    >>> _legacy_engine_headers({"engine_side": "black", "engine_name": "Stockfish 15.1",
-    ...                         "engine_level": "skill 3, depth 5", "engine_elo": "1500"})
-    {'Black': 'Stockfish 15.1', 'BlackElo': '1500', 'BlackEngineLevel': 'skill 3, depth 5'}
-    """
-    side = options.get("engine_side", "none")
-    if side not in ("white", "black"):
-        return {}
-    colour = side.capitalize()
-    headers = {colour: options.get("engine_name", "?")}
-    if options.get("engine_elo"):
-        headers[f"{colour}Elo"] = options["engine_elo"]
-    if options.get("engine_level"):
-        headers[f"{colour}EngineLevel"] = options["engine_level"]
-    return headers
+from board_driver.service.store_pgn import game_pgn, rebuild_game  # noqa: E402 (they use the above)

@@ -47,6 +47,7 @@ class DaemonProcess:
     """``python -m board_driver run --sim --script - --config ...``, with its stdin open.
 
     ``script=None``: ``run --config ...`` only, with the hardware the config names.
+    ``max_files``: the process's limit of open files (``ulimit -n``).
     """
 
     def __init__(
@@ -55,6 +56,7 @@ class DaemonProcess:
         *args: str,
         watchdog_usec: int | None = None,
         script: str | None = "-",
+        max_files: int | None = None,
     ) -> None:
         self.directory = directory
         self.config = directory / "config.toml"
@@ -88,6 +90,7 @@ class DaemonProcess:
             stderr=subprocess.STDOUT,
             text=True,
             bufsize=1,
+            preexec_fn=None if max_files is None else lambda: _limit_files(max_files),
         )
         RUNNING.append(self)
         threading.Thread(target=self._read_output, daemon=True).start()
@@ -190,6 +193,13 @@ def no_daemon_left_running():
     yield
     for daemon in list(RUNNING):
         daemon.kill()
+
+
+def _limit_files(count: int) -> None:
+    """In the child: at most ``count`` open file descriptors (``ulimit -n``)."""
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_NOFILE, (count, count))
 
 
 def run_magboard(*args: str, env: dict | None = None, timeout: float = 60):

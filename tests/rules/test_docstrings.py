@@ -7,7 +7,17 @@ import importlib
 
 import pytest
 
-MODULES = ["rules", "rules.core", "rules.position", "rules.game", "rules.pgn", "rules.san"]
+MODULES = [
+    "rules",
+    "rules.core",
+    "rules.position",
+    "rules.game",
+    "rules.pgn",
+    "rules._pgn_writer",
+    "rules.san",
+    "rules.dead",
+    "rules.fen",
+]
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -39,11 +39,13 @@ def _with(field: int, value: str) -> str:
         (_with(3, "e3"), "en passant", "must be on rank 6 when White is to move"),
         (_with(4, "-1"), "halfmove", "must be a whole number >= 0"),
         (_with(4, "½"), "halfmove", "must be a whole number"),
-        (_with(4, "99999999999999999999999"), "halfmove", "cannot be: more half-moves"),
+        (_with(4, "99999999999999999999999"), "halfmove", "cannot be: more half-moves than any"),
+        (_with(4, "20001"), "halfmove", "cannot be: more half-moves than any game can play"),
         (_with(4, "3"), "halfmove", "halfmove clock 3 cannot be"),  # move 1: at most 2
         ("4k3/8/8/8/8/8/8/4K2R b K - 22 10", "halfmove", "(at most 21)"),
         (_with(5, "0"), "fullmove", "must be >= 1"),
         (_with(5, "x"), "fullmove", "must be a whole number >= 1"),
+        (_with(5, "10001"), "fullmove", "fullmove number '10001' cannot be: no game lasts"),
     ],
 )
 def test_malformed_fields_are_named(fen, field, message):
@@ -177,3 +179,34 @@ def test_fen_must_be_text():
     with pytest.raises(FenError, match="FEN must be text, not NoneType") as info:
         Position.from_fen(None)
     assert info.value.field == "fen"
+
+
+@pytest.mark.parametrize("field", [4, 5])
+def test_counters_thousands_of_digits_long_are_refused_quoting_only_their_start(field):
+    # Python refuses int() of more than 4300 digits with an error of its own: the FEN
+    # reader must say which field is wrong before that, and not echo 5000 digits back.
+    digits = "7" * 5000
+    with pytest.raises(FenError) as info:
+        Position.from_fen(_with(field, digits))
+    name = ("halfmove", "fullmove")[field - 4]
+    assert info.value.field == name
+    message = str(info.value)
+    assert "(5000 characters) cannot be" in message
+    assert "7" * 32 + "…" in message and "7" * 33 not in message
+    assert len(message) < 200
+
+
+def test_the_last_move_any_game_can_reach_is_read():
+    # The 75-move rule ends the longest possible game on move 8849: move 10000 is the
+    # limit, with room to spare; leading zeros are only zeros.
+    assert Position.from_fen(_with(5, "10000")).fullmove_number == 10_000
+    assert Position.from_fen(_with(5, "0" * 300 + "42")).fullmove_number == 42
+
+
+def test_long_fields_are_quoted_short():
+    with pytest.raises(FenError) as info:
+        Position.from_fen("x" * 3000)
+    assert "'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx…' (3000 characters) has 1 fields" in str(info.value)
+    with pytest.raises(FenError) as info:
+        Position.from_fen(_with(2, "K" * 500))
+    assert info.value.field == "castling" and len(str(info.value)) < 150

@@ -225,10 +225,91 @@ def test_an_ending_from_outside_the_board_is_recorded_and_taken_back_with_the_mo
 
 def test_termination_names_are_the_board_script_names():
     assert set(TERMINATIONS) == {
-        "checkmate", "stalemate", "insufficient_material", "fivefold_repetition",
+        "checkmate", "stalemate", "insufficient_material", "dead_position",
+        "fivefold_repetition",
         "seventyfive_moves", "threefold_repetition", "fifty_moves", "resignation", "agreement",
         # decided outside the board (a clock, an online server)
         "timeout", "abandoned", "aborted",
     }  # fmt: skip
     with pytest.raises(AttributeError):
         Outcome("agreement", None).winner = WHITE
+
+
+# ---------------------------------------------------------------- dead positions, clocks
+
+LAST_PIECE = "4k3/8/8/p1p1p1p1/P1P1P1P1/8/4r3/4K3 w - - 0 1"  # Kxe2 leaves a dead position
+
+
+def test_a_dead_position_ends_the_game_as_a_draw():
+    game = game_from(LAST_PIECE)
+    assert game.outcome() is None and not game.is_dead()
+    game.push_san("Kxe2")
+    assert game.is_dead()
+    assert game.outcome() == Outcome("dead_position", None)
+    assert game.outcome().result() == "1/2-1/2"
+    with pytest.raises(IllegalMoveError, match=r"the game is over \(dead_position, 1/2-1/2\)"):
+        game.push_san("Kd7")
+    with pytest.raises(ClaimRefused, match="already over"):
+        game.claim_draw()
+    game.pop()  # taken back: the rook is on e2 again and play goes on
+    assert game.outcome() is None
+
+
+def test_insufficient_material_keeps_its_name():
+    # Bishops all on light squares: dead, and named as it always was.
+    game = game_from("4k3/8/8/8/8/8/3r4/3bKB2 w - - 0 1")
+    game.push_san("Kxd2")
+    assert game.is_dead()
+    assert game.outcome() == Outcome("insufficient_material", None)
+    assert game_from("4k3/8/8/8/8/8/8/4K3 w - - 0 1").outcome().termination == (
+        "insufficient_material"
+    )
+
+
+def test_a_game_set_up_in_a_dead_position_is_over_from_the_start():
+    game = game_from("4k3/8/8/p1p1p1p1/P1P1P1P1/8/8/4K3 w - - 0 1")
+    assert game.outcome() == Outcome("dead_position", None)
+
+
+def test_when_a_server_decides_the_result_a_dead_position_is_only_a_note():
+    game = Game(Position.from_fen(LAST_PIECE), dead_position_ends=False)
+    game.push_san("Kxe2")
+    assert game.is_dead()  # the board can show it
+    assert game.outcome() is None  # ...but the game goes on
+    play(game, ["Kd8", "Kd3", "Kc7"])
+    assert game.is_dead() and game.outcome() is None
+    assert game.end("timeout", WHITE) == Outcome("timeout", WHITE)  # the server's word
+    assert game.outcome().result() == "1-0"
+    # Switched back on, the rules decide again (the recorded ending stands meanwhile).
+    game.pop()
+    game.dead_position_ends = True
+    assert game.outcome() == Outcome("dead_position", None)
+    # Insufficient material is an ending every server knows: it still ends the game.
+    bare = game_from("k7/8/8/8/8/8/1r6/K7 w - - 0 1")
+    bare.dead_position_ends = False
+    bare.push_san("Kxb2")
+    assert bare.outcome() == Outcome("insufficient_material", None)
+
+
+def test_a_flag_fall_loses_unless_the_opponent_cannot_mate():
+    game = play(Game(), ["e4", "e5"])
+    assert game.flag_fall(WHITE) == Outcome("timeout", BLACK)
+    assert game.outcome().result() == "0-1"
+    # Black has only its king: White's flag falls, and it is a draw (FIDE 6.9).
+    lone = game_from("4k3/8/8/8/8/8/8/Q3K3 w - - 0 1")
+    assert lone.flag_fall(WHITE) == Outcome("timeout", None)
+    assert lone.outcome().result() == "1/2-1/2"
+    # A knight and king cannot mate a king with only queens beside it; the queens can.
+    queens = "4k3/3qq3/8/8/8/8/8/4KN2 w - - 0 1"
+    assert game_from(queens).flag_fall(BLACK) == Outcome("timeout", None)
+    assert game_from(queens).flag_fall(WHITE) == Outcome("timeout", BLACK)
+    # Black's king is shut in behind a locked wall that White's bishop cannot cross or
+    # attack (a dead position set up: it is over already, so ask the position).
+    wall = Position.from_fen("2b1k3/8/8/1p1p1p1p/1P1P1P1P/8/8/2B1K3 w - - 0 1")
+    assert wall.unwinnable(WHITE) and wall.unwinnable(BLACK)
+
+
+def test_a_flag_cannot_fall_once_the_game_is_over():
+    game = play(Game(), ["f3", "e5", "g4", "Qh4"])
+    with pytest.raises(ValueError, match=r"cannot end the game \(timeout\): the game is already"):
+        game.flag_fall(WHITE)

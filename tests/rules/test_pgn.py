@@ -10,7 +10,7 @@ import chess
 import chess.pgn
 import pytest
 
-from rules import Game, PgnError, Position, read_pgn
+from rules import BLACK, WHITE, Game, Outcome, PgnError, Position, read_pgn
 from tests.conftest import SHARED_DATA
 
 SELFPLAY_TEXT = (SHARED_DATA / "selfplay.pgn").read_text()
@@ -44,7 +44,11 @@ def test_what_we_write_python_chess_reads_identically():
         text = pgn_game.game.pgn(pgn_game.headers)
         their = chess.pgn.read_game(io.StringIO(text))
         assert not their.errors
-        assert dict(their.headers) == pgn_game.headers
+        # A game that has ended says how in a Termination tag (the selfplay file has none).
+        expected = dict(pgn_game.headers)
+        if pgn_game.game.outcome() is not None:
+            expected["Termination"] = "normal"
+        assert dict(their.headers) == expected
         assert [m.uci() for m in their.mainline_moves()] == [m.uci() for m in pgn_game.game.moves]
         assert their.accept(chess.pgn.StringExporter(headers=False)).split() == (
             text.split("\n\n", 1)[1].split()
@@ -71,7 +75,8 @@ def test_writer_layout():
     text = game.pgn({"White": 'Ann "the rook"', "Black": "Bob", "Annotator": "me", "Result": "*"})
     assert text == (
         '[Event "?"]\n[Site "?"]\n[Date "????.??.??"]\n[Round "?"]\n'
-        '[White "Ann \\"the rook\\""]\n[Black "Bob"]\n[Result "1-0"]\n[Annotator "me"]\n\n'
+        '[White "Ann \\"the rook\\""]\n[Black "Bob"]\n[Result "1-0"]\n[Annotator "me"]\n'
+        '[Termination "normal"]\n\n'
         "1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# 1-0\n"
     )
     assert read_pgn(text)[0].headers["White"] == 'Ann "the rook"'
@@ -157,3 +162,130 @@ def test_writer_refuses_a_result_that_is_not_a_pgn_result():
     game = Game()
     game.agree_draw()
     assert '[Result "1/2-1/2"]' in game.pgn({"Result": "1-0"})
+
+
+# ---------------------------------------------------------------- endings and Termination
+
+LAST_PIECE = "4k3/8/8/p1p1p1p1/P1P1P1P1/8/4r3/4K3 w - - 0 1"  # Kxe2 leaves a dead position
+
+
+def _pgn_of(fen: str, sans: list[str], headers: dict[str, str] | None = None) -> str:
+    game = Game(Position.from_fen(fen))
+    for san in sans:
+        game.push_san(san)
+    return game.pgn(headers)
+
+
+def test_a_dead_position_is_written_with_its_termination_and_why():
+    text = _pgn_of(LAST_PIECE, ["Kxe2"])
+    assert '[Result "1/2-1/2"]' in text and '[Termination "normal"]' in text
+    their = chess.pgn.read_game(io.StringIO(text))
+    assert not their.errors
+    assert " ".join(their.end().comment.split()) == (
+        "Dead position: neither side can checkmate by any series of legal moves (FIDE 5.2.2)."
+    )
+    assert " ".join(text.split()).endswith("(FIDE 5.2.2).} 1/2-1/2")
+    assert all(len(line) <= 80 for line in text.splitlines())
+
+
+def test_endings_from_outside_the_board_are_written_with_the_standard_termination():
+    game = Game()
+    game.push_san("e4")
+    game.end("timeout", WHITE)
+    assert '[Termination "time forfeit"]' in game.pgn()
+    game = Game()
+    game.end("abandoned", BLACK)
+    assert '[Termination "abandoned"]' in game.pgn() and '[Result "0-1"]' in game.pgn()
+    game = Game()
+    game.end("aborted", None)
+    assert '[Termination "unterminated"]' in game.pgn() and game.pgn().endswith("\n\n*\n")
+    # A flag fall that is a draw says why.
+    bare = Game(Position.from_fen("4k3/8/8/8/8/8/8/Q3K3 w - - 0 1"))
+    bare.flag_fall(WHITE)
+    text = bare.pgn()
+    assert '[Result "1/2-1/2"]' in text and '[Termination "time forfeit"]' in text
+    assert "{Time ran out, but the other side cannot checkmate" in text
+    # A Termination given with the headers (a server's own words) is kept.
+    assert '[Termination "Time forfeit"]' in game.pgn({"Termination": "Time forfeit"})
+    assert "Termination" not in Game().pgn()  # not over: nothing to say
+
+
+def test_a_server_decided_game_in_a_dead_position_notes_it():
+    game = Game(Position.from_fen(LAST_PIECE), dead_position_ends=False)
+    game.push_san("Kxe2")
+    game.end("timeout", BLACK)
+    text = game.pgn()
+    assert '[Result "0-1"]' in text and '[Termination "time forfeit"]' in text
+    assert "{The position is dead: neither side can checkmate" in text
+    assert "the result is not the board's to decide.} 0-1" in " ".join(text.split())
+
+
+def test_a_game_played_on_past_a_dead_position_is_read_and_its_result_stands():
+    text = (
+        f'[Result "1-0"]\n[SetUp "1"]\n[FEN "{LAST_PIECE}"]\n[Termination "Time forfeit"]\n\n'
+        "1. Kxe2 Kd8 2. Kd3 Kc7 3. Ke3 Kd6 1-0\n"
+    )
+    game = read_pgn(text)[0].game
+    assert [m.uci() for m in game.moves][-1] == "e8d6" or len(game.moves) == 6
+    assert game.is_dead()
+    assert game.outcome() == Outcome("timeout", WHITE)  # the record's result stands
+    assert game.dead_position_ends is False  # ...and the dead position is a note
+    # Ending in the dead position with a draw, the game is the rules' dead position.
+    drawn = read_pgn(f'[SetUp "1"]\n[FEN "{LAST_PIECE}"]\n\n1. Kxe2 1/2-1/2\n')[0].game
+    assert drawn.outcome() == Outcome("dead_position", None)
+
+
+@pytest.mark.parametrize(
+    ("tag", "result", "expected"),
+    [
+        (None, "1-0", Outcome("resignation", WHITE)),
+        ("Normal", "0-1", Outcome("resignation", BLACK)),
+        ("Time forfeit", "0-1", Outcome("timeout", BLACK)),
+        ("time forfeit", "1/2-1/2", Outcome("timeout", None)),
+        ("Abandoned", "1-0", Outcome("abandoned", WHITE)),
+        (None, "1/2-1/2", Outcome("agreement", None)),
+        ("Rules infraction", "1-0", None),  # no name of ours: the result is only a token
+        ("Time forfeit", "*", None),
+    ],
+)
+def test_a_result_without_mate_takes_its_kind_from_the_termination_tag(tag, result, expected):
+    header = f'[Termination "{tag}"]\n' if tag else ""
+    pgn_game = read_pgn(f'[Result "{result}"]\n{header}\n1. e4 e5 2. Nf3 {result}\n')[0]
+    assert pgn_game.result == result
+    assert pgn_game.game.outcome() == expected
+
+
+def test_a_drawn_record_where_a_claim_is_possible_is_read_as_the_claim():
+    shuffle = "1. Nf3 Nf6 2. Ng1 Ng8 3. Nf3 Nf6 4. Ng1 Ng8 1/2-1/2\n"
+    assert read_pgn(shuffle)[0].game.outcome() == Outcome("threefold_repetition", None)
+
+
+def test_every_ending_survives_writing_and_reading_back():
+    games = []
+    mate = Game()
+    for san in ["f3", "e5", "g4", "Qh4"]:
+        mate.push_san(san)
+    games.append(mate)
+    dead = Game(Position.from_fen(LAST_PIECE))
+    dead.push_san("Kxe2")
+    games.append(dead)
+    bare = Game(Position.from_fen("k7/8/8/8/8/8/1r6/1K6 w - - 0 1"))
+    bare.push_san("Kxb2")
+    games.append(bare)
+    for record in (
+        lambda g: g.resign(BLACK),
+        lambda g: g.agree_draw(),
+        lambda g: g.end("timeout", WHITE),
+        lambda g: g.end("abandoned", BLACK),
+        lambda g: g.flag_fall(BLACK),
+    ):
+        game = Game()
+        game.push_san("d4")
+        record(game)
+        games.append(game)
+    flag_draw = Game(Position.from_fen("4k3/8/8/8/8/8/8/Q3K3 w - - 0 1"))
+    flag_draw.flag_fall(WHITE)
+    games.append(flag_draw)
+    for game in games:
+        back = read_pgn(game.pgn())[0].game
+        assert back.outcome() == game.outcome(), game.pgn()

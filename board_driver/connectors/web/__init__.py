@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from board_driver.config_values import Check, boolean, integer, text
+from board_driver.config_values import Check, boolean, host, integer, text
 from board_driver.extension import Extension
 
 
@@ -30,7 +30,7 @@ class WebExtension(Extension):
     config_class = WebConfig
     checks: ClassVar[Mapping[str, Check]] = {
         "enabled": boolean,
-        "host": text,
+        "host": host,
         "port": integer(1, 65535),
         "token": text,
     }

@@ -127,6 +127,8 @@ def snapshot(snap: Snapshot, page: PageState) -> dict[str, Any]:
         "leds": {"colours": "".join(frame.colours), "blink": f"{frame.blink:016x}"},
         "options": options,
         "players": dict(snap.players),
+        "player_states": {name: dict(state) for name, state in snap.player_states.items()},
+        "online": snap.online,
         "headers": dict(snap.headers),
         "sim": sim is not None,
         "sim_pieces": f"{sim:016x}" if sim is not None else None,

@@ -10,7 +10,10 @@ without diodes shows the ghosts a real one would.
 'ffff00001000efff'
 
 With a ``state_file`` the pieces survive a restart of the daemon, as real pieces do: the
-file is read on start and rewritten atomically after every change.
+file is read on start and rewritten atomically after every change. A change is made even
+when the file cannot be written (a full disk): the pieces in memory are the board, and
+:class:`SimStateWriteError` says the file lags behind until :meth:`SimulatedBoard.save`
+(or the next change) succeeds.
 """
 
 from __future__ import annotations
@@ -30,6 +33,16 @@ START = 0xFFFF00000000FFFF
 
 class SimStateError(ValueError):
     """The simulated board's state file cannot be read."""
+
+
+#: The largest state file read: it holds one line of JSON.
+MAX_STATE_BYTES = 4096
+
+
+class SimStateWriteError(OSError):
+    """The simulated board's state file could not be written (a full disk, a read-only
+    file system). The change that tried to save was made all the same; the file keeps the
+    pieces as they were before it until a later save succeeds (``board.unsaved``)."""
 
 
 class SimulatedBoard:
@@ -60,6 +73,7 @@ class SimulatedBoard:
         self._flickering = 0
         self._flicker_phase = False
         self.scans = 0
+        self.unsaved = False  # the state file lags behind the pieces (a save failed)
         if self.state_file is not None:
             if self.state_file.exists():
                 self._pieces = self._load(self.state_file)
@@ -135,7 +149,13 @@ class SimulatedBoard:
     @staticmethod
     def _load(path: Path) -> int:
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            with open(path, "rb") as handle:
+                # A state file is a few dozen bytes: read no more than that could be (a
+                # path to /dev/zero or a huge file is refused, not read into memory).
+                raw = handle.read(MAX_STATE_BYTES + 1)
+            if len(raw) > MAX_STATE_BYTES:
+                raise ValueError(f"more than {MAX_STATE_BYTES} bytes")
+            data = json.loads(raw.decode("utf-8"))
             pieces = int(data["pieces"], 16)
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise SimStateError(
@@ -146,21 +166,37 @@ class SimulatedBoard:
             raise SimStateError(f"{path}: pieces {data['pieces']!r} is not a 64-bit bitmap")
         return pieces
 
+    def save(self) -> None:
+        """Write the pieces to the state file now (again, after a failed save).
+
+        SimStateWriteError says why it cannot be written; the pieces stay as they are."""
+        with self._lock:
+            self._save()
+
     def _save(self) -> None:
         if self.state_file is None:
             return
         directory = self.state_file.parent
-        directory.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".simboard-", dir=directory)
+        tmp = None
         try:
+            directory.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(prefix=".simboard-", dir=directory)
             with os.fdopen(fd, "w", encoding="utf-8") as out:
                 json.dump({"pieces": f"{self._pieces:016x}"}, out)
                 out.flush()
                 os.fsync(out.fileno())
             os.replace(tmp, self.state_file)
-        except BaseException:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-            raise
+        except OSError as exc:
+            self.unsaved = True
+            if tmp is not None:
+                try:
+                    os.unlink(tmp)
+                except OSError:
+                    pass
+            error = SimStateWriteError(
+                f"{self.state_file}: cannot save the simulated board's pieces "
+                f"({exc.strerror or exc}); they are kept in memory and saved at the next change"
+            )
+            error.errno = exc.errno
+            raise error from exc
+        self.unsaved = False

@@ -241,12 +241,19 @@ class EngineSeat:
             self._background(self.player.new_game())  # ucinewgame: forget the last game
         if kinds & {"players", "new_game", "game_resumed"} or not events:
             self._record()
+        if self._task is None and "hint_requested" not in kinds and self.side == "none":
+            return  # it plays no side and nobody asks it anything: nothing to look at
         snapshot = self.door.snapshot()
         key = self._key(snapshot)
         if self._task is not None and self._task_key != key:
             self._task.cancel()  # the game changed under the question
             self._task = None
-        if snapshot.awaiting == NAME and self._task is None and self._failed != key:
+        if (
+            snapshot.awaiting == NAME
+            and not snapshot.online
+            and self._task is None
+            and self._failed != key
+        ):
             self._task_key = key
             self._task = asyncio.get_running_loop().create_task(self._think(key))
         if "hint_requested" in kinds:
@@ -345,6 +352,8 @@ class EngineSeat:
         reason = None
         if snapshot.result != "*":
             reason = "the game is over"
+        elif snapshot.online:
+            reason = "no help in an online game (its server forbids assistance)"
         elif snapshot.players.get(snapshot.turn) != HUMAN:
             reason = "it is the engine's turn"
         elif self._hint_task is not None:

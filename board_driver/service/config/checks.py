@@ -14,7 +14,8 @@ def check_across(config: Any, problems: list[str], bad: set[str] | frozenset = f
 
     s = config.sensing
     if good("sensing.rows", "sensing.columns") and set(s.rows) & set(s.columns):
-        problems.append(f"[sensing] columns: {sorted(set(s.rows) & set(s.columns))} also rows")
+        both = sorted(set(s.rows) & set(s.columns), key=str)
+        problems.append(f"[sensing] columns: {both} also rows")
     pins = {k: v for k, v in config.buttons.pins().items() if good(f"buttons.{k}")}
     repeated = sorted({p for p in pins.values() if list(pins.values()).count(p) > 1})
     if repeated:
@@ -23,7 +24,7 @@ def check_across(config: Any, problems: list[str], bad: set[str] | frozenset = f
         if not pins and len(config.buttons.pins()) == len(pins):
             problems.append('[buttons] backend: "gpio" but no button has a pin')
         if s.backend in ("gpiod", "rpigpio") and good("sensing.rows", "sensing.columns"):
-            clash = sorted(set(pins.values()) & (set(s.rows) | set(s.columns)))
+            clash = sorted(set(pins.values()) & (set(s.rows) | set(s.columns)), key=str)
             if clash:
                 problems.append(f"[buttons]: pins {clash} are also used by the switch matrix")
     game = config.game

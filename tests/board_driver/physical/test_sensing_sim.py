@@ -1,6 +1,7 @@
 """The simulated board and the electrical model of the matrix."""
 
 import json
+from pathlib import Path
 
 import pytest
 from hypothesis import given
@@ -112,3 +113,12 @@ def test_open_sensing_builds_the_simulator_and_rejects_bad_options(tmp_path):
         open_sensing("usb")
     with pytest.raises(SensingConfigError, match="unknown option 'rowz'"):
         open_sensing("sim", rowz=[1])
+
+
+def test_a_state_file_that_is_a_device_or_huge_is_refused_without_reading_it(tmp_path):
+    """``[sim] state_file = "/dev/zero"`` once grew the daemon 370 MB a second (issue 17)."""
+    huge = tmp_path / "huge.json"
+    huge.write_text('{"pieces": "' + "0" * 100_000 + '"}')
+    for path in (Path("/dev/zero"), huge):
+        with pytest.raises(SimStateError, match="more than 4096 bytes"):
+            SimulatedBoard(state_file=path)

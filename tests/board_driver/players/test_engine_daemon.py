@@ -165,8 +165,8 @@ def test_a_whole_game_against_stockfish_with_the_engine_killed_mid_game(tmp_path
     assert [m.uci() for m in read.mainline_moves()] == [m.uci() for m in game.board.move_stack]
     # The store keeps which engine played which side.
     with sqlite3.connect(tmp_path / "games.sqlite") as db:
-        options = dict(db.execute("SELECT name, value FROM options"))
-    assert options["engine:side"] == "black" and options["engine:name"] == engine_name
+        kept = dict(db.execute("SELECT name, value FROM game_data WHERE extension = 'engine'"))
+    assert kept["side"] == "black" and kept["name"] == engine_name
 
 
 def test_a_wrong_piece_lifted_for_the_engine_is_guided_back_and_a_hint_is_lit(

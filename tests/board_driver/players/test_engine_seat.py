@@ -105,7 +105,7 @@ def test_set_engine_hands_a_side_to_the_engine_and_back(tmp_path: Path) -> None:
     run_daemon(daemon, scenario)
     with Store.open(tmp_path / "games.sqlite") as store:
         stored = store.game(1)
-    assert stored.options["engine:side"] == "none"  # the last word of the page
+    assert stored.data["engine"]["side"] == "none"  # the last word of the page
 
 
 @needs_stockfish

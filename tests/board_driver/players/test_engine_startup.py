@@ -88,7 +88,7 @@ def test_the_configs_engine_side_applies_to_a_new_game_after_a_resumed_one(
         proc.terminate()
     with Store.open(tmp_path / "games.sqlite") as store:
         assert store.game(1).options["engine_side"] == "none"
-        assert store.game(2).options["engine:side"] == "black"
+        assert store.game(2).data["engine"]["side"] == "black"
 
 
 def fake_uci_engine(directory: Path, bestmove: str) -> Path:

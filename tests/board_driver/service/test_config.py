@@ -273,3 +273,34 @@ def test_one_check_lists_the_rules_across_keys_beside_a_bad_value(tmp_path) -> N
     assert "[engine] depth: -1 is not between 0 and 100" in result.stderr
     # depth is already named: no rule is judged on the default standing in for it.
     assert "needs a depth" not in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("config", "message"),
+    [
+        ('[sim]\nleds_file = "{tmp}"\n', "[sim] leds_file: {tmp} is a directory, not a file"),
+        ('[sim]\nleds_file = "/proc/self/status"\n', "cannot be read and written"),
+        ('[sim]\nleds_file = "a\\u0000b"\n', "[sim] leds_file: \"a\\x00b\" holds a NUL character"),
+        ('[sim]\nstate_file = "/dev/zero"\n', "[sim] state_file: /dev/zero is not a regular file"),
+        ('[web]\nhost = "' + "a" * 300 + '"\n', "[web] host: "),
+        ('[web]\nhost = "bad\\u0000host"\n', "holds a NUL character"),
+        (
+            '[sensing]\nrows = ["a", "b", "c", "d", "e", "f", "g", 5]\n'
+            'columns = [5, 2, 3, 4, "b", 6, 7, 8]\n',
+            "[sensing] columns: [5, 'b'] also rows",
+        ),
+    ],
+)
+def test_config_check_and_run_agree_on_what_run_cannot_use(tmp_path, config, message) -> None:
+    """What the attack run found `config check` passing and `run` dying on (issue 17, 8)."""
+    path = tmp_path / "c.toml"
+    store = f'[store]\npath = "{tmp_path / "g.sqlite"}"\n'
+    path.write_text(store + config.replace("{tmp}", str(tmp_path)))
+    expected = message.replace("{tmp}", str(tmp_path))
+    check = run_magboard("config", "check", "--sim", "--config", str(path))
+    run = run_magboard("run", "--sim", "--config", str(path), timeout=30)
+    for result in (check, run):
+        assert result.returncode == 2, result.stderr
+        assert expected in result.stderr and "Traceback" not in result.stderr
+    problem = [line for line in check.stderr.splitlines() if expected in line]
+    assert problem and problem[0] in run.stderr  # the same words

@@ -132,7 +132,7 @@ def test_a_corrupt_database_is_a_clear_error(tmp_path):
     config = write_config(tmp_path)
     (tmp_path / "games.sqlite").write_bytes(b"not a database at all " * 300)
     result = run_magboard("run", "--sim", "--config", str(config))
-    assert result.returncode == 1
+    assert result.returncode == 65  # EXIT_STORE_REFUSED: the unit does not restart it
     assert "games database is damaged" in result.stderr
     assert "Traceback" not in result.stderr + result.stdout
 
@@ -146,8 +146,10 @@ def test_a_store_that_cannot_be_created_is_a_clear_error(tmp_path):
         f'[sim]\nstate_file = "{tmp_path / "sim.json"}"\n'
     )
     result = run_magboard("run", "--sim", "--config", str(config))
-    assert result.returncode == 1
-    assert "cannot create" in result.stderr and "Traceback" not in result.stderr
+    # The config names a place no store can be made: a config error, as `config check` says.
+    assert result.returncode == 2
+    assert f"cannot be made: {blocker} is not a directory" in result.stderr
+    assert "Traceback" not in result.stderr
 
 
 def test_a_bad_or_unreadable_config_is_a_clear_error(tmp_path):
@@ -288,6 +290,7 @@ def test_on_the_serial_bridge_moves_are_stored_and_a_pulled_cable_is_lit(tmp_pat
         tell("place e5")
         tell("plug")
         assert daemon.wait_for(lambda: "bridge link up" in daemon.output()), daemon.output()
+        assert daemon.output().count("bridge link down") == 1, daemon.output()  # said once
         assert daemon.wait_for(lambda: len(daemon.moves_logged()) == 2), daemon.output()
         assert daemon.moves_logged()[1][:2] == (2, "e5")
         assert daemon.wait_for(lambda: daemon.leds() == [OFF] * 64, timeout=3)

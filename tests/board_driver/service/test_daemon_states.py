@@ -73,7 +73,7 @@ def test_starting_pattern_then_the_game_then_fault_and_recovery(tmp_path):
 
     async def scenario() -> None:
         task = asyncio.create_task(daemon.run())
-        await until(lambda: daemon.tracker is not None and daemon._scan_loop is not None)
+        await until(lambda: daemon.intake is not None and daemon.intake.scan_loop is not None)
         # The first thing lit was the starting pattern: blue edges.
         assert edges(leds.history[0]) == {BLUE}
         assert RENDER.render(STARTING_FRAME) == leds.history[0]
@@ -99,11 +99,11 @@ def test_bridge_link_lost_blinks_yellow_edges_until_it_is_back(tmp_path):
     async def scenario() -> None:
         task = asyncio.create_task(daemon.run())
         await until(lambda: daemon.tracker is not None)
-        daemon.link_changed(False, "device unplugged")
+        daemon.intake.link_changed(False, "device unplugged")
         assert daemon.current_frame() == LINK_LOST_FRAME
         await until(lambda: edges(leds.colours) == {YELLOW})
         await until(lambda: edges(leds.colours) == {(0, 0, 0)})  # blinking
-        daemon.link_changed(True, "")
+        daemon.intake.link_changed(True, "")
         await until(lambda: leds.colours == [(0, 0, 0)] * 64)
         daemon.stop()
         assert await task == 0
@@ -124,15 +124,16 @@ def test_an_idle_board_wakes_the_loop_only_for_the_heartbeat(tmp_path):
         board.place(square("e4"))
         await until(lambda: len(daemon.tracker.game.moves) == 1)
         await asyncio.sleep(0.5)  # the flash is over, timers done
-        original = daemon._on_scan
+        original = daemon.intake.on_scan
 
         def counting(bitmap: int) -> None:
             wakeups.append(bitmap)
             original(bitmap)
 
-        daemon._on_scan = counting
+        daemon.intake.on_scan = counting
         await asyncio.sleep(2.2)
-        pending = [h for h in daemon._timers.values() if not h.cancelled()]
+        timers = [*daemon.intake.timers.values(), *daemon._timers.values()]
+        pending = [h for h in timers if not h.cancelled()]
         daemon.stop()
         assert await task == 0
         # About one heartbeat a second at 200 scans a second, and no timer left running.

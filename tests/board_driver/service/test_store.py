@@ -214,3 +214,167 @@ def test_pgn_of_an_unknown_game_is_a_clear_error(db_path):
     assert result.returncode == 1 and "no game 7" in result.stderr
     result = magboard("pgn", "seven", "--store", str(db_path))
     assert result.returncode == 2 and "not a game number" in result.stderr
+
+
+# ------------------------------------------------------------ schema 2: what the door needs
+
+FIXTURES = Path(__file__).resolve().parent / "store_fixtures"
+
+
+def test_the_modules_examples_run():
+    import doctest
+
+    from board_driver.service import store, store_errors, store_pgn, store_recovery, store_schema
+
+    for module in (store, store_errors, store_pgn, store_recovery, store_schema):
+        assert doctest.testmod(module).failed == 0, module.__name__
+
+
+def test_pgn_headers_are_kept_per_game_and_written_over_magboards_own(db_path):
+    import io
+
+    import chess.pgn
+
+    with Store.open(db_path) as store:
+        gid = _store_game(store, ["e4", "e5", "Qh5", "Nc6", "Bc4", "Nf6", "Qxf7#"])
+        other = store.new_game()
+        store.set_headers(gid, {"White": "Ada", "Black": "Grace", "Event": "Club night"})
+        store.set_headers(gid, {"Black": "", "Round": "3", "WhiteElo": "1850"})  # "" removes
+        assert store.game(other).headers == {}
+    with Store.open(db_path) as again:  # kept across a restart
+        stored = again.game(gid)
+    assert stored.headers == {
+        "White": "Ada",
+        "Event": "Club night",
+        "Round": "3",
+        "WhiteElo": "1850",
+    }
+    read = chess.pgn.read_game(
+        io.StringIO(magboard("pgn", str(gid), "--store", str(db_path)).stdout)
+    )
+    assert read.headers["White"] == "Ada" and read.headers["Black"] == "?"
+    assert read.headers["Event"] == "Club night" and read.headers["WhiteElo"] == "1850"
+    assert read.headers["Result"] == "1-0"  # the game's own, whatever was set
+
+
+@pytest.mark.parametrize(
+    ("headers", "complaint"),
+    [
+        ({"Result": "1-0"}, "set by the game itself"),
+        ({"FEN": "8/8/8/8/8/8/8/8 w - - 0 1"}, "set by the game itself"),
+        ({"White Player": "x"}, 'name "White Player"'),
+        ({"": "x"}, "PGN header name"),
+        ({"White": "Ada\n[Result"}, "control character"),
+        ({"White": "x" * 10_000}, "longer than 255"),
+        ({"White": 7}, "is not text"),
+    ],
+)
+def test_a_bad_header_is_refused_and_nothing_is_stored(db_path, headers, complaint):
+    with Store.open(db_path) as store:
+        gid = store.new_game()
+        with pytest.raises(ValueError, match=complaint) as refused:
+            store.set_headers(gid, {"Event": "kept out too", **headers})
+        assert len(str(refused.value)) < 200  # a long value is not quoted whole
+        assert store.game(gid).headers == {}
+
+
+def test_game_data_is_kept_per_game_and_extension_and_merged(db_path):
+    with Store.open(db_path) as store:
+        first, second = store.new_game(), store.new_game()
+        store.set_game_data(first, "lichess", {"game": "q7ZvsdUF", "accepted_ply": "0"})
+        store.set_game_data(first, "lichess", {"accepted_ply": "12"})  # the other key stays
+        store.set_game_data(first, "dgt", {"port": "/dev/rfcomm0"})
+        store.set_game_data(second, "lichess", {"game": "other"})
+        store.set_game_data(second, "lichess", {"game": None})  # None removes
+    with Store.open(db_path) as again:
+        assert again.game_data(first, "lichess") == {"game": "q7ZvsdUF", "accepted_ply": "12"}
+        assert again.game_data(first, "dgt") == {"port": "/dev/rfcomm0"}
+        assert again.game_data(second, "lichess") == {}
+        assert again.game_data(first, "nobody") == {}
+        assert again.game(first).data == {
+            "dgt": {"port": "/dev/rfcomm0"},
+            "lichess": {"accepted_ply": "12", "game": "q7ZvsdUF"},
+        }
+        with pytest.raises(NoSuchGame):
+            again.set_game_data(99, "lichess", {"game": "x"})
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "complaint"),
+    [
+        ("", {"a": "b"}, "extension name"),
+        ("lichess", {"": "b"}, "key"),
+        ("lichess", {"k": "v" * 5000}, "more than 4096"),
+        ("lichess", {"k": 12}, "is not text"),
+        ("lichess", {f"k{i}": "v" for i in range(33)}, "more than 32"),
+    ],
+)
+def test_game_data_beyond_a_few_texts_is_refused_and_nothing_is_stored(
+    db_path, name, data, complaint
+):
+    with Store.open(db_path) as store:
+        gid = store.new_game()
+        with pytest.raises(ValueError, match=complaint):
+            store.set_game_data(gid, name, data)
+        assert store.game(gid).data == {}
+
+
+def test_the_games_not_over_can_be_found_to_resume(db_path):
+    with Store.open(db_path) as store:
+        adjourned = _store_game(store, ["e4", "c5"])
+        mated = _store_game(store, ["f3", "e5", "g4", "Qh4#"])
+        resigned = _store_game(store, ["d4"])
+        store.finish(resigned, "0-1", "resignation")
+        reopened = _store_game(store, ["f3", "e5", "g4", "Qh4#"])
+        store.sync_moves(reopened, [("f2f3", "f3"), ("e7e5", "e5"), ("g2g4", "g4")])  # take-back
+        current = store.new_game()
+        unfinished = store.unfinished_games()
+    assert [g.id for g in unfinished] == [adjourned, reopened, current]
+    assert [g.plies for g in unfinished] == [2, 3, 0]
+    assert mated not in [g.id for g in unfinished] and not any(g.over for g in unfinished)
+
+
+def test_a_store_of_schema_1_is_migrated_with_every_game_kept(tmp_path):
+    """The fixture was written by the store code of schema 1 (make_v1_store.py)."""
+    path = tmp_path / "old.sqlite"
+    path.write_bytes((FIXTURES / "schema-v1.sqlite").read_bytes())
+    with Store.open(path, readonly=True) as old:  # read-only: read as it is, not migrated
+        assert old.version == 1
+        before = [old.game(g.id) for g in old.games()]
+        assert before[0].headers == {} and old.game_data(1, "lichess") == {}
+    with Store.open(path) as store:
+        assert store.version == 2
+        after = [store.game(g.id) for g in store.games()]
+        store.set_headers(3, {"White": "Ada"})
+        store.set_game_data(3, "lichess", {"game": "abc"})
+        store.sync_moves(3, [*[(m.uci, m.san) for m in after[2].moves], ("a8a7", "Ra7+")])
+    assert len(before) == 4
+    assert [(g.ucis, g.result, g.termination, g.options, g.corrections) for g in after] == [
+        (g.ucis, g.result, g.termination, g.options, g.corrections) for g in before
+    ]
+    assert after[0].result == "0-1" and [c.kind for c in after[0].corrections] == ["takeback"]
+    assert [g.id for g in Store.open(path, readonly=True).unfinished_games()] == [3, 4]
+    with Store.open(path) as again:
+        assert again.game(3).headers == {"White": "Ada"}
+        assert again.game(3).ucis[-1] == "a8a7"
+    check = magboard("store", "check", "--store", str(path))
+    assert check.returncode == 0 and "schema 2" in check.stdout
+
+
+def test_a_migration_cut_short_leaves_the_old_store_whole(tmp_path):
+    """The migration is one transaction: a crash in the middle leaves schema 1 as it was."""
+    path = tmp_path / "old.sqlite"
+    path.write_bytes((FIXTURES / "schema-v1.sqlite").read_bytes())
+    code = (
+        "import os, sqlite3\n"
+        "from board_driver.service import store_schema\n"
+        f"db = sqlite3.connect({str(path)!r}, isolation_level=None)\n"
+        "db.execute('BEGIN IMMEDIATE')\n"
+        "db.execute(store_schema.MIGRATIONS[2].split(';')[0])\n"
+        "os._exit(9)\n"
+    )
+    subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=False, timeout=60)
+    with Store.open(path, readonly=True) as old:
+        assert old.version == 1 and len(old.games()) == 4
+    with Store.open(path) as store:
+        assert store.version == 2 and len(store.games()) == 4

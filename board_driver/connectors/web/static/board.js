@@ -11,6 +11,8 @@ const TERMINATION = {
   fivefold_repetition: "fivefold repetition", seventyfive_moves: "75-move rule",
   threefold_repetition: "threefold repetition (claimed)", fifty_moves: "50-move rule (claimed)",
   resignation: "resignation", agreement: "draw agreed",
+  dead_position: "dead position: no one can mate", timeout: "time", abandoned: "abandoned",
+  aborted: "aborted",
 };
 
 const $ = (id) => document.getElementById(id);
@@ -467,6 +469,11 @@ function describe(e) {
       ? "Opponent: people on both sides"
       : `Opponent: ${engineName(e)} plays ${e.side} (${e.level})`];
     case "engine_error": return [`Engine error: ${e.message}`, true];
+    case "online_game": return [`Lichess game ${e.id}: you play ${e.color} against ${e.opponent}`];
+    case "online_move": return [`Lichess: ${e.san} to play: move ${moveWords(e, state.pieces)}`];
+    case "online_note": return [`Lichess: ${e.message}`];
+    case "online_error": return [`Lichess: ${e.message}`, true];
+    case "online_chat": return [`Lichess chat, ${e.username}: ${e.text}`];
     case "options": return [`Options: touch-move ${e.touch_move}, take-backs ${e.takeback ? "on" : "off"}, hints ${e.hints ? "on" : "off"}`];
     default: return [null];
   }
@@ -506,6 +513,7 @@ function onMessage(data) {
   const message = JSON.parse(data);
   const before = state;
   state = message.state;
+  document.dispatchEvent(new CustomEvent("magboard-state", { detail: state })); // lichess.js
   if (inFlight === 0 && state.sim_pieces) simOcc = bitsOf(state.sim_pieces);
   hand = hand.filter((sq) => !has(simOcc, sq));
   renderBoard();

@@ -1,0 +1,146 @@
+"""The page's actions, each done through the door as the board's own controls would be.
+
+Every method takes the request's JSON body (checked by :mod:`.inputs`), acts on the door,
+and returns what the answer adds to the events the action led to. A refusal is
+:class:`~board_driver.door.ActionRefused` (HTTP 409), bad input an
+:class:`~board_driver.connectors.web.inputs.InputError` (HTTP 400).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from board_driver.connectors.web import inputs
+from board_driver.connectors.web.inputs import InputError
+from board_driver.connectors.web.state import setup_target
+from board_driver.door import ActionRefused, Door
+from board_driver.squares import square_name
+
+log = logging.getLogger("magboard")
+
+
+class Actions:
+    """``POST /api/<action>``: ``do_<action>(body)`` for each action the page has."""
+
+    def __init__(self, door: Door) -> None:
+        self.door = door
+        self._sim_lock = asyncio.Lock()
+
+    def _sim(self) -> None:
+        if self.door.snapshot().sim_pieces is None:
+            raise ActionRefused(
+                "this board is not the simulator: move the pieces on the board itself"
+            )
+
+    async def do_button(self, body: dict) -> dict:
+        name = inputs.parse_button(inputs.field(body, "button"))
+        log.info("web: button %s", name)
+        self.door.press(name)
+        return {}
+
+    async def do_choose(self, body: dict) -> dict:
+        piece = inputs.parse_piece(inputs.field(body, "piece"))
+        log.info("web: choose %s", piece)
+        self.door.choose(piece)
+        return {}
+
+    async def do_new_game(self, body: dict) -> dict:
+        fen = body.get("fen")
+        fen = inputs.parse_fen(fen) if fen not in (None, "") else None
+        options = inputs.parse_options(body.get("options") or {})
+        log.info("web: new game%s", f" from {fen}" if fen else "")
+        if fen is not None:
+            self.door.new_game(fen, options=options)
+            return {}
+        if options:
+            self.door.set_options(**options)
+        self.door.press("new_game")
+        return {}
+
+    async def do_options(self, body: dict) -> dict:
+        options = inputs.parse_options(body)
+        if not options:
+            raise InputError("options: nothing to change")
+        self.door.set_options(**options)
+        return {}
+
+    async def do_engine(self, body: dict) -> dict:
+        side, level = inputs.parse_engine(body)
+        snap = self.door.snapshot()
+        if "engine" not in snap.player_states:
+            raise ActionRefused("no engine: the engine is off in this daemon")
+        playing = [s for s, name in snap.players.items() if name == "engine"]
+        log.info("web: engine plays %s%s", side, f" ({level})" if level else "")
+        if level:
+            # The level first: a side then goes to an engine that plays at it.
+            try:
+                await self.door.command("engine", "level", level)
+            except ActionRefused:
+                raise
+            except ValueError as exc:  # e.g. neither a depth nor a time per move
+                raise InputError(f"engine level: {exc}") from None
+        try:
+            for old in playing:
+                if old != side:
+                    self.door.set_player(old, "human")
+            if side != "none":
+                self.door.set_player(side, "engine")
+        except ActionRefused:
+            raise
+        except ValueError as exc:  # EngineNotFound, a level it refuses: nothing changed
+            raise ActionRefused(f"no engine: {exc}") from None
+        return {}
+
+    async def do_sim(self, body: dict) -> dict:
+        self._sim()
+        steps = inputs.parse_steps(inputs.field(body, "steps"))
+        await self.play_steps(steps)
+        return {}
+
+    async def do_setup(self, _body: dict) -> dict:
+        self._sim()
+        target = setup_target(self.door.snapshot())
+        async with self._sim_lock:
+            log.info("web: simulated pieces set up as the lights ask")
+            self.door.set_sim_pieces(target)
+        return {}
+
+    async def do_takeback(self, _body: dict) -> dict:
+        self._sim()
+        snap = self.door.snapshot()
+        if not snap.options["takeback"]:
+            raise ActionRefused("take-backs are off (game options)")
+        if not snap.moves:
+            raise ActionRefused("no move to take back")
+        if snap.result != "*":
+            raise ActionRefused("the game is over")
+        if not snap.in_sync:
+            raise ActionRefused("the board does not match the game: put it right first")
+        game = snap.game()
+        move = game.pop()
+        steps = [("lift", move.to_square)]
+        if move.is_castling:
+            steps += [("lift", move.rook_to), ("place", move.from_square)]
+            steps.append(("place", move.rook_from))
+        else:
+            steps.append(("place", move.from_square))
+            if move.is_capture:
+                steps.append(("place", move.captured_square))
+        log.info("web: taking back %s on the simulated board", move)
+        await self.play_steps(steps)
+        return {}
+
+    async def play_steps(self, steps: list[tuple[str, int]]) -> None:
+        """Lift and place, spaced so that debouncing and the tracker see each step."""
+        timing = self.door.snapshot().timing
+        spacing = (timing.get("pass_ms", 100) + timing.get("debounce_ms", 30) + 30) / 1000
+        async with self._sim_lock:
+            for i, (kind, sq) in enumerate(steps):
+                if i:
+                    await asyncio.sleep(spacing)
+                if kind == "lift":
+                    self.door.lift(sq)
+                else:
+                    self.door.place(sq)
+                log.debug("web: %s %s", kind, square_name(sq))

@@ -1,0 +1,104 @@
+"""Writing a game as PGN text (the reader, which builds games, is :mod:`rules.pgn`).
+
+Kept apart from the reader so that :meth:`rules.Game.pgn` needs no import of the module
+that imports :mod:`rules.game`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .errors import PgnError
+from .fen import STARTING_FEN
+
+if TYPE_CHECKING:  # game.py imports this module: the type only, never at run time
+    from .game import Game
+
+SEVEN_TAG_ROSTER = ("Event", "Site", "Date", "Round", "White", "Black", "Result")
+_DEFAULTS = {
+    "Event": "?",
+    "Site": "?",
+    "Date": "????.??.??",
+    "Round": "?",
+    "White": "?",
+    "Black": "?",
+}
+RESULTS = ("1-0", "0-1", "1/2-1/2", "*")
+LINE_WIDTH = 80
+#: The PGN standard's Termination tag for our endings decided outside the board; every
+#: other ending (mate, a draw by the rules, resignation, agreement) is "normal".
+TERMINATION_TAGS = {"timeout": "time forfeit", "abandoned": "abandoned", "aborted": "unterminated"}
+DEAD_POSITION = "neither side can checkmate by any series of legal moves (FIDE 5.2.2)"
+
+
+def ending_comment(game: Game) -> str | None:
+    """Why the game ended, where its result alone does not say: a dead position, or a
+    flag fall that is a draw. A note when the position is dead but someone else decides
+    the result (see :attr:`rules.Game.dead_position_ends`)."""
+    outcome = game.outcome()
+    if outcome is not None and outcome.termination == "dead_position":
+        return f"Dead position: {DEAD_POSITION}."
+    if outcome is not None and outcome.termination == "timeout" and outcome.winner is None:
+        return (
+            "Time ran out, but the other side cannot checkmate by any series of legal "
+            "moves: a draw (FIDE 6.9)."
+        )
+    if not game.dead_position_ends and game.is_dead():
+        return f"The position is dead: {DEAD_POSITION}; the result is not the board's to decide."
+    return None
+
+
+def _quote(value: str) -> str:
+    return value.replace("\\", "\\\\").replace('"', '\\"')
+
+
+def write_pgn(game: Game, headers: dict[str, str] | None = None) -> str:
+    """PGN text for a game: the Seven Tag Roster in order, SetUp "1" and FEN when the
+    game starts elsewhere than the standard position, then the other headers given and,
+    once the game is over, a Termination tag unless one was given; the move text wrapped
+    at 80 columns, with a comment after the last move where the result needs one (see
+    :func:`ending_comment`), and the result."""
+    headers = dict(headers or {})
+    outcome = game.outcome()
+    result = outcome.result() if outcome else headers.get("Result", "*")
+    if result not in RESULTS:
+        raise PgnError(f"PGN Result header {result!r} must be one of {', '.join(RESULTS)}")
+    tags: dict[str, str] = {}
+    for name in SEVEN_TAG_ROSTER:
+        tags[name] = result if name == "Result" else headers.get(name, _DEFAULTS[name])
+    start_fen = game.start.fen()
+    headers.pop("SetUp", None)
+    headers.pop("FEN", None)
+    if start_fen != STARTING_FEN:
+        tags["SetUp"] = "1"
+        tags["FEN"] = start_fen
+    for name, value in headers.items():
+        if name not in tags:
+            tags[name] = str(value)
+    if outcome is not None and "Termination" not in tags:
+        tags["Termination"] = TERMINATION_TAGS.get(outcome.termination, "normal")
+    lines = [f'[{name} "{_quote(value)}"]' for name, value in tags.items()]
+
+    tokens = []
+    pos = game.start.copy()
+    for i, move in enumerate(game.moves):
+        if pos.turn:
+            tokens.append(f"{pos.fullmove_number}.")
+        elif i == 0:
+            tokens.append(f"{pos.fullmove_number}...")
+        tokens.append(pos.san(move))
+        pos.push(move)
+    comment = ending_comment(game)
+    if comment:
+        tokens.extend(f"{{{comment}}}".split())  # wrapped word by word, like the moves
+    tokens.append(result)
+    movetext = []
+    line = ""
+    for token in tokens:
+        if line and len(line) + 1 + len(token) > LINE_WIDTH:
+            movetext.append(line)
+            line = token
+        else:
+            line = f"{line} {token}" if line else token
+    movetext.append(line)
+    return "\n".join(lines) + "\n\n" + "\n".join(movetext) + "\n"

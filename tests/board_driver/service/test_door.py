@@ -1,0 +1,273 @@
+"""The one door, as a connector uses it: snapshots, bounded event streams, actions, light
+layers, players, game data. In process, on the daemon with the simulated board."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+import pytest
+
+from board_driver.door import ActionRefused
+from board_driver.frame import Frame
+from board_driver.physical.leds import Renderer, SimulatedLeds
+from board_driver.physical.sensing.sim import SimulatedBoard
+from board_driver.service.config import parse_config
+from board_driver.service.daemon import Daemon, Hardware
+from board_driver.service.lights import STARTING_FRAME
+from board_driver.service.notify import Notifier
+from board_driver.service.store import Store, game_pgn
+from board_driver.squares import square
+
+SCHOLAR = [("e2", "e4"), ("e7", "e5"), ("f1", "c4"), ("b8", "c6"), ("d1", "h5"), ("g8", "f6")]
+
+
+def make_daemon(tmp_path: Path) -> tuple[Daemon, SimulatedBoard]:
+    config = parse_config(
+        f'[sensing]\nbackend = "sim"\n[leds]\nbackend = "sim"\n'
+        f'[store]\npath = "{tmp_path / "g.sqlite"}"\n[engine]\npath = "/nonexistent/engine"\n'
+    )
+    board = SimulatedBoard()
+    hardware = Hardware(board, SimulatedLeds(), Renderer().render, sim_board=board)
+    return Daemon(config, hardware, notifier=Notifier(environ={})), board
+
+
+async def until(predicate: Callable[[], bool], timeout: float = 5.0) -> None:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not predicate():
+        if loop.time() > deadline:
+            raise AssertionError("timed out")
+        await asyncio.sleep(0.01)
+
+
+def run(daemon: Daemon, scenario: Callable[[], Awaitable[None]]) -> None:
+    async def main() -> None:
+        task = asyncio.create_task(daemon.run())
+        try:
+            await until(lambda: daemon.tracker is not None and daemon.lights.pattern is None)
+            await until(lambda: "engine" in daemon.door.snapshot().player_states)
+            await scenario()
+        finally:
+            daemon.stop()
+            assert await asyncio.wait_for(task, 10) == 0
+
+    asyncio.run(main())
+
+
+async def play(board: SimulatedBoard, daemon: Daemon, moves: list[tuple[str, str]]) -> None:
+    for from_, to in moves:
+        before = len(daemon.tracker.game.moves)
+        board.lift(square(from_))
+        await asyncio.sleep(0.06)
+        board.place(square(to))
+        await until(lambda b=before: len(daemon.tracker.game.moves) == b + 1)
+
+
+def drain(events) -> list[dict]:
+    out = []
+    while (event := events.get_nowait()) is not None:
+        out.append(event)
+    return out
+
+
+def test_a_subscriber_sees_moves_board_events_and_lights(tmp_path: Path) -> None:
+    daemon, board = make_daemon(tmp_path)
+
+    async def scenario() -> None:
+        door = daemon.door
+        events = door.subscribe(board=True, lights=True)
+        await play(board, daemon, SCHOLAR[:1])
+        seen = drain(events)
+        kinds = [e["type"] for e in seen]
+        assert {"t": seen[kinds.index("lift")]["t"], "type": "lift", "square": "e2"} in seen
+        assert any(e["type"] == "place" and e["square"] == "e4" for e in seen)
+        move = next(e for e in seen if e["type"] == "move")
+        assert (move["san"], move["uci"]) == ("e4", "e2e4")
+        assert "lights" in kinds  # the white flash
+        plain = door.subscribe()  # game events only
+        await play(board, daemon, SCHOLAR[1:2])
+        assert {e["type"] for e in drain(plain)} == {"move"}
+        snap = door.snapshot()
+        assert snap.moves == ("e4", "e5") and snap.ucis == ("e2e4", "e7e5")
+        assert snap.turn == "white" and snap.in_sync and snap.result == "*"
+        assert snap.sensed == snap.position().occupancy()
+        assert snap.game().position.fen() == snap.fen
+
+    run(daemon, scenario)
+
+
+def test_a_slow_subscriber_loses_events_is_told_so_and_never_holds_up_the_board(
+    tmp_path: Path,
+) -> None:
+    daemon, board = make_daemon(tmp_path)
+
+    async def scenario() -> None:
+        slow = daemon.door.subscribe(board=True, maxsize=3)  # never read while moves go on
+        await play(board, daemon, SCHOLAR)
+        first = slow.get_nowait()
+        assert first["type"] == "overflow" and first["lost"] > 0
+        assert slow.lost >= first["lost"]
+        assert len(drain(slow)) <= 3  # bounded, whatever it missed
+        with Store.open(tmp_path / "g.sqlite") as store:  # every move stored meanwhile
+            assert len(store.game(daemon.game_id).moves) == len(SCHOLAR)
+
+    run(daemon, scenario)
+
+
+def test_an_ending_from_outside_is_stored_and_lit_as_the_board_would(tmp_path: Path) -> None:
+    daemon, board = make_daemon(tmp_path)
+
+    async def scenario() -> None:
+        door = daemon.door
+        await play(board, daemon, SCHOLAR[:2])
+        with pytest.raises(ActionRefused, match="cannot end the game with checkmate"):
+            door.end_game("checkmate", "white")
+        events = door.end_game("timeout", "black")
+        assert events[0]["type"] == "game_over" and events[0]["result"] == "0-1"
+        snap = door.snapshot()
+        assert (snap.result, snap.termination, snap.winner) == ("0-1", "timeout", "black")
+        frame = snap.lights
+        assert frame.colours[square("e8")] == "g" and frame.colours[square("e1")] == "r"
+        with pytest.raises(ActionRefused, match="over already"):
+            door.end_game("aborted", None)
+
+    run(daemon, scenario)
+    with Store.open(tmp_path / "g.sqlite") as store:
+        stored = store.game(1)
+        assert (stored.result, stored.termination) == ("0-1", "timeout")
+
+
+def test_a_take_back_from_outside_lights_what_to_put_back_until_it_is(tmp_path: Path) -> None:
+    daemon, board = make_daemon(tmp_path)
+
+    async def scenario() -> None:
+        door = daemon.door
+        await play(board, daemon, SCHOLAR[:2])
+        events = door.take_back(1)
+        assert [e["type"] for e in events] == ["takeback"] and events[0]["san"] == "e5"
+        snap = door.snapshot()
+        assert snap.moves == ("e4",) and not snap.in_sync
+        assert (snap.empty, snap.fill) == (("e5",), ("e7",))
+        await asyncio.sleep(0.4)  # the last move's white flash is over
+        snap = door.snapshot()
+        assert snap.lights.colours[square("e5")] == "r" and snap.lights.colours[square("e7")] == "b"
+        board.lift(square("e5"))
+        await asyncio.sleep(0.06)
+        board.place(square("e7"))
+        await until(lambda: door.snapshot().in_sync)
+        with pytest.raises(ActionRefused, match="2 plies asked, the game has 1"):
+            door.take_back(2)
+
+    run(daemon, scenario)
+
+
+def test_a_connector_layer_lights_above_the_game_below_the_guidance(tmp_path: Path) -> None:
+    daemon, board = make_daemon(tmp_path)
+
+    async def scenario() -> None:
+        door = daemon.door
+        layer = door.light_layer("app")
+        layer.show(Frame.off().with_square(square("d4"), "c").with_square(square("e2"), "g"))
+        lights = door.snapshot().lights
+        assert lights.colours[square("d4")] == "c" and lights.colours[square("e2")] == "g"
+        board.lift(square("b1"))  # out of sync once still: b1 to be filled
+        board.place(square("b3"))
+        await until(lambda: not door.snapshot().in_sync)
+        layer.show(Frame.off().with_square(square("b1"), "g"))
+        lights = door.snapshot().lights
+        assert lights.colours[square("b1")] == "b" and lights.blink >> square("b1") & 1
+        layer.show(None)
+        assert door.snapshot().lights.colours[square("d4")] == "."
+
+    run(daemon, scenario)
+
+
+def test_headers_game_data_and_a_resumed_game(tmp_path: Path) -> None:
+    daemon, board = make_daemon(tmp_path)
+
+    async def scenario() -> None:
+        door = daemon.door
+        await play(board, daemon, SCHOLAR[:2])
+        door.set_headers(White="Ann", Black="Bob", Event="Club night")
+        door.set_game_data("lichess", {"id": "abcd1234"})
+        first = door.snapshot().game_id
+        fen = "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1"
+        events = door.new_game(fen, headers={"Round": "2"})
+        assert events[0]["type"] == "new_game" and door.snapshot().game_id == first + 1
+        assert door.snapshot().headers == {"Round": "2"} and door.game_data("lichess") == {}
+        assert door.game_data("lichess", first) == {"id": "abcd1234"}
+        with pytest.raises(ActionRefused, match="FEN"):
+            door.new_game("not a fen")
+        door.resume_game(first)
+        snap = door.snapshot()
+        assert snap.game_id == first and snap.moves == ("e4", "e5")
+        assert snap.headers["White"] == "Ann"
+
+    run(daemon, scenario)
+    with Store.open(tmp_path / "g.sqlite") as store:
+        pgn = game_pgn(store.game(1))
+    assert '[White "Ann"]' in pgn and '[Event "Club night"]' in pgn
+
+
+def test_players_are_named_and_a_move_from_elsewhere_is_the_only_one_accepted(
+    tmp_path: Path,
+) -> None:
+    daemon, board = make_daemon(tmp_path)
+
+    class Remote:
+        name = "remote"
+
+        def state(self) -> dict:
+            return {"connected": True}
+
+        def configure(self, settings: dict) -> None:
+            if settings:
+                raise ValueError(f"remote: unknown {', '.join(settings)}")
+
+        async def command(self, action: str, args: dict) -> dict:
+            return {"did": action}
+
+    async def scenario() -> None:
+        door = daemon.door
+        with pytest.raises(ActionRefused, match="'remote' is not one of human, engine"):
+            door.set_player("black", "remote")
+        door.add_player(Remote())
+        with pytest.raises(ValueError, match="remote: unknown level"):
+            door.set_player("black", "remote", {"level": 3})
+        events = door.set_player("black", "remote")
+        assert events == [{"t": events[0]["t"], "type": "players", "white": "human",
+                           "black": "remote"}]  # fmt: skip
+        assert door.snapshot().player_states["remote"] == {"connected": True}
+        assert await door.command("remote", "seek", {}) == {"did": "seek"}
+        await play(board, daemon, SCHOLAR[:1])
+        assert door.snapshot().awaiting == "remote"
+        with pytest.raises(ActionRefused, match="illegal move e2e4"):
+            door.expect("e2e4")
+        door.expect("e7e5")
+        snap = door.snapshot()
+        assert snap.expected == "e7e5" and snap.lights.colours[square("e7")] == "c"
+        board.lift(square("d7"))  # the wrong piece: out of sync, not a move
+        await asyncio.sleep(0.06)
+        board.place(square("d5"))
+        await until(lambda: not door.snapshot().in_sync)
+        board.lift(square("d5"))
+        await asyncio.sleep(0.06)
+        board.place(square("d7"))
+        await until(lambda: door.snapshot().in_sync)
+        await play(board, daemon, SCHOLAR[1:2])
+        assert door.snapshot().moves == ("e4", "e5")
+
+    run(daemon, scenario)
+
+
+def test_the_board_is_not_held_up_by_a_starting_daemon_snapshot(tmp_path: Path) -> None:
+    """The starting pattern shows until the game is loaded; then the board state is ok."""
+    daemon, _board = make_daemon(tmp_path)
+    assert daemon.lights.pattern is STARTING_FRAME
+
+    async def scenario() -> None:
+        assert daemon.door.snapshot().board_state == "ok"
+
+    run(daemon, scenario)

@@ -1,0 +1,82 @@
+"""A store that cannot be written while the board plays (a full disk, a read-only card):
+the daemon says so, lights the store-failing pattern on the edge, keeps the game in memory
+and writes it again every second until the store takes it (issue 17, item 3). In process,
+with the store's own error for a failed write."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from board_driver.physical.leds import Renderer, SimulatedLeds
+from board_driver.physical.sensing.sim import SimulatedBoard
+from board_driver.service.config import parse_config
+from board_driver.service.daemon import Daemon, Hardware
+from board_driver.service.lights import EDGE_SQUARES
+from board_driver.service.notify import Notifier
+from board_driver.service.store import Store
+from board_driver.service.store_errors import StoreWriteError
+from board_driver.squares import square
+
+
+async def until(predicate, timeout: float = 8.0) -> None:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not predicate():
+        if loop.time() > deadline:
+            raise AssertionError("timed out")
+        await asyncio.sleep(0.01)
+
+
+def test_a_store_that_cannot_be_written_is_said_lit_retried_and_loses_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    config = parse_config(
+        f'[sensing]\nbackend = "sim"\n[leds]\nbackend = "sim"\n'
+        f'[store]\npath = "{tmp_path / "g.sqlite"}"\n[engine]\npath = "/nowhere"\n'
+    )
+    board = SimulatedBoard()
+    daemon = Daemon(config, Hardware(board, SimulatedLeds(), Renderer().render, sim_board=board),
+                    notifier=Notifier(environ={}))  # fmt: skip
+    full = {"disk": False}
+    sync_moves = Store.sync_moves
+
+    def failing_sync(self: Store, game_id: int, line: list) -> None:
+        if full["disk"]:
+            raise StoreWriteError(f"{self.path}: the disk is full", str(self.path), "full")
+        sync_moves(self, game_id, line)
+
+    monkeypatch.setattr(Store, "sync_moves", failing_sync)
+
+    async def scenario() -> None:
+        task = asyncio.create_task(daemon.run())
+        try:
+            await until(lambda: daemon.tracker is not None and daemon.lights.pattern is None)
+            door = daemon.door
+            full["disk"] = True
+            for from_, to in (("e2", "e4"), ("e7", "e5")):
+                board.lift(square(from_))
+                await asyncio.sleep(0.06)
+                board.place(square(to))
+                await until(lambda u=from_ + to: door.snapshot().ucis[-1:] == (u,))
+            snap = door.snapshot()
+            assert snap.moves == ("e4", "e5")  # the game goes on in memory
+            assert snap.board_state == "store_failing"
+            edge = {snap.lights.colours[sq] for sq in EDGE_SQUARES if snap.lights.blink >> sq & 1}
+            assert edge == {"o"}
+            assert any("the disk is full" in r.getMessage() for r in caplog.records)
+            await asyncio.sleep(1.5)  # retried and failed again: said once, not every second
+            said = [r for r in caplog.records if "the disk is full" in r.getMessage()]
+            assert len(said) == 1
+            full["disk"] = False  # room again
+            await until(lambda: door.snapshot().board_state == "ok", timeout=4)
+            with Store.open(tmp_path / "g.sqlite") as store:
+                assert [m.san for m in store.game(daemon.game_id).moves] == ["e4", "e5"]
+            assert any("the store works again" in r.getMessage() for r in caplog.records)
+        finally:
+            daemon.stop()
+            assert await task == 0
+
+    asyncio.run(scenario())
