@@ -10,6 +10,7 @@ would feed it (already debounced), its events published to every subscriber. Tim
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import heapq
 import itertools
 from collections.abc import Callable
@@ -25,6 +26,19 @@ from rules import Game, Position
 DEFAULT_TIMING = Timing()
 #: Touch-move off: the generated games may lift a piece and move another.
 NO_TOUCH_MOVE = GameOptions(touch_move="off")
+
+
+def make_snapshot(**values: Any) -> Snapshot:
+    """A Snapshot with ``values``; any other field without a default is None (the fakes
+    give what a connector reads, and keep working when the door's snapshot grows)."""
+    for f in dataclasses.fields(Snapshot):
+        if (
+            f.name not in values
+            and f.default is dataclasses.MISSING
+            and f.default_factory is dataclasses.MISSING
+        ):
+            values[f.name] = None
+    return Snapshot(**values)
 
 
 class Handle:
@@ -178,7 +192,7 @@ class FakeDoor:
     def snapshot(self) -> Snapshot:
         game = self.tracker.game
         outcome = game.outcome()
-        return Snapshot(
+        return make_snapshot(
             game_id=1,
             start_fen=game.start.fen(),
             fen=game.position.fen(),

@@ -17,10 +17,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from board_driver.door import Snapshot
 from board_driver.frame import Frame
 from rules import Game, Position
-from tests.board_driver.connectors.emulation.fakes import FakeLayer, FakeSubscription, VirtualClock
+from tests.board_driver.connectors.emulation.fakes import (
+    FakeLayer,
+    FakeSubscription,
+    VirtualClock,
+    make_snapshot,
+)
 from tests.board_driver.connectors.emulation.rig import SESSIONS
 
 
@@ -58,9 +62,9 @@ class ReplayDoor:
     def now_ms(self) -> int:
         return self.clock.now
 
-    def snapshot(self) -> Snapshot:
+    def snapshot(self) -> Any:
         position = self.game.position
-        return Snapshot(
+        return make_snapshot(
             game_id=1, start_fen=self.game.start.fen(), fen=position.fen(),
             turn="white" if position.turn else "black", moves=tuple(self.game.san_moves()),
             ucis=tuple(str(m) for m in self.game.moves), result="*", termination=None,
