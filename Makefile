@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 .PHONY: run test lint bench clean
 
 $(STAMP): pyproject.toml
-	$(PYTHON) -m venv $(VENV)
+	@$(PYTHON) -m venv $(VENV) || { echo "make: cannot create $(VENV): on Debian or Ubuntu install python3-venv first (sudo apt install python3-venv)" >&2; rm -rf $(VENV); exit 1; }
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[dev]'
 	touch $(STAMP)

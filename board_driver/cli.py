@@ -22,15 +22,31 @@ COMMAND_MODULES = (
     "board_driver.commands.games",
     "board_driver.commands.pgn",
     "board_driver.commands.store",
+    "board_driver.commands.hall",
     "board_driver.commands.demo",
 )
+
+
+def version() -> str:
+    """The installed package's version (``magboard --version``)."""
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as installed
+
+    try:
+        return installed("magboard")
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        return "unknown (not installed: pip install -e .)"
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="magboard",
-        description="A magnetic chessboard that knows the game.",
+        description=(
+            "A magnetic chessboard that knows the game. `magboard run --sim` plays on the "
+            "simulated board; `magboard COMMAND --help` says more about each command."
+        ),
     )
+    parser.add_argument("--version", action="version", version=f"magboard {version()}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMAND_MODULES:
         importlib.import_module(name).add_parser(subparsers)

@@ -32,8 +32,10 @@ headers set for the game.
 announce them (``move``, ``check``, ``illegal``, ``takeback``, ``game_over``, ``new_game``,
 ``engine_move``, ... see :mod:`board_driver.arbiter.tracker` and :data:`DOOR_EVENTS`),
 each a JSON-able dict with ``t`` (ms since the daemon started) and ``type``; with
-``board=True`` also the board's own events as the tracker saw them (``lift``/``place``
-with ``square``, after debouncing), for protocols that report squares; with
+``board=True`` also the board's own events as the tracker saw them, in its order and with
+their times (``lift``/``place`` with ``square``, after debouncing; ``button`` with ``name``
+and ``choose`` with ``piece``, from the board's buttons, a page or a script), for protocols
+that report squares and for recording what hands did; with
 ``lights=True`` a ``lights`` item whenever the frame shown changes.
 
 **The actions** each say what they did by the game events they return (also sent to every
@@ -76,6 +78,8 @@ DOOR_EVENTS = {
     "overflow": "this subscriber was too slow and lost ``lost`` events: read the snapshot",
     "lift": "(board=True) a piece left ``square`` (the tracker's view, debounced)",
     "place": "(board=True) a piece arrived on ``square``",
+    "button": "(board=True) a control pressed: ``name`` (a board-script button name)",
+    "choose": "(board=True) the promotion piece chosen: ``piece`` (q, r, b or n)",
     "lights": "(lights=True) the frame shown changed: read the snapshot's ``lights``",
 }
 
@@ -235,8 +239,8 @@ class Door(Protocol):
     def subscribe(
         self, *, board: bool = False, lights: bool = False, maxsize: int = 256
     ) -> Subscription:
-        """A stream of game events from now on (``board``: the tracker's lifts and
-        places too; ``lights``: a ``lights`` item when the frame changes). At most
+        """A stream of game events from now on (``board``: the tracker's lifts, places,
+        buttons and choices too; ``lights``: a ``lights`` item when the frame changes). At most
         ``maxsize`` events wait for the subscriber; past that the waiting ones are
         dropped and an ``overflow`` item says how many."""
         ...

@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# Install (or remove) magboard as a system service on Raspberry Pi OS Bookworm or Trixie.
+# Install (or remove) magboard as a system service on Raspberry Pi OS Bookworm or Trixie,
+# from the copy of the repository this script sits in (a git clone on the Pi: see
+# hardware/README.md, "Setting up the Pi"; to update, `git pull` and run it again).
 #
 #   sudo systemd/install.sh                 install or update: packages, /opt/magboard venv with
-#                                           the `pi` extra, user `magboard`, udev rules, unit,
-#                                           a default /etc/magboard/config.toml, enable + start
+#                                           this copy and its `pi` extra, user `magboard`, udev
+#                                           rules, unit, SPI for the LEDs, a default
+#                                           /etc/magboard/config.toml, enable + start
 #   sudo systemd/install.sh --uninstall     stop and remove the service, unit, rules and venv;
 #                                           keeps /etc/magboard and the games in /var/lib/magboard
 #   sudo systemd/install.sh --uninstall --purge   also removes those and the user
@@ -14,7 +17,8 @@
 #        stage everything under DIR instead of / (for tests and packaging). Under a prefix the
 #        steps that change the running system are NOT run, only listed as "skipped (prefix)":
 #        apt-get, groupadd/useradd/userdel, systemctl, udevadm, raspi-config. The virtual
-#        environment is skipped too unless --with-venv is given.
+#        environment is skipped too unless --with-venv is given, and the boot config is
+#        changed only where the prefix holds one (boot/firmware/config.txt).
 #
 # Running it again is safe: every step checks before it acts.
 set -euo pipefail
@@ -27,7 +31,7 @@ WITH_VENV=0
 APT_PACKAGES=(python3 python3-venv python3-dev gcc sqlite3)
 WITH_ENGINE=0
 
-usage() { sed -n '2,19s/^# \{0,1\}//p' "$0"; }
+usage() { sed -n '2,23s/^# \{0,1\}//p' "$0"; }
 
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -172,6 +176,7 @@ install_all() {
     if command -v raspi-config >/dev/null 2>&1 || [ -n "$PREFIX" ]; then
         system raspi-config nonint do_spi 0   # NeoPixels over SPI need /dev/spidev0.0
     fi
+    spi_without_chip_selects
     if [ "$rules_changed" = 1 ]; then
         system udevadm control --reload-rules
         system udevadm trigger --subsystem-match=tty --subsystem-match=gpio --subsystem-match=spidev
@@ -181,7 +186,29 @@ install_all() {
     fi
     system systemctl enable magboard.service
     system systemctl restart magboard.service
+    say "installed from $SOURCE_DIR; to update: git -C $SOURCE_DIR pull && sudo $SOURCE_DIR/systemd/install.sh"
     say "done. Logs: journalctl -u magboard -f   Config: /etc/magboard/config.toml"
+}
+
+# The NeoPixels need only SPI0's data and clock (GPIO 10, 11): its chip selects and MISO
+# (GPIO 7, 8, 9) are the buttons' (hardware/README.md, pin map). One line in the boot config.
+SPI_OVERLAY="dtoverlay=spi0-0cs,no_miso"
+spi_without_chip_selects() {
+    local boot=""
+    for candidate in "$PREFIX/boot/firmware/config.txt" "$PREFIX/boot/config.txt"; do
+        if [ -f "$candidate" ]; then boot="$candidate"; break; fi
+    done
+    if [ -z "$boot" ]; then
+        say "no boot config (/boot/firmware/config.txt): not a Raspberry Pi? For buttons on GPIO 7-9 add: $SPI_OVERLAY"
+        return 0
+    fi
+    if grep -Eq '^[[:space:]]*dtoverlay=spi0-[0-9]cs' "$boot"; then
+        say "unchanged: ${boot#"$PREFIX"} (SPI0's chip selects as configured there)"
+        return 0
+    fi
+    printf '\n# magboard: SPI0 for the NeoPixels without chip selects or MISO (GPIO 7-9 are buttons)\n%s\n' \
+        "$SPI_OVERLAY" >> "$boot"
+    say "boot config changed: ${boot#"$PREFIX"} ($SPI_OVERLAY); reboot once (sudo reboot)"
 }
 
 write_default_config() {
@@ -195,6 +222,12 @@ backend = "gpiod"
 [leds]
 backend = "neopixel_spi"
 brightness = 0.3
+
+[buttons]
+# Off until you wire them. Wired as hardware/README.md draws (adjust GPIO2, promote GPIO3,
+# claim_draw GPIO9, resign GPIO8, new_game GPIO7, each to ground), this is all they need:
+#   backend = "gpiod"
+backend = "none"
 
 [store]
 path = "/var/lib/magboard/magboard.sqlite"

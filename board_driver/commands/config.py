@@ -19,8 +19,22 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         ),
     )
     actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
-    check = actions.add_parser("check", help="validate the config; exit 0 if usable, 2 if not")
-    show = actions.add_parser("show", help="print the effective config as TOML")
+    check = actions.add_parser(
+        "check",
+        help="validate the config; exit 0 if usable, 2 if not",
+        description=(
+            "Read the config file and name every bad key and every clash between keys "
+            "(pins used twice, files run could not keep); exit 0 if usable, 2 if not."
+        ),
+    )
+    show = actions.add_parser(
+        "show",
+        help="print the effective config as TOML",
+        description=(
+            "Print every key with the value run would use (the file's, else the default), "
+            "as TOML that reads back the same; secrets are masked."
+        ),
+    )
     for sub in (check, show):
         sub.add_argument("--config", metavar="PATH", help="config file to read")
         sub.add_argument("--sim", action="store_true", help="as with `magboard run --sim`")

@@ -27,7 +27,12 @@ OPERA_GAME = (  # noqa: SIM905 (a game reads best as one line of SAN)
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
-        "demo", help="play a famous short game through the rules core and print it"
+        "demo",
+        help="play a famous short game through the rules core and print it",
+        description=(
+            "Play Morphy's Opera Game (Paris 1858) through magboard's rules core: each "
+            "move in SAN and UCI, the final position, the outcome and the PGN. No board needed."
+        ),
     )
     parser.set_defaults(func=run)
 

@@ -122,26 +122,53 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     )
     # Options left unset (None) take the config file's value: see _apply_config.
     sensing = parser.add_argument_group("sensing ([sensing] in the config)")
-    sensing.add_argument("--sensing", choices=("gpiod", "rpigpio", "sim"))
-    sensing.add_argument("--rows", type=_pins, metavar="PINS")
-    sensing.add_argument("--columns", type=_pins, metavar="PINS")
-    sensing.add_argument("--chip", help="gpiod chip label or path")
-    sensing.add_argument("--rotation", type=int, choices=(0, 90, 180, 270))
-    sensing.add_argument("--mirror", action=argparse.BooleanOptionalAction)
     sensing.add_argument(
-        "--active-high", action=argparse.BooleanOptionalAction, help="pull-down wiring"
+        "--sensing", choices=("gpiod", "rpigpio", "sim"), help="the GPIO library, or the simulator"
     )
-    sensing.add_argument("--settle-us", type=_settle_us)
-    sensing.add_argument("--rate-hz", type=_rate_hz)
+    sensing.add_argument(
+        "--rows", type=_pins, metavar="PINS", help="the 8 row GPIOs, rank 1 first: 4,17,27,..."
+    )
+    sensing.add_argument(
+        "--columns", type=_pins, metavar="PINS", help="the 8 column GPIOs, file a first"
+    )
+    sensing.add_argument("--chip", help="gpiod chip label or path")
+    sensing.add_argument(
+        "--rotation",
+        type=int,
+        choices=(0, 90, 180, 270),
+        help="the board turned clockwise on its base, in degrees",
+    )
+    sensing.add_argument(
+        "--mirror", action=argparse.BooleanOptionalAction, help="the columns wired h to a"
+    )
+    sensing.add_argument(
+        "--active-high",
+        action=argparse.BooleanOptionalAction,
+        help="pull-down wiring (diodes' bands towards the columns)",
+    )
+    sensing.add_argument(
+        "--settle-us", type=_settle_us, help="microseconds between driving a row and reading"
+    )
+    sensing.add_argument("--rate-hz", type=_rate_hz, help="scans a second in the live view")
     sensing.add_argument("--dev-dir", default="/dev", help=argparse.SUPPRESS)  # tests' fake /dev
     leds = parser.add_argument_group("LEDs ([leds] in the config)")
-    leds.add_argument("--leds", choices=("neopixel_spi", "neopixel", "sim"))
-    leds.add_argument("--led-count", type=int, choices=(64, 81))
-    leds.add_argument("--led-order", choices=("rows", "serpentine"))
-    leds.add_argument("--led-first", choices=("a1", "h1", "a8", "h8"))
-    leds.add_argument("--led-along", choices=("rank", "file"))
+    leds.add_argument(
+        "--leds", choices=("neopixel_spi", "neopixel", "sim"), help="the LED backend to walk"
+    )
+    leds.add_argument(
+        "--led-count", type=int, choices=(64, 81), help="one LED per square, or one per corner"
+    )
+    leds.add_argument(
+        "--led-order", choices=("rows", "serpentine"), help="how the chain runs from rank to rank"
+    )
+    leds.add_argument(
+        "--led-first", choices=("a1", "h1", "a8", "h8"), help="the square of the first LED"
+    )
+    leds.add_argument(
+        "--led-along", choices=("rank", "file"), help="the chain runs along ranks or files"
+    )
     leds.add_argument("--led-pin", type=int, help="GPIO for the neopixel backend")
-    leds.add_argument("--brightness", type=_brightness)
+    leds.add_argument("--brightness", type=_brightness, help="0.0..1.0, for the LED walk")
     run = parser.add_argument_group("what to run")
     when = run.add_mutually_exclusive_group()
     when.add_argument("--once", action="store_true", help="one scan, no live view")
@@ -151,7 +178,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     run.add_argument(
         "--expect", choices=tuple(diagnose.EXPECTATIONS), help="what stands on the board now"
     )
-    run.add_argument("--no-ghost-test", action="store_true")
+    run.add_argument(
+        "--no-ghost-test", action="store_true", help="skip the test for missing diodes"
+    )
     run.add_argument("--no-walk", action="store_true", help="skip the LED walk")
     run.add_argument("--walk-ms", type=_walk_ms, default=300, help="time each LED stays lit")
     parser.set_defaults(func=run_command)
@@ -222,6 +251,9 @@ def _apply_config(args: argparse.Namespace) -> str | None:
 
 def run_command(args: argparse.Namespace, out=None) -> int:
     out = out or sys.stdout
+    if hasattr(out, "reconfigure"):
+        # Each line as it is written, to a terminal or a file alike (a log of a long watch).
+        out.reconfigure(line_buffering=True)
     problem = _apply_config(args)
     if problem:
         sys.stderr.write(f"magboard diagnose: {problem}\n")
@@ -253,18 +285,22 @@ def run_command(args: argparse.Namespace, out=None) -> int:
         problems += diagnose.check_count(first)
 
         if not args.no_ghost_test:
+            ghost = None
             if simulated:
                 saved = port.pieces
-                problems += diagnose.ghost_test(
-                    port, lambda bitmap: setattr(port, "pieces", bitmap)
+                ghost = diagnose.ghost_test(
+                    port, lambda bitmap, _words: setattr(port, "pieces", bitmap)
                 )
                 port.pieces = saved
-                out.write("ghost test: pieces on a1, b1, a2 only; b2 must read empty\n")
             elif interactive:
-                input("ghost test: put pieces on a1, b1 and a2 only, then press Enter ")
-                problems += diagnose.ghost_test(port, None)
+                ghost = diagnose.ghost_test(
+                    port, lambda _bitmap, words: input(f"ghost test: {words}, then press Enter ")
+                )
             else:
                 out.write("ghost test: skipped (run interactively, or use --sim)\n")
+            if ghost is not None:
+                out.write(f"ghost test: {ghost.verdict}\n")
+                problems += ghost.problems
 
         if not args.once:
             seconds = args.seconds if args.seconds is not None else 1e9

@@ -10,7 +10,15 @@ from board_driver.service.store import Store, StoreError
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("games", help="list the stored games")
+    parser = subparsers.add_parser(
+        "games",
+        help="list the stored games",
+        description=(
+            "List the stored games, oldest first: number, start time (UTC), length in plies "
+            "(a ply is one side's move: 1. e4 e5 is two plies) and result. `magboard pgn N` "
+            "prints one as PGN."
+        ),
+    )
     add_store_arguments(parser)
     parser.set_defaults(func=run)
 
@@ -38,11 +46,11 @@ def run(args: argparse.Namespace) -> int:
     if not games:
         print("no games stored yet")
         return 0
-    print(f"{'game':>5}  {'started (UTC)':<19}  {'moves':>5}  result")
+    print(f"{'game':>5}  {'started (UTC)':<19}  {'plies':>5}  result")
     for g in games:
         ending = f"{g.result} ({g.termination.replace('_', ' ')})" if g.termination else g.result
         if g.result == "*":
             ending = "* (in progress)" if g.id == games[-1].id else "* (unfinished)"
         started = g.started[:19].replace("T", " ")
-        print(f"{g.id:>5}  {started:<19}  {(g.plies + 1) // 2:>5}  {ending}")
+        print(f"{g.id:>5}  {started:<19}  {g.plies:>5}  {ending}")
     return 0

@@ -11,7 +11,14 @@ from board_driver.service.store import StoreError, game_pgn
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("pgn", help="print a stored game as PGN")
+    parser = subparsers.add_parser(
+        "pgn",
+        help="print a stored game as PGN",
+        description=(
+            "Print a stored game as PGN (the newest when no number is given; `all` for "
+            "every game, one after the other), for a chess program or a website."
+        ),
+    )
     parser.add_argument(
         "game", nargs="?", help="game number (see `magboard games`); 'all' for every game"
     )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import json
 import logging
 import os
@@ -13,7 +14,9 @@ from pathlib import Path
 from typing import ClassVar
 
 from board_driver.boardscript.feed import parse_on_board
+from board_driver.boardscript.record import record
 from board_driver.boardscript.script import ScriptError
+from board_driver.connectors.terminal import terminal_view
 from board_driver.service.config import Config, ConfigError, load_config
 from board_driver.service.config.paths import file_problems
 from board_driver.service.daemon import Daemon, DaemonConfigError, DaemonError
@@ -39,6 +42,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "--script",
         metavar="FILE",
         help="play a board script into the simulated board in real time ('-': standard input)",
+    )
+    parser.add_argument(
+        "--record",
+        metavar="FILE",
+        help="write what hands do (lifts, places, buttons, choices, with their times) as a "
+        "board script that `magboard replay` reads: for a bug report, on a real board too",
     )
     parser.add_argument("--config", metavar="PATH", help="config file (default: see `config`)")
     parser.add_argument("--verbose", "-v", action="store_true", help="log every event and frame")
@@ -75,6 +84,11 @@ class _JournalFormatter(logging.Formatter):
 def _fail(message: str, code: int) -> int:
     print(f"magboard: {message}", file=sys.stderr)
     return code
+
+
+def _failed(exc: Exception, code: int) -> int:
+    """The daemon's error: said already by its log (before "stopped"), else here."""
+    return code if getattr(exc, "logged", False) else _fail(str(exc), code)
 
 
 def choose_config(args: argparse.Namespace) -> Config:
@@ -126,23 +140,31 @@ def run(args: argparse.Namespace) -> int:
             return _fail(str(exc), 2)
     _attach_leds_file(config, hardware)
     script = args.script
-    on_frame = None
+    watchers = []
+    if args.record:
+        problem = _record_problem(Path(args.record))
+        if problem:
+            hardware.close()
+            return _fail(f"--record {args.record}: {problem}", 2)
+        watchers.append(functools.partial(record, path=Path(args.record)))
     if script is None and config.is_sim and sys.stdin is not None and sys.stdin.isatty():
         # A person at a terminal: read what they type, and draw the board for them.
         script = "-"
-        on_frame = _terminal_view(hardware)
+        watchers.append(functools.partial(terminal_view, colour=sys.stdout.isatty()))
         log.info("type board-script lines: lift e2, place e4, choose n, button new_game ...")
-    daemon = Daemon(config, hardware, script=script, script_text=text, on_frame=on_frame, web=True)
+    daemon = Daemon(
+        config, hardware, script=script, script_text=text, web=True, watchers=watchers
+    )
     try:
         return asyncio.run(daemon.run())
     except StoreRefusedError as exc:  # restarting would not mend it: the unit does not
-        return _fail(str(exc), EXIT_STORE_REFUSED)
+        return _failed(exc, EXIT_STORE_REFUSED)
     except StoreError as exc:
-        return _fail(str(exc), 1)
+        return _failed(exc, 1)
     except DaemonConfigError as exc:
-        return _fail(str(exc), 2)
+        return _failed(exc, 2)
     except DaemonError as exc:
-        return _fail(str(exc), 1)
+        return _failed(exc, 1)
     except KeyboardInterrupt:
         return 130
 
@@ -166,13 +188,13 @@ def _attach_leds_file(config: Config, hardware: Hardware) -> None:
     write(list(hardware.leds.colours))
 
 
-def _terminal_view(hardware: Hardware):
-    from board_driver.physical.leds.sim import render_terminal
-
-    def show(_frame) -> None:
-        pieces = hardware.sim_board.pieces if hardware.sim_board is not None else 0
-        colours = getattr(hardware.leds, "colours", None)
-        if colours is not None:
-            print(render_terminal(colours, pieces=pieces), flush=True)
-
-    return show
+def _record_problem(path: Path) -> str | None:
+    """Why a recording cannot be written to ``path``, or None (checked before the start)."""
+    if path.is_dir():
+        return "is a directory, not a file"
+    try:
+        with path.open("a", encoding="utf-8"):
+            pass
+    except OSError as exc:
+        return f"cannot be written ({exc.strerror})"
+    return None

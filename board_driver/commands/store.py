@@ -24,10 +24,22 @@ from board_driver.service.store import EXIT_STORE_REFUSED, StoreError, StoreRefu
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
-        "store", help="check the games database, or recover the games of a damaged one"
+        "store",
+        help="check the games database, or recover the games of a damaged one",
+        description=(
+            "The games database: `store check` reads it whole and replays every game; "
+            "`store recover` saves what a damaged one holds as PGN and moves it aside."
+        ),
     )
     actions = parser.add_subparsers(dest="store_action", metavar="ACTION", required=True)
-    check = actions.add_parser("check", help="read the whole store and replay every game")
+    check = actions.add_parser(
+        "check",
+        help="read the whole store and replay every game",
+        description=(
+            "Read the whole games database and replay every game through the rules: exit 0 "
+            "and a count when all is well, 65 naming what is damaged."
+        ),
+    )
     add_store_arguments(check)
     check.set_defaults(func=run_check)
     recover = actions.add_parser(

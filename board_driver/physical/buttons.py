@@ -239,10 +239,12 @@ class GpioButtons:
 
 
 def open_buttons(backend: str = "none", **options: Any) -> GpioButtons | None:
-    """The ``[buttons]`` table: ``backend = "gpio"`` gives :class:`GpioButtons` with the
-    button pins given (defaults from :data:`~board_driver.physical.pinmap.DEFAULT_BUTTON_PINS` when
-    none is), read with ``gpio = "gpiod"`` (default) or ``"rpigpio"``; ``"none"`` gives None.
-    ``"bridge"`` buttons arrive over the serial link: the bridge feeds a :class:`ButtonPresses`.
+    """The ``[buttons]`` table: ``backend = "gpiod"`` or ``"rpigpio"`` gives
+    :class:`GpioButtons` read with that library, with the button pins given (defaults from
+    :data:`~board_driver.physical.pinmap.DEFAULT_BUTTON_PINS` when none is); ``"gpio"`` (the
+    older name) reads with ``gpio = "gpiod"`` (default) or ``"rpigpio"``; ``"none"`` gives
+    None. ``"bridge"`` buttons arrive over the serial link: the bridge feeds a
+    :class:`ButtonPresses`.
     """
     if backend == "none":
         return None
@@ -251,10 +253,15 @@ def open_buttons(backend: str = "none", **options: Any) -> GpioButtons | None:
             "[buttons] backend 'bridge': the bridge's button packets are fed to a "
             "ButtonPresses by firmware_bridge, not opened here"
         )
-    if backend != "gpio":
+    if backend not in ("gpiod", "rpigpio", "gpio"):
         raise ButtonConfigError(
-            f"[buttons] backend must be 'gpio', 'bridge' or 'none', got {backend!r}"
+            "[buttons] backend must be 'gpiod', 'rpigpio', 'bridge' or 'none' "
+            f"('gpio': the matrix's library), got {backend!r}"
         )
+    if backend != "gpio":
+        if options.get("gpio", backend) != backend:
+            raise ButtonConfigError(f"[buttons] backend {backend!r} reads with {backend}")
+        options = {**options, "gpio": backend}
     pins = {k: v for k, v in options.items() if k in BUTTONS}
     rest = {k: v for k, v in options.items() if k not in BUTTONS}
     allowed = {"gpio", "chip", "debounce_ms", "poll_hz", "dev_dir"}

@@ -82,28 +82,67 @@ def check_count(bitmap: int) -> list[str]:
     return []
 
 
-def ghost_test(port: SensingPort, arrange: Callable[[int], None] | None) -> list[str]:
+@dataclass
+class GhostTest:
+    """The ghosting test's verdict: ``passed`` True or False, or None when it could not be
+    judged (b2 reads a piece before the third piece is set down: stuck, not a ghost)."""
+
+    passed: bool | None
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def verdict(self) -> str:
+        """One line for people: ``passed``, ``FAILED`` or ``not judged``, and why."""
+        pieces = ", ".join(GHOST_TEST_PIECES)
+        if self.passed:
+            return f"passed ({GHOST_TEST_VICTIM} stayed empty with pieces on {pieces})"
+        if self.passed is None:
+            return (
+                f"not judged: {GHOST_TEST_VICTIM} reads a piece with none on it and nothing "
+                "that could ghost there (see the problems below)"
+            )
+        return "FAILED (see the problems below)"
+
+
+def ghost_test(port: SensingPort, arrange: Callable[[int, str], None] | None) -> GhostTest:
     """Pieces on a1, b1, a2 only: a matrix without working diodes also reads b2.
 
-    ``arrange(bitmap)`` puts exactly those pieces on the board (the simulator does it;
-    for real hardware it asks the builder and waits).
+    In two steps, so that a switch stuck closed on b2 is not taken for a missing diode:
+    first a1 and b1 only (nothing can ghost onto b2 yet: it must read empty), then a2 too.
+    ``arrange(bitmap, words)`` puts exactly those pieces on the board (the simulator does
+    it; for real hardware it asks the builder in ``words`` and waits); None: scan as it is.
     """
-    pieces = 0
-    for name in GHOST_TEST_PIECES:
-        pieces |= 1 << square(name)
-    if arrange is not None:
-        arrange(pieces)
-    bitmap = port.scan()
     victim = 1 << square(GHOST_TEST_VICTIM)
+    first = (1 << square(GHOST_TEST_PIECES[0])) | (1 << square(GHOST_TEST_PIECES[1]))
+    pieces = first | (1 << square(GHOST_TEST_PIECES[2]))
+    if arrange is not None:
+        arrange(first, f"pieces on {GHOST_TEST_PIECES[0]} and {GHOST_TEST_PIECES[1]} only")
+        before = port.scan()
+        if before & victim:
+            return GhostTest(
+                None,
+                [
+                    f"{GHOST_TEST_VICTIM} reads a piece with pieces on "
+                    f"{GHOST_TEST_PIECES[0]} and {GHOST_TEST_PIECES[1]} only, which cannot "
+                    f"ghost there: a switch stuck closed on {GHOST_TEST_VICTIM}, or a short "
+                    "between its row and column (not a missing diode)"
+                ],
+            )
+        arrange(pieces, f"a piece on {GHOST_TEST_PIECES[2]} too")
+    bitmap = port.scan()
     if bitmap & victim and not bitmap & ~pieces & ~victim:
-        return [
-            f"ghosting: with pieces on {', '.join(GHOST_TEST_PIECES)} only, "
-            f"{GHOST_TEST_VICTIM} reads closed too: the switches need a diode each "
-            "(see hardware/README.md)"
-        ]
+        return GhostTest(
+            False,
+            [
+                f"ghosting: with pieces on {', '.join(GHOST_TEST_PIECES)} only, "
+                f"{GHOST_TEST_VICTIM} reads closed too: the switches need a diode each "
+                "(see hardware/README.md)"
+            ],
+        )
     if bitmap != pieces:
-        return check_expected(bitmap, pieces, f"holding {', '.join(GHOST_TEST_PIECES)} only")
-    return []
+        problems = check_expected(bitmap, pieces, f"holding {', '.join(GHOST_TEST_PIECES)} only")
+        return GhostTest(False, problems)
+    return GhostTest(True)
 
 
 @dataclass

@@ -1,14 +1,18 @@
 """The default Raspberry Pi wiring (BCM GPIO numbers), the one ``hardware/README.md`` draws.
 
-Chosen to keep clear of SPI0 (GPIO 7-11: the ``neopixel_spi`` LEDs on GPIO10 and the
-pins the SPI driver claims), GPIO18 (the ``neopixel`` backend's PWM pin) and the HAT
-EEPROM pins (GPIO 0-1). The 16 matrix lines use the 16 GPIOs free of any other use;
-the buttons use I2C1 (GPIO 2-3, which have 1.8 kΩ pull-ups on the Pi: ideal for buttons)
-and the UART (GPIO 14-15: turn off the serial console), and GPIO18, free while the LEDs
-run over SPI (with the ``neopixel`` backend on GPIO18, move ``new_game`` to 10).
+Chosen so that no two things share a pin, whichever LED backend is used: the HAT EEPROM
+pins (GPIO 0-1), the UART (GPIO 14-15, where a serial console or a bridge lives), GPIO18
+(the ``neopixel`` backend's PWM pin) and SPI0's clock and data (GPIO 11 and 10, the
+``neopixel_spi`` LEDs) are left alone. The 16 matrix lines use the 16 GPIOs free of any
+other use. The buttons use I2C1's pins (GPIO 2-3, which have 1.8 kΩ pull-ups on the Pi:
+ideal for buttons; I2C stays off) and SPI0's chip selects and MISO (GPIO 7, 8, 9), which
+the LEDs do not need: ``dtoverlay=spi0-0cs,no_miso`` in the Pi's boot config (the
+installer writes it) keeps the SPI driver off them.
 
 >>> DEFAULT_ROWS[0], DEFAULT_COLUMNS[0]   # rank 1, file a
 (4, 23)
+>>> sorted(DEFAULT_BUTTON_PINS.values())
+[2, 3, 7, 8, 9]
 """
 
 from __future__ import annotations
@@ -19,17 +23,25 @@ from collections.abc import Sequence
 DEFAULT_ROWS = (4, 17, 27, 22, 5, 6, 13, 26)
 #: Column lines, file a first (header pins 16, 18, 22, 32, 36, 38, 40, 35).
 DEFAULT_COLUMNS = (23, 24, 25, 12, 16, 20, 21, 19)
-#: Button lines (header pins 3, 5, 8, 10, 12); ``hint`` has no default pin.
+#: Button lines (header pins 3, 5, 21, 24, 26); ``hint`` has no default pin. Buttons are
+#: off until ``[buttons] backend`` turns them on.
 DEFAULT_BUTTON_PINS = {
     "adjust": 2,
     "promote": 3,
-    "claim_draw": 14,
-    "resign": 15,
-    "new_game": 18,
+    "claim_draw": 9,
+    "resign": 8,
+    "new_game": 7,
 }
 #: NeoPixel data: SPI0 MOSI for ``neopixel_spi``, PWM0 for ``neopixel``.
 LED_SPI_PIN = 10
 LED_PWM_PIN = 18
+#: The pins the ``neopixel_spi`` LEDs keep busy: SPI0's MOSI and clock.
+LED_SPI_PINS = (10, 11)
+#: The UART's pins (a serial console, or a bridge on the Pi's own serial port).
+UART_PINS = (14, 15)
+#: The line the Pi's boot config needs so that SPI0 leaves its chip selects and MISO
+#: (GPIO 7, 8, 9) to the buttons (the NeoPixels need only MOSI and the clock).
+SPI_OVERLAY = "dtoverlay=spi0-0cs,no_miso"
 
 #: BCM number -> physical pin on the 40-pin header.
 HEADER_PIN = {

@@ -32,7 +32,7 @@ import logging
 import signal
 import sqlite3
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -109,6 +109,7 @@ class Daemon:
         script_input: TextIO | None = None,
         on_frame: Callable[[Frame], None] | None = None,
         web: bool = False,
+        watchers: Sequence[Callable[[BoardDoor], Awaitable[Any]]] = (),
     ) -> None:
         self.config = config
         #: Serve the web page (when ``[web] enabled``); ``magboard run`` turns it on.
@@ -120,6 +121,9 @@ class Daemon:
         self.script_input = script_input
         self.notifier = notifier or Notifier()
         self.on_frame = on_frame
+        #: What the command line adds on the door (the terminal board, a recording): each
+        #: a coroutine function of the door, run from when the board is ready to the stop.
+        self.watchers = tuple(watchers)
         self.lights = Lights(self._show, game_frame=self._game_frame, on_change=self._frame_changed)
         self.door = BoardDoor(self)
         self.recorder: Recorder | None = None
@@ -187,10 +191,13 @@ class Daemon:
                 raise DaemonConfigError(str(exc)) from exc
             self._ready()
             await self._stop.wait()
-        except (DaemonError, StoreError):
+        except (DaemonError, StoreError) as exc:
             self.exit_code = 1
             with contextlib.suppress(Exception):
                 self.lights.set_pattern(FAULT_FRAME)
+            # Said here, before "stopped (exit 1)", not after it by the command.
+            log.error("%s", exc)
+            exc.logged = True  # type: ignore[attr-defined]
             raise
         finally:
             await self._shutdown()
@@ -242,6 +249,8 @@ class Daemon:
             self.config.store_path(),
         )
         self.notifier.ready(f"game {self.game_id}, {plies} plies")
+        for watcher in self.watchers:  # before the script: they see it from its start
+            self._tasks.append(asyncio.create_task(watcher(self.door)))
         if self.script is not None:
             self._tasks.append(asyncio.create_task(self._play_script()))
 
@@ -389,7 +398,7 @@ class Daemon:
             except ValueError as exc:  # an event no board can make: the tracker keeps its state
                 log.error("ignored %s: %s", describe(event), exc)
                 continue
-            self.after(found, [event] if isinstance(event, Lift | Place) else [])
+            self.after(found, [event])  # the door's board stream: what the tracker took
             announced += found
         return announced
 

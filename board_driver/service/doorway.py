@@ -239,21 +239,30 @@ class BoardDoor:
             self.follow_turn()
         if not self._subscribers:
             return
+        game_id = self._board.recorder.game_id if self._board.recorder is not None else None
         for event in events:
             clean = {k: v for k, v in event.items() if k != "leds"}
+            clean.setdefault("game_id", game_id)  # which stored game it belongs to
             for subscription in list(self._subscribers):
                 subscription.put(clean)
 
     def publish_board(self, events: list[Any]) -> None:
-        """The tracker's lifts and places (for ``board=True`` subscribers)."""
+        """The events the tracker took, lifts, places, buttons and choices (for
+        ``board=True`` subscribers)."""
         wanted = [s for s in self._subscribers if s.board]
         if not wanted:
             return
         for event in events:
-            kind = type(event).__name__.lower()
-            if kind not in ("lift", "place"):
-                continue
-            item = {"t": event.t_ms, "type": kind, "square": square_name(event.square)}
+            item: dict[str, Any]
+            if isinstance(event, Button):
+                item = {"t": event.t_ms, "type": "button", "name": event.name}
+            elif isinstance(event, Choose):
+                item = {"t": event.t_ms, "type": "choose", "piece": event.piece}
+            else:
+                kind = type(event).__name__.lower()
+                if kind not in ("lift", "place"):
+                    continue
+                item = {"t": event.t_ms, "type": kind, "square": square_name(event.square)}
             for subscription in wanted:
                 subscription.put(item)
 

@@ -107,14 +107,12 @@ def open_hardware(config: Any) -> Hardware:
         except _open_errors() as exc:
             raise HardwareError(f"[leds] backend {lc.backend!r}: cannot open: {exc}") from exc
         buttons = None
-        if config.buttons.backend == "gpio":
+        if config.buttons.backend in ("gpiod", "rpigpio", "gpio"):
+            library = config.buttons.backend
+            if library == "gpio":  # the name before gpiod/rpigpio: the matrix's library
+                library = "rpigpio" if s.backend == "rpigpio" else "gpiod"
             try:
-                buttons = open_buttons(
-                    "gpio",
-                    **config.buttons.pins(),
-                    gpio="rpigpio" if s.backend == "rpigpio" else "gpiod",
-                    chip=s.chip,
-                )
+                buttons = open_buttons(library, **config.buttons.pins(), chip=s.chip)
             except _open_errors() as exc:
                 raise HardwareError(f"[buttons] cannot open: {exc}") from exc
     except BaseException:

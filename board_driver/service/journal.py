@@ -64,10 +64,10 @@ def loop_exception_handler(limiter: RepeatLimiter) -> Callable[[Any, dict], None
 def log_announcement(event: dict, game_id: int | None) -> None:
     kind = event.get("type")
     if kind == "move":
-        ply = event.get("ply")
+        ply = event.get("ply")  # counted in plies, as everywhere: `games`, the page, resuming
         log.info(
-            "move%s: %s (%s) stored in game %s",
-            f" {ply}" if ply else "",
+            "%s: %s (%s) stored in game %s",
+            f"ply {ply}" if ply else "move",
             event.get("san"),
             event.get("uci"),
             game_id,

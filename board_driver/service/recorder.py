@@ -202,21 +202,39 @@ class StoreInUseError(StoreError):
 
 
 def lock_store(path: Path) -> Any:
-    """One daemon per store: a second one would interleave two games' moves."""
+    """One daemon per store: a second one would interleave two games' moves. The lock file
+    holds the daemon's pid, so that a second one can say which process has the store."""
     import fcntl
+    import os
 
     lock_path = Path(f"{path}.lock")
     try:
         lock_path.parent.mkdir(parents=True, exist_ok=True)
-        handle = open(lock_path, "w")  # noqa: SIM115 - held open while the daemon runs
+        handle = open(lock_path, "a+")  # noqa: SIM115 - held open while the daemon runs
     except OSError as exc:
         raise StoreError(f"{lock_path}: cannot create ({exc.strerror})") from None
     try:
         fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:
+        handle.seek(0)
+        holder = handle.read(20).strip()
         handle.close()
-        raise StoreInUseError(
-            f"another magboard daemon is running with the store {path} "
-            "(stop it first: `systemctl stop magboard`, or use another config)"
-        ) from None
+        raise StoreInUseError(_store_taken(path, holder)) from None
+    handle.seek(0)
+    handle.truncate()
+    handle.write(f"{os.getpid()}\n")
+    handle.flush()
     return handle
+
+
+def _store_taken(path: Path, holder: str) -> str:
+    """Why a second daemon cannot have the store, and what to do about it: only the
+    service's store sends the user to systemctl (issue 16)."""
+    from board_driver.service.config import SERVICE_STATE_DIR
+
+    who = f"another magboard daemon (pid {holder})" if holder.isdigit() else "another daemon"
+    if path.parent == SERVICE_STATE_DIR:
+        hint = "the service's: stop it first with `sudo systemctl stop magboard`"
+    else:
+        hint = "stop that one first, or give this one a store of its own ([store] path)"
+    return f"{who} is running with the store {path}: {hint}"

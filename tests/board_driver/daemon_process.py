@@ -23,7 +23,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 #: Every daemon started and not yet ended, so that a failed test leaves none running.
 RUNNING: list[DaemonProcess] = []
-MOVE_LINE = re.compile(r"move (\d+): (\S+) \((\w+)\) stored in game (\d+)")
+MOVE_LINE = re.compile(r"(?:ply|move) (\d+): (\S+) \((\w+)\) stored in game (\d+)")
 
 
 def write_config(directory: Path, extra: str = "") -> Path:

@@ -75,6 +75,10 @@ def test_the_config_example_parses_and_is_the_default():
     assert leds["pin"] == LED_PWM_PIN
     buttons = {k: v for k, v in config["buttons"].items() if k != "backend"}
     assert buttons == DEFAULT_BUTTON_PINS
+    # "The values shown are the defaults": buttons are off until configured (issue 16, 2).
+    from board_driver.service.config.sections import ButtonsConfig
+
+    assert config["buttons"]["backend"] == ButtonsConfig().backend == "none"
 
 
 def test_the_power_budget_matches_the_brightness_cap():

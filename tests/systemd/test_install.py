@@ -202,3 +202,64 @@ def test_with_venv_installs_magboard_with_the_pi_extra_into_the_prefix(tmp_path)
         assert found.returncode == 0, f"{module}: {found.stderr.decode()}"
     second = install(tmp_path, "--with-venv")  # again: the venv is kept, only updated
     assert "created venv" not in second.stdout
+
+
+# ---------------------------------------------------------------- issue 16: the builder's path
+
+GUIDE = (ROOT / "hardware" / "README.md").read_text(encoding="utf-8")
+
+
+def _section(text: str, title: str) -> str:
+    start = text.index(f"## {title}")
+    end = text.find("\n## ", start + 1)
+    return text[start : end if end != -1 else len(text)]
+
+
+def test_the_guide_gives_one_path_to_the_pi_clone_then_install_sh(tmp_path):
+    """Item 13: the guide's way onto the Pi is the installer's: the repository copied onto
+    the Pi, then `sudo systemd/install.sh`, which installs that copy (magboard is not on
+    PyPI), with python3-venv among its packages."""
+    steps = _section(GUIDE, "Setting up the Pi")
+    assert "git clone" in steps and "sudo systemd/install.sh" in steps
+    assert "pip install 'magboard" not in GUIDE and "not on PyPI" in steps
+    result = install(tmp_path)
+    apt = next(line for line in result.stdout.splitlines() if "apt-get install" in line)
+    for package in ("python3-venv", "python3"):
+        assert f" {package}" in apt
+    for package in re.findall(r"`(python3[\w-]*|gcc|sqlite3)`", steps):
+        assert f" {package}" in apt, package
+    # The clone it sits in is what it installs, and the way to update is said.
+    assert f"pip install '{ROOT}[pi]'" in result.stdout
+    assert f"git -C {ROOT} pull" in result.stdout
+
+
+def test_the_installed_config_and_the_guide_agree_buttons_are_off_until_wired(tmp_path):
+    """Item 2: the guide's 'no config needed' no longer covers buttons, which are off until
+    configured, and the installed config says so and how to turn them on."""
+    install(tmp_path)
+    text = (tmp_path / "etc/magboard/config.toml").read_text()
+    config = parse_config(text)
+    assert config.buttons.backend == "none"
+    assert '#   backend = "gpiod"' in text
+    assert 'backend = "gpiod"' in _section(GUIDE, "Buttons")
+    assert "off until the config" in GUIDE
+
+
+def test_the_installer_frees_gpio_7_to_9_for_the_buttons_once(tmp_path):
+    from board_driver.physical.pinmap import SPI_OVERLAY
+
+    boot = tmp_path / "boot/firmware/config.txt"
+    boot.parent.mkdir(parents=True)
+    boot.write_text("dtparam=spi=on\n")
+    first = install(tmp_path)
+    assert boot.read_text().splitlines()[-1] == SPI_OVERLAY
+    assert "reboot" in first.stdout
+    install(tmp_path)  # again: the line is there once
+    assert boot.read_text().count(SPI_OVERLAY) == 1
+    assert SPI_OVERLAY in GUIDE
+    # A boot config that chose SPI0's chip selects already is left as it is.
+    other = tmp_path / "other"
+    (other / "boot/firmware").mkdir(parents=True)
+    (other / "boot/firmware/config.txt").write_text("dtoverlay=spi0-2cs\n")
+    install(other)
+    assert (other / "boot/firmware/config.txt").read_text() == "dtoverlay=spi0-2cs\n"

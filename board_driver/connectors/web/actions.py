@@ -92,6 +92,19 @@ class Actions:
             raise ActionRefused(f"no engine: {exc}") from None
         return {}
 
+    async def do_headers(self, body: dict) -> dict:
+        """PGN headers of the game on the board (``White``, ``Black``, ``Event``, ``Round``,
+        ...: a string each, ``""`` removes one), for its PGN and the hall's broadcast."""
+        headers = inputs.parse_headers(body)
+        log.info("web: headers %s", ", ".join(sorted(headers)))
+        try:
+            self.door.set_headers(**headers)
+        except ActionRefused:
+            raise
+        except ValueError as exc:  # what the store refuses: a name PGN cannot hold
+            raise InputError(str(exc)) from None
+        return {}
+
     async def do_sim(self, body: dict) -> dict:
         self._sim()
         steps = inputs.parse_steps(inputs.field(body, "steps"))

@@ -26,6 +26,9 @@ from board_driver.squares import square
 
 _SQUARE = re.compile(r"[a-h][1-8]")
 _GAME_ID = re.compile(r"[1-9][0-9]{0,8}")
+_TAG = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,39}")
+#: The PGN headers the page may set in one request.
+MAX_HEADERS = 16
 #: The longest FEN a real position needs is under 90 characters.
 MAX_FEN = 100
 #: The controls the page offers (board-script ``button`` names).
@@ -159,6 +162,31 @@ def parse_engine(body: Any) -> tuple[str, dict[str, int | None]]:
     if level.get("depth", 0) is None and level.get("movetime_ms", 0) is None:
         raise InputError("depth, movetime_ms: both without limit; the engine needs one of them")
     return side, level
+
+
+def parse_headers(body: Any) -> dict[str, str]:
+    """PGN headers: tag names of letters, digits and ``_`` (a letter first), each with one
+    line of text of at most 255 characters; at most :data:`MAX_HEADERS` of them.
+
+    >>> parse_headers({"White": "Ann", "Round": "3"})
+    {'White': 'Ann', 'Round': '3'}
+    >>> parse_headers({"White": 3})
+    Traceback (most recent call last):
+    ...
+    board_driver.connectors.web.inputs.InputError: White: 3 is not one line of text
+    """
+    if not isinstance(body, dict) or not body:
+        raise InputError('headers: expected an object like {"White": "Ann", "Round": "3"}')
+    if len(body) > MAX_HEADERS:
+        raise InputError(f"headers: {len(body)} given, at most {MAX_HEADERS} at once")
+    headers = {}
+    for name, value in body.items():
+        if not _TAG.fullmatch(name):
+            raise InputError(f"{_show(name)} is not a PGN tag name")
+        if not isinstance(value, str) or len(value) > 255 or not value.isprintable():
+            raise InputError(f"{name}: {_show(value)} is not one line of text")
+        headers[name] = value
+    return headers
 
 
 def parse_game_id(value: Any, name: str = "game") -> int:

@@ -3,7 +3,8 @@
 Routes::
 
     GET  /                      the page (static files come only from this package)
-    GET  /static/<file>         its script and style sheet
+    GET  /static/<file>         its script, style sheet and icon
+    GET  /favicon.ico           the icon (an SVG), where browsers look for it
     GET  /ws                    WebSocket: the state on connect, then every change, pushed
     GET  /api/state             the same state, once, as JSON
     GET  /api/games             the stored games, newest first
@@ -19,6 +20,7 @@ Routes::
          sim      {"steps": [["lift", "e2"], ["place", "e4"]]}   (simulated board only)
          setup    {}  the simulated board's pieces set as the lights ask
          takeback {}  the simulated board's pieces moved back one move
+         headers  {"White": "Ann", "Round": "3", ...}  PGN headers ("" removes one)
          player/<name>/<action> {...}   a player's own action (online play: seek, ...)
 
 The page is a connector: it sees the board only through the door
@@ -61,6 +63,7 @@ STATIC_FILES = {
     "lichess.js": "text/javascript",
     "board.css": "text/css",
     "index.html": "text/html",
+    "favicon.svg": "image/svg+xml",
 }
 #: Messages kept for a page that connects later (the newest last).
 RECENT_EVENTS = 20
@@ -139,6 +142,7 @@ class WebServer:
         router = Router()
         router.add("GET", "/", self._index)
         router.add("GET", "/static/{name}", self._static_file)
+        router.add("GET", "/favicon.ico", self._favicon)  # asked for by browsers on any page
         router.add_websocket("/ws", self._websocket)
         router.add("GET", "/api/state", self._state)
         router.add("GET", "/api/games", self._games)
@@ -218,6 +222,9 @@ class WebServer:
         if name not in STATIC_FILES or name == "index.html":
             return Response.error(404, f"no such file: {name[:40]!r}")
         return Response(body=self._static[name], content_type=STATIC_FILES[name])
+
+    async def _favicon(self, _request: Request) -> Response:
+        return Response(body=self._static["favicon.svg"], content_type="image/svg+xml")
 
     async def _state(self, _request: Request) -> Response:
         return Response(body=self._state_json().encode(), content_type="application/json")

@@ -27,7 +27,7 @@ import logging
 from collections.abc import Mapping
 from typing import Any
 
-from board_driver.arbiter.expected import describe_move
+from board_driver.arbiter.expected import describe_move, how_to_play
 from board_driver.door import HUMAN, SIDES, ActionRefused, Door, Snapshot
 from board_driver.extension import ExtensionConfigError
 from board_driver.players.engine.player import EngineLevel, EnginePlayer
@@ -328,7 +328,7 @@ class EngineSeat:
             "engine move: %s (%s) to play on the board: %s",
             event["san"],
             event["uci"],
-            _how_to_play(event),
+            how_to_play(event),
         )
         self.door.announce(event)
         self.door.expect(str(move))
@@ -425,15 +425,3 @@ async def start_seat(door: Door, section: Any) -> EngineSeat:
         hash_mb=section.hash_mb,
     )
     return await seat.start(section.side)
-
-
-def _how_to_play(event: dict) -> str:
-    """``e7 to e5``, with the rook, the victim and the promotion piece when there are any."""
-    text = f"{event['from']} to {event['to']}"
-    if "rook_from" in event:
-        text += f", rook {event['rook_from']} to {event['rook_to']}"
-    if "captured" in event:
-        text += f", take the piece on {event['captured']}"
-    if "promotion_piece" in event:
-        text += f", the pawn becomes a {event['promotion_piece']}"
-    return text

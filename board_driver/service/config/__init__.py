@@ -141,16 +141,20 @@ class Config:
 def state_directory(environ: Mapping[str, str] | None = None) -> Path:
     """Where the daemon keeps its state.
 
-    ``$STATE_DIRECTORY`` (set by systemd's ``StateDirectory=``), else
-    ``/var/lib/magboard`` for root, else ``$XDG_STATE_HOME/magboard``
-    (``~/.local/state/magboard``) for a user.
+    ``$STATE_DIRECTORY``, which systemd's ``StateDirectory=`` sets for the service (its
+    ``/var/lib/magboard``), else ``$XDG_STATE_HOME/magboard`` (``~/.local/state/magboard``)
+    for anyone else, root included: a root shell outside the service (a container, a
+    fresh Pi image) gets a directory of its own, not the service's store and token.
+
+    >>> state_directory({"STATE_DIRECTORY": "/var/lib/magboard"})
+    PosixPath('/var/lib/magboard')
+    >>> state_directory({"HOME": "/root"})
+    PosixPath('/root/.local/state/magboard')
     """
     env = os.environ if environ is None else environ
     if env.get("STATE_DIRECTORY"):
         # systemd may list several, separated by colons; ours is the first.
         return Path(env["STATE_DIRECTORY"].split(":")[0])
-    if hasattr(os, "geteuid") and os.geteuid() == 0:
-        return SERVICE_STATE_DIR
     xdg = env.get("XDG_STATE_HOME")
     base = Path(xdg) if xdg else Path(env.get("HOME", "~")).expanduser() / ".local" / "state"
     return base / "magboard"

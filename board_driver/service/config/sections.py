@@ -33,7 +33,11 @@ from board_driver.physical.sensing.loop import MAX_RATE_HZ, MIN_RATE_HZ
 
 SENSING_BACKENDS = ("gpiod", "rpigpio", "bridge", "sim")
 LED_BACKENDS = ("neopixel_spi", "neopixel", "bridge", "sim")
-BUTTON_BACKENDS = ("gpio", "bridge", "none")
+#: ``gpiod`` and ``rpigpio`` as in ``[sensing]``; ``gpio`` (the name before them) reads the
+#: buttons with the same library as the matrix.
+BUTTON_BACKENDS = ("none", "gpiod", "rpigpio", "bridge", "gpio")
+#: The backends that read buttons on the Pi's own GPIO lines.
+GPIO_BUTTON_BACKENDS = ("gpiod", "rpigpio", "gpio")
 BUTTON_KEYS = BUTTONS
 
 #: The default palette: colour name -> RGB at full brightness (before brightness/gamma).
@@ -86,7 +90,10 @@ class BridgeConfig:
 
 @dataclass(frozen=True)
 class ButtonsConfig:
-    """``[buttons]``: push-buttons, by BCM pin (``gpio``) or on the bridge; off by default."""
+    """``[buttons]``: push-buttons; off (``"none"``) until configured. ``"gpiod"`` or
+    ``"rpigpio"`` read them on the Pi's GPIO lines (``"gpio"``: with the library the matrix
+    uses), at the BCM pins given (the defaults are the guide's wiring); ``"bridge"`` takes
+    them from the serial bridge."""
 
     backend: str = "none"
     adjust: int | None = DEFAULT_BUTTON_PINS.get("adjust")

@@ -105,5 +105,5 @@ def test_button_config_errors_name_the_key(fake_hw):
         open_buttons("gpio", resign=99)
     with pytest.raises(ValueError, match=r"GPIO 5 is used twice"):
         open_buttons("gpio", resign=5, hint=5)
-    with pytest.raises(ButtonConfigError, match=r"backend must be 'gpio', 'bridge' or 'none'"):
+    with pytest.raises(ButtonConfigError, match=r"backend must be 'gpiod', 'rpigpio', 'bridge'"):
         open_buttons("usb")

@@ -193,3 +193,54 @@ def test_a_bridge_board_is_sent_to_its_firmware_guide(capsys, tmp_path):
     code = main(["diagnose", "--once", "--config", str(config)])
     assert code == 2
     assert "hardware/firmware/README.md" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------- issue 16, item 11
+
+
+def test_the_ghost_test_says_passed_or_failed(capsys):
+    code, out = run(capsys, "--sim", "--once", "--no-walk")
+    assert code == 0
+    assert "ghost test: passed (b2 stayed empty with pieces on a1, b1, a2)" in out
+    code, out = run(capsys, "--sim", "--once", "--no-walk", "--no-diodes")
+    assert code == 1 and "ghost test: FAILED" in out
+
+
+def test_a_switch_stuck_closed_on_b2_is_not_blamed_on_a_missing_diode(capsys):
+    code, out = run(capsys, "--sim", "--once", "--no-walk", "--fault", "stuck_closed:b2")
+    assert code == 1
+    problems = out.split("problem(s):", 1)[1]
+    assert "a switch stuck closed on b2" in problems
+    assert "diode each" not in problems and "ghosting" not in problems
+    assert "ghost test: not judged" in out
+
+
+def test_output_to_a_file_appears_as_it_is_written(tmp_path):
+    """A watch to a file shows the board at once, not when the watch ends (buffering)."""
+    import os
+    import subprocess
+    import sys
+    import time
+
+    from tests.board_driver.daemon_process import ROOT
+
+    log = tmp_path / "diagnose.log"
+    empty = tmp_path / "empty.toml"
+    empty.write_text("")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}  # as a user has it
+    env["MAGBOARD_CONFIG"] = str(empty)
+    with log.open("w") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "board_driver", "diagnose", "--sim", "--seconds", "8",
+             "--no-walk"],
+            stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, cwd=ROOT, env=env,
+        )  # fmt: skip
+        try:
+            deadline = time.monotonic() + 6
+            while "ghost test: passed" not in log.read_text() and time.monotonic() < deadline:
+                time.sleep(0.1)
+            assert "ghost test: passed" in log.read_text(), log.read_text()
+            assert proc.poll() is None  # still watching: the lines came as they were written
+        finally:
+            proc.terminate()
+            proc.wait(10)

@@ -50,6 +50,7 @@ def test_values_are_read_into_typed_sections():
         [buttons]
         backend = "gpio"
         resign = 7
+        new_game = false
         hint = false
         """
     )
@@ -59,7 +60,7 @@ def test_values_are_read_into_typed_sections():
     assert config.leds.colours["red"] == (255, 0, 0)  # the rest of the palette stays
     assert config.game.touch_move == "enforce" and config.game.hints is True
     assert config.buttons.pins()["resign"] == 7
-    assert "hint" not in config.buttons.pins()
+    assert "hint" not in config.buttons.pins() and "new_game" not in config.buttons.pins()
     assert parse_config(to_toml(config)) == config
 
 
@@ -124,8 +125,10 @@ def test_sim_puts_every_hardware_port_on_the_simulator():
 
 def test_state_directory_follows_systemd_then_xdg():
     assert state_directory({"STATE_DIRECTORY": "/var/lib/magboard"}) == Path("/var/lib/magboard")
-    if state_directory({}) != Path("/var/lib/magboard"):  # not root
-        assert state_directory({"XDG_STATE_HOME": "/x"}) == Path("/x/magboard")
+    assert state_directory({"XDG_STATE_HOME": "/x"}) == Path("/x/magboard")
+    # Root outside the service (issue 16, item 4) is a user like any other: not the
+    # service's directory, whoever runs this test.
+    assert state_directory({"HOME": "/root"}) == Path("/root/.local/state/magboard")
 
 
 def test_a_named_file_must_exist_and_be_readable(tmp_path, monkeypatch):
@@ -304,3 +307,76 @@ def test_config_check_and_run_agree_on_what_run_cannot_use(tmp_path, config, mes
         assert expected in result.stderr and "Traceback" not in result.stderr
     problem = [line for line in check.stderr.splitlines() if expected in line]
     assert problem and problem[0] in run.stderr  # the same words
+
+
+# ---------------------------------------------------------------- issue 16: buttons and pins
+
+
+def test_buttons_are_off_until_configured_and_named_like_the_sensing_backends():
+    assert Config().buttons.backend == "none"
+    for backend in ("gpiod", "rpigpio", "gpio", "bridge", "none"):  # "gpio": the older name
+        assert parse_config(f'[buttons]\nbackend = "{backend}"\n').buttons.backend == backend
+    with pytest.raises(ConfigError, match=r'\[buttons\] backend: "usb" is not one of "none"'):
+        parse_config('[buttons]\nbackend = "usb"\n')
+
+
+def test_the_default_button_pins_collide_with_nothing_whatever_the_leds():
+    from board_driver.physical.pinmap import (
+        DEFAULT_BUTTON_PINS,
+        DEFAULT_COLUMNS,
+        DEFAULT_ROWS,
+        LED_PWM_PIN,
+        LED_SPI_PINS,
+        UART_PINS,
+    )
+
+    pins = set(DEFAULT_BUTTON_PINS.values())
+    assert len(pins) == len(DEFAULT_BUTTON_PINS)
+    taken = {0, 1, *UART_PINS, LED_PWM_PIN, *LED_SPI_PINS, *DEFAULT_ROWS, *DEFAULT_COLUMNS}
+    assert not pins & taken
+    for leds in ("neopixel_spi", "neopixel"):
+        config = parse_config(
+            f'[sensing]\nbackend = "gpiod"\n[leds]\nbackend = "{leds}"\n'
+            '[buttons]\nbackend = "gpiod"\n'
+        )
+        assert set(config.buttons.pins().values()) == pins
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (  # the issue's case: PWM NeoPixels on GPIO18 and a button there too
+            '[leds]\nbackend = "neopixel"\n[buttons]\nbackend = "gpio"\nnew_game = 18\n',
+            '[buttons] new_game: GPIO18 is also [leds] pin (GPIO18, backend "neopixel")',
+        ),
+        (
+            '[leds]\nbackend = "neopixel"\npin = 21\n[buttons]\nbackend = "gpiod"\nresign = 21\n',
+            "[buttons] resign: GPIO21 is also [leds] pin",
+        ),
+        (
+            '[buttons]\nbackend = "gpiod"\nresign = 10\n',
+            "[buttons] resign: GPIO10 is also the LEDs' SPI",
+        ),
+        (
+            '[buttons]\nbackend = "rpigpio"\nclaim_draw = 14\n',
+            "[buttons] claim_draw: GPIO14 is the UART's",
+        ),
+        (
+            '[leds]\nbackend = "neopixel"\npin = 21\n',
+            "[sensing]: GPIO21 of the switch matrix is also [leds] pin",
+        ),
+    ],
+)
+def test_config_check_names_a_pin_the_leds_or_the_uart_already_use(tmp_path, text, message):
+    path = tmp_path / "c.toml"
+    path.write_text(text)
+    result = run_magboard("config", "check", "--config", str(path))
+    assert result.returncode == 2, result.stdout
+    assert message in result.stderr
+    assert "ok" not in result.stdout
+
+
+def test_a_pin_clash_is_no_clash_on_the_simulator_or_with_buttons_off(tmp_path):
+    path = tmp_path / "c.toml"
+    path.write_text('[leds]\nbackend = "neopixel"\n[buttons]\nnew_game = 18\n')  # buttons off
+    assert run_magboard("config", "check", "--config", str(path)).returncode == 0

@@ -310,5 +310,12 @@ def test_a_second_daemon_on_the_same_store_is_refused(tmp_path):
     second = run_magboard("run", "--sim", "--config", str(config))
     daemon.terminate()
     assert second.returncode == 1
-    assert "another magboard daemon is running" in second.stderr
+    why = f"another magboard daemon (pid {daemon.proc.pid}) is running with the store"
+    assert why in second.stderr
     assert "Traceback" not in second.stderr
+    # Issue 16, item 4: the reason comes before "stopped (exit 1)", said once, and a
+    # store that is not the service's does not send the user to systemctl.
+    lines = second.stderr.splitlines()
+    assert lines[-1].endswith("stopped (exit 1)"), lines
+    assert sum(why in line for line in lines) == 1
+    assert "systemctl" not in second.stderr and "[store] path" in second.stderr

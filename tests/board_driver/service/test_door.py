@@ -98,6 +98,25 @@ def test_a_subscriber_sees_moves_board_events_and_lights(tmp_path: Path) -> None
     run(daemon, scenario)
 
 
+def test_the_board_stream_carries_buttons_and_choices_in_their_place(tmp_path: Path) -> None:
+    """What a recording needs (issue 16, item 5): every event the tracker took, in order."""
+    daemon, board = make_daemon(tmp_path)
+
+    async def scenario() -> None:
+        door = daemon.door
+        events = door.subscribe(board=True)
+        await play(board, daemon, SCHOLAR[:1])
+        door.press("adjust")
+        door.choose("n")
+        seen = [e for e in drain(events) if e["type"] in ("lift", "place", "button", "choose")]
+        assert [e["type"] for e in seen] == ["lift", "place", "button", "choose"]
+        assert (seen[2]["name"], seen[3]["piece"]) == ("adjust", "n")
+        assert [e["t"] for e in seen] == sorted(e["t"] for e in seen)
+        assert not [e for e in drain(door.subscribe()) if e["type"] in ("button", "choose")]
+
+    run(daemon, scenario)
+
+
 def test_a_slow_subscriber_loses_events_is_told_so_and_never_holds_up_the_board(
     tmp_path: Path,
 ) -> None:

@@ -41,7 +41,7 @@ def quick_games(directory: Path, games: int) -> DaemonProcess:
 
 
 def check_every_move_stored(daemon: DaemonProcess, games: int) -> None:
-    timeout = 15 + 3 * games
+    timeout = 30 + 8 * games  # 28 steps of 150 ms a game, and a loaded machine
     assert daemon.wait_for(lambda: len(MATED.findall(daemon.output())) == games, timeout), (
         daemon.output()[-3000:]
     )

@@ -146,6 +146,10 @@ def test_games_command_lists_and_names_a_missing_store(tmp_path, db_path):
     listed = magboard("games", "--store", str(db_path))
     assert listed.returncode == 0, listed.stderr
     assert f"{gid:>5}" in listed.stdout and "in progress" in listed.stdout
+    # One unit everywhere (issue 16, item 7): three plies are 3 plies, as on the page and in
+    # the log, not "2 moves".
+    header, row = listed.stdout.splitlines()
+    assert header.split()[3] == "plies" and row.split()[3] == "3", listed.stdout
 
 
 def test_games_command_on_a_corrupt_store_exits_non_zero_without_traceback(tmp_path):

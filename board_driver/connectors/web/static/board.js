@@ -5,6 +5,7 @@
 const FILES = "abcdefgh";
 const GLYPH = { k: "\u265A", q: "\u265B", r: "\u265C", b: "\u265D", n: "\u265E", p: "\u265F\uFE0E" };
 const NAME = { k: "king", q: "queen", r: "rook", b: "bishop", n: "knight", p: "pawn" };
+const PROMOTION_NAME = { q: "queen", r: "rook", b: "bishop", n: "knight" };
 const LED_NAME = { r: "red", o: "orange", y: "yellow", g: "green", b: "blue", c: "cyan", w: "white" };
 const TERMINATION = {
   checkmate: "checkmate", stalemate: "stalemate", insufficient_material: "insufficient material",
@@ -27,11 +28,15 @@ let token = "";
 let cells = [];
 let focused = squareIndex("e2");
 let hand = [];            // squares whose pieces the user lifted by clicking, last on top
+const handSide = new Map(); // square in hand -> "white"/"black" (the game's piece there), or null
 let simOcc = 0n;          // the simulated board's pieces, updated as we send steps
 let inFlight = 0;         // actions sent and not yet answered
 let queue = Promise.resolve();
 let drag = null;
 let opponentEdited = false; // the Opponent form has changes not yet applied
+let online = false;       // the WebSocket is open: the daemon is there
+let chosenPiece = null;   // the promotion piece chosen on this page, until a promotion uses it
+let shownPlies = null;    // the plies of the game on the board when the game list was loaded
 
 // ---------------------------------------------------------------- token
 
@@ -150,40 +155,101 @@ function steps(list) {
   return send("sim", { steps: list.map(([kind, sq]) => [kind, squareName(sq)]) });
 }
 
+// The side of the game's piece on a square ("white", "black"), or null (none, or a piece
+// the game does not know).
+function sideAt(sq) {
+  const letter = state ? state.pieces[sq] : ".";
+  if (letter === ".") return null;
+  return letter === letter.toUpperCase() ? "white" : "black";
+}
+
+function pieceWords(sq) {
+  const letter = state ? state.pieces[sq] : ".";
+  if (letter === ".") return "the piece";
+  return `the ${sideAt(sq)} ${NAME[letter.toLowerCase()]}`;
+}
+
+function take(sq) {
+  hand.push(sq);
+  handSide.set(sq, sideAt(sq));
+}
+
+function drop() {
+  const sq = hand.pop();
+  handSide.delete(sq);
+  return sq;
+}
+
+// A piece in hand that the game no longer has on its square was captured (an en-passant
+// victim lifted after the capture): it has left the board, and the hand is free again.
+function releaseCaptured() {
+  const kept = hand.filter((sq) => !(handSide.get(sq) && state && state.pieces[sq] === "."));
+  for (const sq of hand) if (!kept.includes(sq)) handSide.delete(sq);
+  hand = kept;
+}
+
 function clickSquare(sq) {
   if (!state) return;
+  if (!online) {
+    say("The board cannot be reached (the daemon is not running?): nothing was moved.", true);
+    return;
+  }
   if (!state.sim) {
     say("This is a real board: move its pieces by hand.");
     return;
   }
+  releaseCaptured();
   if (hand.length === 0) {
     if (occupied(sq)) {
-      hand.push(sq);
+      take(sq);
       steps([["lift", sq]]);
     } else {
       steps([["place", sq]]);  // a piece from beside the board
     }
   } else if (!occupied(sq)) {
-    hand.pop();
+    drop();
     steps([["place", sq]]);
   } else {
-    hand.pop();               // a capture: the victim off, the piece in hand on
-    steps([["lift", sq], ["place", sq]]);
+    const held = hand[hand.length - 1];
+    const heldSide = handSide.get(held);
+    const target = sideAt(sq);
+    if (heldSide !== state.turn) {
+      // Not a piece of the side to move: a victim taken off first (the capture by clicking
+      // the victim first), or a piece set aside. It stays off the board, and the click
+      // lifts the piece clicked.
+      drop();
+      say(`${cap(heldSide ? pieceWords(held) : "the piece")} from ${squareName(held)} is off the board`);
+      take(sq);
+      steps([["lift", sq]]);
+    } else if (target === heldSide) {
+      say(`You hold ${pieceWords(held)} from ${squareName(held)}: put it on an empty square ` +
+          "or capture with it (Escape puts it back)", true);
+    } else {
+      drop();               // a capture: the victim off, the piece in hand on
+      steps([["lift", sq], ["place", sq]]);
+    }
   }
   showHand();
   if (state) renderBoard();
 }
 
 function putBack() {
-  if (!hand.length) return;
-  const sq = hand.pop();
+  if (!hand.length || !online) return;
+  const sq = drop();
   if (!occupied(sq)) steps([["place", sq]]);
+  showHand();
+}
+
+function clearHand() {
+  hand = [];
+  handSide.clear();
   showHand();
 }
 
 function showHand() {
   $("hand").textContent = hand.length
-    ? "In hand: the piece from " + hand.map(squareName).join(", ") + " (Escape puts it back)"
+    ? "In hand: " + hand.map((sq) => `${pieceWords(sq)} from ${squareName(sq)}`).join(", ") +
+      " (Escape puts it back)"
     : "";
 }
 
@@ -202,7 +268,7 @@ function onPointerDown(e) {
 }
 
 function onPointerMove(e) {
-  if (!drag || !state || !state.sim) return;
+  if (!drag || !state || !state.sim || !online) return;
   const sq = cellAt(e.clientX, e.clientY);
   if (sq === null || sq === drag.start && !drag.moved) return;
   if (!drag.moved) {
@@ -242,6 +308,10 @@ function onPointerUp(e) {
 // ---------------------------------------------------------------- actions
 
 function send(action, body) {
+  if (!online) {
+    say("The board cannot be reached (the daemon is not running?): nothing was done.", true);
+    return Promise.resolve({});
+  }
   inFlight++;
   const done = queue.then(async () => {
     try {
@@ -255,14 +325,16 @@ function send(action, body) {
         const why = answer.error || response.statusText;
         say(`Refused (${response.status}): ${why}`, true);
         if (response.status === 401 || response.status === 403) $("token").focus();
-        if (action === "sim") { hand = []; showHand(); }
+        if (action === "sim") clearHand();
       }
       // The board's pieces as they now stand (the simulator's answer), else the last state.
       const pieces = answer.sim_pieces || (state && state.sim_pieces);
       if (inFlight === 1 && pieces) simOcc = bitsOf(pieces);
       return answer;
     } catch (err) {
-      say("The board cannot be reached: " + err, true);
+      // The daemon went away between the click and the answer: say so in words.
+      say("The board cannot be reached (the daemon is not running?): " +
+          `${action.replace("_", " ")} was not done.`, true);
       if (inFlight === 1 && state && state.sim_pieces) simOcc = bitsOf(state.sim_pieces);
       return {};
     } finally {
@@ -278,14 +350,22 @@ function wireControls() {
     b.addEventListener("click", () => send("button", { button: b.dataset.button }));
   }
   for (const b of document.querySelectorAll("[data-piece]")) {
-    b.addEventListener("click", () => send("choose", { piece: b.dataset.piece }));
+    b.addEventListener("click", async () => {
+      const answer = await send("choose", { piece: b.dataset.piece });
+      if (!answer.ok) return;
+      choosePiece(b.dataset.piece);
+      // A pawn just promoted is amended (the board says so); else the next promotion uses it.
+      if (!(answer.events || []).some((e) => e.type === "promotion_amended")) {
+        say(`Promotion piece: ${PROMOTION_NAME[b.dataset.piece]} (the next pawn to promote ` +
+            `becomes a ${PROMOTION_NAME[b.dataset.piece]})`);
+      }
+    });
   }
   $("takeback").addEventListener("click", () => send("takeback", {}));
-  $("setup").addEventListener("click", () => { hand = []; showHand(); send("setup", {}); });
+  $("setup").addEventListener("click", () => { clearHand(); send("setup", {}); });
   $("new-game").addEventListener("submit", (e) => {
     e.preventDefault();
-    hand = [];
-    showHand();
+    clearHand();
     send("new_game", { fen: $("fen").value.trim() });
   });
   for (const id of ["engine-side", "engine-skill", "engine-depth", "engine-movetime"]) {
@@ -312,6 +392,21 @@ function wireControls() {
     $("token").value = "";
     $("token-state").textContent = token ? "token saved" : "no token: actions are refused";
   });
+}
+
+// The promotion piece chosen here stays pressed until a promotion uses it.
+function choosePiece(piece) {
+  chosenPiece = piece;
+  for (const b of document.querySelectorAll("[data-piece]")) {
+    b.setAttribute("aria-pressed", String(b.dataset.piece === piece));
+  }
+}
+
+function followChoice(events) {
+  for (const e of events) {
+    if ((e.type === "move" && e.promotion) || e.type === "promotion_amended" ||
+        e.type === "new_game" || e.type === "game_over") choosePiece(null);
+  }
 }
 
 // ---------------------------------------------------------------- the rest of the page
@@ -350,6 +445,17 @@ function renderStatus() {
     status.className = "out-of-sync";
   }
   status.textContent = text;
+}
+
+// What the lights ask, in the tracker's words (the state's "asks", when the board gives them).
+function renderAsks() {
+  const list = $("asks");
+  list.innerHTML = "";
+  for (const line of state.asks || []) {
+    const li = document.createElement("li");
+    li.textContent = line;
+    list.appendChild(li);
+  }
 }
 
 function renderMoves() {
@@ -448,7 +554,8 @@ function describe(e) {
       const what = [];
       if (e.empty && e.empty.length) what.push("empty " + e.empty.join(" "));
       if (e.fill && e.fill.length) what.push("fill " + e.fill.join(" "));
-      const why = e.reason === "touch_move" ? ` (touch-move: ${e.san} must be played)` : "";
+      let why = e.reason === "touch_move" ? ` (touch-move: ${e.san} must be played)` : "";
+      if (e.why) why = ` (${e.why})`;  // the tracker's own words, when it gives them
       return [`Not a legal move${why}: ${what.join(", ")}`, true];
     }
     case "restored": return ["The board matches the game again"];
@@ -490,7 +597,10 @@ function say(text, bad = false) {
   $("announce").textContent = text;
 }
 
+const plies = (n) => `${n} ${n === 1 ? "ply" : "plies"}`;
+
 async function loadGames() {
+  shownPlies = state ? `${state.game_id}:${state.moves.length}:${state.result}` : null;
   try {
     const games = await (await fetch("/api/games")).json();
     const list = $("games");
@@ -503,7 +613,7 @@ async function loadGames() {
       a.textContent = `Game ${g.id}`;
       li.appendChild(a);
       const how = g.termination ? ` (${TERMINATION[g.termination] || g.termination})` : "";
-      li.appendChild(document.createTextNode(`: ${g.result}${how}, ${g.plies} plies, ${g.started.slice(0, 16).replace("T", " ")}`));
+      li.appendChild(document.createTextNode(`: ${g.result}${how}, ${plies(g.plies)}, ${g.started.slice(0, 16).replace("T", " ")}`));
       list.appendChild(li);
     }
   } catch (err) { /* the list is a convenience; the page works without it */ }
@@ -515,9 +625,12 @@ function onMessage(data) {
   state = message.state;
   document.dispatchEvent(new CustomEvent("magboard-state", { detail: state })); // lichess.js
   if (inFlight === 0 && state.sim_pieces) simOcc = bitsOf(state.sim_pieces);
-  hand = hand.filter((sq) => !has(simOcc, sq));
+  for (const sq of hand) if (has(simOcc, sq)) handSide.delete(sq);
+  hand = hand.filter((sq) => !has(simOcc, sq));  // put back on the board
+  releaseCaptured();
   renderBoard();
   renderStatus();
+  renderAsks();
   renderMoves();
   renderControls();
   renderEngine();
@@ -526,16 +639,39 @@ function onMessage(data) {
     const [text, bad] = describe(e);
     if (text) say(text, bad);
   }
-  if (!before || before.game_id !== state.game_id || before.result !== state.result ||
-      (message.events || []).some((e) => e.type === "move" && before.moves.length === 0)) loadGames();
+  followChoice(message.events || []);
+  // The list counts the game on the board's plies too: loaded again when they change.
+  if (shownPlies !== `${state.game_id}:${state.moves.length}:${state.result}`) loadGames();
+}
+
+// With the daemon gone the page is greyed out and says so; nothing on it acts until the
+// WebSocket is open again (the state it then sends replaces what is shown).
+let greyed = [];           // the controls disabled because the daemon is gone
+
+function setOnline(live) {
+  online = live;
+  document.body.classList.toggle("offline", !live);
+  $("offline").hidden = live;
+  $("connection").textContent = live ? "live" : "disconnected: reconnecting…";
+  if (!live) {
+    const controls = document.querySelectorAll("#play button, #side button, #side select, #side input");
+    greyed = [...controls].filter((c) => !c.disabled && !c.closest("#token-form"));
+    for (const control of greyed) control.disabled = true;
+    clearHand();
+  } else {
+    for (const control of greyed) control.disabled = false;
+    greyed = [];
+    if (state) renderControls();
+  }
 }
 
 function connect(delay = 500) {
   const ws = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/ws");
-  ws.onopen = () => { $("connection").textContent = "live"; delay = 500; };
-  ws.onmessage = (m) => onMessage(m.data);
+  let opened = false;
+  ws.onopen = () => { opened = true; delay = 500; };
+  ws.onmessage = (m) => { if (!online) setOnline(true); onMessage(m.data); };
   ws.onclose = () => {
-    $("connection").textContent = "disconnected: reconnecting…";
+    if (opened || online || !document.body.classList.contains("offline")) setOnline(false);
     setTimeout(() => connect(Math.min(delay * 2, 8000)), delay);
   };
 }

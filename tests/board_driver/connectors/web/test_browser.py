@@ -136,6 +136,7 @@ def test_a_short_game_by_click_key_and_drag_with_hints_and_its_pgn(open_page, tm
     page.wait_for_selector("#sq-g4[data-led='g']")
     assert led(page, "g3") == ("g", "0")
     assert page.locator("#sq-g2").get_attribute("aria-label") == "g2, white pawn, lifted"
+    page.locator("header").scroll_into_view_if_needed()  # ticking Hints scrolled down
     shot(page, tmp_path, "web-hints.png")
     click(page, "g2")  # put it back (a j'adoube-free replace: touch-move warns only)
     page.wait_for_selector("#sq-g2[data-sensed='1']")
@@ -321,4 +322,102 @@ def test_the_engine_plays_black_its_move_in_words_and_a_hint(open_page, daemon):
     text = page.locator("#engine-status").inner_text()
     assert text.startswith(f"{name} plays {move['san']}: move the pawn from a2 to ")
     assert text.endswith(f", and promote to a {move['promotion_piece']}")
+    assert page.errors == []
+
+
+SIZES = {"desktop": {"width": 1000, "height": 800}, "phone": {"width": 390, "height": 844}}
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_captures_by_clicks_in_either_order_leave_the_hand_free(open_page, daemon, size):
+    """Issue 16, item 1: an en-passant victim lifted after the capture leaves the board (the
+    hand is free again), and a capture can start by clicking the victim."""
+    page = open_page(viewport=SIZES[size])
+    click(page, "e2", "e4", "d7", "d5")
+    wait_moves(page, "e4", "d5")
+    # 2. exd5 with the victim clicked first: it leaves the board, then the pawn takes its place.
+    click(page, "d5")
+    page.wait_for_selector("#hand:text('the black pawn from d5')")
+    click(page, "e4")
+    page.wait_for_selector("#messages li:text('The black pawn from d5 is off the board')")
+    click(page, "d5")
+    wait_moves(page, "e4", "d5", "exd5")
+    click(page, "g8", "f6", "g1", "f3", "c7", "c5")
+    wait_moves(page, "e4", "d5", "exd5", "Nf6", "Nf3", "c5")
+    click(page, "d5", "c6", "c5")  # 4. dxc6 e.p.: the victim lifted last
+    wait_moves(page, "e4", "d5", "exd5", "Nf6", "Nf3", "c5", "dxc6")
+    page.wait_for_selector("#hand:text-is('')")
+    assert page.locator(".sq.in-hand").count() == 0
+    click(page, "b7", "c6")  # the next click on an own piece lifts it: 4... bxc6
+    wait_moves(page, "e4", "d5", "exd5", "Nf6", "Nf3", "c5", "dxc6", "bxc6")
+    # Item 7: the game list counts the game on the board live, in plies, without a reload.
+    game = daemon.state()["game_id"]
+    page.wait_for_selector(f"#games li:has-text('Game {game}:'):has-text('8 plies')")
+    state = daemon.state()
+    assert state["in_sync"] and state["sensed"] == state["sim_pieces"]
+    position = state["pieces"]
+    occupancy = sum(1 << sq for sq, letter in enumerate(position) if letter != ".")
+    assert int(state["sensed"], 16) == occupancy  # no phantom piece dropped anywhere
+    assert page.errors == []
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_a_page_whose_daemon_is_gone_is_greyed_out_and_says_so(open_page, daemon, size, tmp_path):
+    """Issue 16, item 8: with the daemon gone the page is grey, says so, and a click says why
+    nothing happens (never 'TypeError: Failed to fetch'); the icon is served (no 404)."""
+    page = open_page(viewport=SIZES[size])
+    failed: list[str] = []
+    page.on("response", lambda r: failed.append(r.url) if r.status >= 400 else None)
+    page.reload()
+    page.wait_for_selector("#connection:text('live')")
+    assert page.locator("link[rel='icon']").count() == 1
+    status, _ = daemon.request("/favicon.ico", method="GET")
+    assert status == 200
+    assert failed == []
+    assert not page.locator("#offline").is_visible()
+
+    daemon.stop()
+    page.wait_for_selector("#offline", state="visible")
+    assert "cannot be reached" in page.locator("#offline").inner_text()
+    assert "offline" in (page.locator("body").get_attribute("class") or "")
+    assert page.locator("#resign").is_disabled() and page.locator("#new-game-button").is_disabled()
+    page.locator("#offline").scroll_into_view_if_needed()
+    click(page, "e2")
+    page.wait_for_selector("#messages li.bad:text('The board cannot be reached')")
+    texts = " ".join(page.locator("#messages li").all_inner_texts())
+    assert "TypeError" not in texts and "Failed to fetch" not in texts
+    assert page.locator(".sq.in-hand").count() == 0
+    if size == "desktop":
+        page.mouse.wheel(0, -2000)  # the banner at the top
+        shot(page, tmp_path, "web-offline.png")
+    assert page.errors == []
+
+
+def test_on_a_phone_what_a_game_needs_is_just_below_the_board(open_page, tmp_path):
+    """Issue 16, items 6 and 9: at 390x844 the promotion buttons, take-back and the
+    messages start within half a screen below the board; a promotion piece chosen is
+    pressed and said at once."""
+    page = open_page(viewport=SIZES["phone"])
+    board = page.locator("#board").bounding_box()
+    below = board["y"] + board["height"]
+    for selector in ("#promotion", "#takeback", "#resign"):
+        box = page.locator(selector).bounding_box()
+        assert box["y"] < below + 844 / 2, (selector, box, below)
+    page.fill("#fen", "k7/4P3/8/8/8/4K3/8/8 w - - 0 1")
+    page.click("#new-game-button")
+    page.wait_for_selector("#sq-e3[data-piece='K']")
+    page.click("#setup")
+    page.wait_for_selector("#status[data-in-sync='true']")
+    page.click("#promotion [data-piece='n']")  # before the pawn reaches the last rank
+    page.wait_for_selector("#promotion [data-piece='n'][aria-pressed='true']")
+    assert page.locator("#promotion [data-piece='q']").get_attribute("aria-pressed") == "false"
+    page.wait_for_selector("#messages li:text('Promotion piece: knight')")
+    messages = page.locator("#messages").bounding_box()
+    assert messages["y"] < below + 844 / 2
+    page.mouse.wheel(0, 330)  # the board's lower ranks and the buttons below it
+    page.wait_for_timeout(200)
+    shot(page, tmp_path, "web-phone.png")
+    click(page, "e7", "e8")
+    wait_moves(page, "e8=N")
+    page.wait_for_selector("#promotion [data-piece='n'][aria-pressed='false']")
     assert page.errors == []

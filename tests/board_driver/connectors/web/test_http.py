@@ -182,3 +182,22 @@ def test_a_port_in_use_leaves_the_board_working_and_says_so(web_daemon, tmp_path
     finally:
         second.stop()
     assert second.proc.returncode == 0
+
+
+def test_the_games_headers_are_set_from_the_page_and_in_its_pgn(web_daemon):
+    token = web_daemon.token
+    status, answer = web_daemon.request("api/headers", {"White": "Ann", "Black": "Bob"},
+                                        token=token)  # fmt: skip
+    assert status == 200, answer
+    changed = [e for e in answer["events"] if e["type"] == "headers"]
+    assert changed and changed[0]["headers"]["White"] == "Ann"
+    assert web_daemon.state()["headers"]["Black"] == "Bob"
+    status, pgn, _headers = get(web_daemon.url + "games/current.pgn")
+    assert status == 200 and '[White "Ann"]' in pgn and '[Black "Bob"]' in pgn
+    for bad, message in (({"Wh ite": "x"}, "not a PGN tag name"),
+                         ({"White": "a\nb"}, "not one line of text"),
+                         ({"Result": "1-0"}, "set by the game itself")):  # fmt: skip
+        status, answer = web_daemon.request("api/headers", bad, token=token)
+        assert status == 400 and message in answer["error"], answer
+    status, answer = web_daemon.request("api/headers", {"White": ""}, token=token)
+    assert status == 200 and "White" not in web_daemon.state()["headers"]

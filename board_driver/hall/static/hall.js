@@ -1,0 +1,167 @@
+// The hall's page: every board of the round, live over Server-Sent Events (/api/events).
+"use strict";
+
+const GLYPH = { k: "♚", q: "♛", r: "♜", b: "♝", n: "♞", p: "♟" };
+const FILES = "abcdefgh";
+const hall = { round: null, rounds: [], games: new Map(), boards: {}, source: null };
+
+function $(id) { return document.getElementById(id); }
+
+function params() {
+  const p = new URLSearchParams(location.search);
+  return { round: p.get("round"), board: p.get("board"), game: p.get("game") };
+}
+
+// A board as 64 squares from a FEN, rank 8 first; the last move's squares marked.
+function drawBoard(element, fen, lastMove) {
+  const marked = lastMove ? [lastMove.slice(0, 2), lastMove.slice(2, 4)] : [];
+  const rows = fen.split(" ")[0].split("/");
+  const squares = [];
+  rows.forEach((row, r) => {
+    let file = 0;
+    for (const ch of row) {
+      if (/\d/.test(ch)) {
+        for (let i = 0; i < Number(ch); i++) squares.push([r, file++, null]);
+      } else {
+        squares.push([r, file++, ch]);
+      }
+    }
+  });
+  element.replaceChildren(...squares.map(([r, f, piece]) => {
+    const square = document.createElement("div");
+    const name = FILES[f] + (8 - r);
+    square.className = ((r + f) % 2 === 0 ? "l" : "d") + (marked.includes(name) ? " last" : "");
+    if (piece) {
+      square.textContent = GLYPH[piece.toLowerCase()];
+      square.classList.add(piece === piece.toUpperCase() ? "w" : "b");
+    }
+    square.title = name;
+    return square;
+  }));
+}
+
+function key(game) { return `${game.board}/${game.game}`; }
+
+function card(game) {
+  const link = document.createElement("a");
+  link.className = "card";
+  link.href = `?round=${encodeURIComponent(hall.round)}&board=${game.board}&game=${game.game}`;
+  link.dataset.key = key(game);
+  link.addEventListener("click", (event) => {
+    event.preventDefault();
+    history.pushState(null, "", link.href);
+    show();
+  });
+  const title = document.createElement("h2");
+  const online = (hall.boards[String(game.board)] || game.status) === "online";
+  title.innerHTML = `<span>Board ${game.board}</span>`;
+  const state = document.createElement("span");
+  state.innerHTML = `<span class="dot${online ? "" : " offline"}" title="${online ? "online" : "offline"}"></span>`;
+  if (game.result !== "*") {
+    const result = document.createElement("span");
+    result.className = "result";
+    result.textContent = " " + game.result;
+    state.append(result);
+  }
+  title.append(state);
+  const board = document.createElement("div");
+  board.className = "board";
+  drawBoard(board, game.fen, game.last_move);
+  const players = document.createElement("p");
+  players.className = "players";
+  players.textContent = `${game.white} – ${game.black}`;
+  const last = document.createElement("p");
+  last.className = "last";
+  last.textContent = game.plies
+    ? `${Math.ceil(game.plies / 2)}${game.plies % 2 ? "." : "..."} ${game.last_san}`
+    : "not started";
+  link.append(title, board, players, last);
+  link.style.setProperty("--size", "180px");
+  return link;
+}
+
+function drawGrid() {
+  const games = [...hall.games.values()].sort((a, b) => a.board - b.board || a.game - b.game);
+  $("grid").replaceChildren(...games.map(card));
+  $("empty").hidden = games.length > 0;
+  $("pgn-link").href = `/round-${encodeURIComponent(hall.round)}/games.pgn`;
+  const select = $("round");
+  select.replaceChildren(...hall.rounds.map((r) => new Option(r, r, false, r === hall.round)));
+}
+
+async function drawOne(board, game) {
+  const answer = await fetch(`/api/game/${board}/${game}`);
+  if (!answer.ok) {
+    $("one-title").textContent = `Board ${board}: no game ${game}`;
+    return;
+  }
+  const data = await answer.json();
+  drawBoard($("big"), data.fen, data.last_move);
+  $("one-title").textContent = `Board ${data.board}, round ${data.round}`;
+  $("one-players").textContent = `${data.white} – ${data.black}  (${data.event})`;
+  $("one-result").textContent = data.result === "*" ? "in play" :
+    `${data.result}${data.termination ? " (" + data.termination.replace(/_/g, " ") + ")" : ""}`;
+  const items = [];
+  for (let i = 0; i < data.moves.length; i += 2) {
+    const li = document.createElement("li");
+    li.textContent = data.moves.slice(i, i + 2).join(" ");
+    items.push(li);
+  }
+  $("one-moves").replaceChildren(...items);
+  $("one-pgn").href = `data:application/x-chess-pgn;charset=utf-8,${encodeURIComponent(data.pgn)}`;
+  $("one-pgn").download = `board-${data.board}-game-${data.game}.pgn`;
+}
+
+function show() {
+  const p = params();
+  if (p.round && p.round !== hall.round) { connect(p.round); return; }
+  const one = p.board && p.game;
+  $("one").hidden = !one;
+  $("grid").hidden = !!one;
+  if (one) drawOne(p.board, p.game);
+}
+
+function connect(round) {
+  if (hall.source) hall.source.close();
+  const url = "/api/events" + (round ? `?round=${encodeURIComponent(round)}` : "");
+  const source = new EventSource(url);
+  hall.source = source;
+  source.addEventListener("state", (event) => {
+    const state = JSON.parse(event.data);
+    hall.round = state.round;
+    hall.rounds = state.rounds;
+    hall.boards = state.boards;
+    hall.games = new Map(state.games.map((g) => [key(g), g]));
+    const link = state.hall && state.hall.broker === false ? "the broker is unreachable" : "live";
+    $("link").textContent = link;
+    $("link").classList.toggle("down", link !== "live");
+    drawGrid();
+    show();
+  });
+  source.addEventListener("games", (event) => {
+    const p = params();
+    for (const game of JSON.parse(event.data)) {
+      if (game.removed) hall.games.delete(key(game)); else hall.games.set(key(game), game);
+      if (p.board == game.board && p.game == game.game) drawOne(game.board, game.game);
+    }
+    drawGrid();
+  });
+  source.addEventListener("boards", (event) => {
+    hall.boards = JSON.parse(event.data);
+    drawGrid();
+  });
+  source.onopen = () => { $("link").textContent = "live"; $("link").classList.remove("down"); };
+  source.onerror = () => { $("link").textContent = "reconnecting…"; $("link").classList.add("down"); };
+}
+
+$("back").addEventListener("click", (event) => {
+  event.preventDefault();
+  history.pushState(null, "", `?round=${encodeURIComponent(hall.round)}`);
+  show();
+});
+$("round").addEventListener("change", () => {
+  history.pushState(null, "", `?round=${encodeURIComponent($("round").value)}`);
+  show();
+});
+window.addEventListener("popstate", show);
+connect(params().round);

@@ -1,0 +1,44 @@
+"""``magboard --help`` and ``--version`` as a newcomer reads them (issue 16, item 12)."""
+
+from __future__ import annotations
+
+import argparse
+import re
+import tomllib
+
+from board_driver.cli import build_parser
+from tests.board_driver.daemon_process import ROOT, run_magboard
+
+
+def _subparsers(parser: argparse.ArgumentParser, path: str = "magboard"):
+    """(name, parser) of every subcommand, at every depth (``config check``, ...)."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                yield f"{path} {name}", sub
+                yield from _subparsers(sub, f"{path} {name}")
+
+
+def test_version_prints_the_packages_version():
+    version = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
+    result = run_magboard("--version")
+    assert result.returncode == 0
+    assert result.stdout.strip() == f"magboard {version}"
+
+
+def test_every_subcommand_has_a_description_and_every_option_a_help_text():
+    for name, parser in _subparsers(build_parser()):
+        assert parser.description and len(parser.description) > 20, name
+        for action in parser._actions:
+            if action.help == argparse.SUPPRESS or isinstance(action, argparse._HelpAction):
+                continue
+            if isinstance(action, argparse._SubParsersAction):
+                continue
+            assert action.help, f"{name} {'/'.join(action.option_strings) or action.dest}"
+
+
+def test_help_lists_each_subcommand_with_what_it_does():
+    text = run_magboard("--help").stdout
+    for command in ("run", "replay", "diagnose", "config", "games", "pgn", "store", "demo"):
+        assert re.search(rf"^\s+{command}\s+\S", text, re.M), command
+    assert "--version" in text
