@@ -8,77 +8,21 @@ every action runs on the loop in the time it takes the tracker to take one event
 
 from __future__ import annotations
 
-import asyncio
-import collections
 import logging
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import rules
 from board_driver.door import HUMAN, SIDES, ActionRefused, Player, Snapshot
 from board_driver.events import BUTTON_NAMES, PROMOTION_LETTERS, Button, Choose
+from board_driver.service.subscriptions import Subscription
 from board_driver.squares import square, square_name, squares_of
 
 log = logging.getLogger("magboard")
 
 #: The most subscribers the door serves at once (a page per browser, a few connectors).
 MAX_SUBSCRIBERS = 256
-
-
-class Subscription:
-    """One subscriber's bounded queue of events (see :class:`board_driver.door.Subscription`)."""
-
-    def __init__(self, door: BoardDoor, *, board: bool, lights: bool, maxsize: int) -> None:
-        if maxsize < 1:
-            raise ValueError(f"subscribe: maxsize must be at least 1, got {maxsize}")
-        self.board = board
-        self.lights = lights
-        self.maxsize = maxsize
-        self.lost = 0
-        self._door = door
-        self._items: collections.deque[dict[str, Any]] = collections.deque()
-        self._ready = asyncio.Event()
-        self._closed = False
-
-    def put(self, event: dict[str, Any]) -> None:
-        if self._closed:
-            return
-        if len(self._items) >= self.maxsize:
-            dropped = len(self._items)
-            self.lost += dropped
-            self._items.clear()
-            self._items.append({"type": "overflow", "lost": dropped})
-        self._items.append(event)
-        self._ready.set()
-
-    def get_nowait(self) -> dict[str, Any] | None:
-        if not self._items:
-            self._ready.clear()
-            return None
-        return self._items.popleft()
-
-    def __aiter__(self) -> AsyncIterator[dict[str, Any]]:
-        return self
-
-    async def __anext__(self) -> dict[str, Any]:
-        while not self._items:
-            if self._closed:
-                raise StopAsyncIteration
-            self._ready.clear()
-            await self._ready.wait()
-        return self._items.popleft()
-
-    def close(self) -> None:
-        self._closed = True
-        self._ready.set()
-        self._door._subscribers.discard(self)
-
-    async def __aenter__(self) -> Subscription:
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        self.close()
 
 
 class Followed:
@@ -204,7 +148,9 @@ class BoardDoor:
     ) -> Subscription:
         if len(self._subscribers) >= MAX_SUBSCRIBERS:
             raise ActionRefused(f"too many subscribers ({MAX_SUBSCRIBERS})")
-        subscription = Subscription(self, board=board, lights=lights, maxsize=maxsize)
+        subscription = Subscription(
+            board=board, lights=lights, maxsize=maxsize, on_close=self._subscribers.discard
+        )
         self._subscribers.add(subscription)
         return subscription
 
