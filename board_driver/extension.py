@@ -46,6 +46,7 @@ EXTENSIONS: tuple[str, ...] = (
     "board_driver.players.engine",
     "board_driver.players.lichess",
     "board_driver.connectors.web",
+    "board_driver.connectors.emulation",
     "board_driver.connectors.broadcast",
     "board_driver.hall",
 )

@@ -142,7 +142,7 @@ def test_unit_is_a_notify_service_with_watchdog_user_and_device_allow_list():
     assert s["StateDirectory"] == ["magboard"] and s["ConfigurationDirectory"] == ["magboard"]
     assert s["DevicePolicy"] == ["closed"]
     allowed = " ".join(s["DeviceAllow"])
-    for device in ("gpiochip", "spi", "ttyACM"):
+    for device in ("gpiochip", "spi", "ttyACM", "ttyGS", "rfcomm"):
         assert f"char-{device} rw" in allowed
     assert s["ExecStart"] == ["/opt/magboard/bin/magboard run"]
 

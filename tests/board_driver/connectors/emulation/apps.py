@@ -1,0 +1,120 @@
+"""What an app makes of the bytes it receives: small readers written from the protocol
+documents (DGT's ``dgtbrd13.h``, Millennium's ChessLink description), independent of the
+emulation's own encoders, so that the tests check the bytes, not our reading of them.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+DGT_PIECES = {
+    1: "P", 2: "R", 3: "N", 4: "B", 5: "K", 6: "Q",
+    7: "p", 8: "r", 9: "n", 10: "b", 11: "k", 12: "q",
+}  # fmt: skip
+
+
+def board_fen(rows: list[list[str | None]]) -> str:
+    """FEN placement from 8 rows of 8 (rank 8 first, file a first), None = empty."""
+    out = []
+    for row in rows:
+        text, empty = "", 0
+        for piece in row:
+            if piece is None:
+                empty += 1
+            else:
+                text += (str(empty) if empty else "") + piece
+                empty = 0
+        out.append(text + (str(empty) if empty else ""))
+    return "/".join(out)
+
+
+class DgtApp:
+    """An app's side of DGT: it splits the stream into messages (header byte with bit 7
+    set, 14-bit total length) and keeps the board from dumps and field updates."""
+
+    def __init__(self) -> None:
+        self.buffer = bytearray()
+        self.messages: list[tuple[int, bytes]] = []
+        self.fields: list[str | None] = [None] * 64  # DGT order: a8 = 0 .. h1 = 63
+
+    def feed(self, data: bytes) -> list[tuple[int, bytes]]:
+        self.buffer += data
+        found = []
+        while len(self.buffer) >= 3:
+            assert self.buffer[0] & 0x80, f"a message starts with bit 7 set: {self.buffer.hex()}"
+            assert not self.buffer[1] & 0x80 and not self.buffer[2] & 0x80
+            size = (self.buffer[1] << 7) | self.buffer[2]
+            if len(self.buffer) < size:
+                break
+            kind, body = self.buffer[0], bytes(self.buffer[3:size])
+            assert all(b < 0x80 for b in body), f"data bytes below 0x80: {body.hex()}"
+            del self.buffer[:size]
+            found.append((kind, body))
+            if kind == 0x86:
+                assert len(body) == 64
+                self.fields = [DGT_PIECES.get(code) for code in body]
+            elif kind == 0x8E:
+                assert len(body) == 2
+                self.fields[body[0]] = DGT_PIECES.get(body[1])
+        self.messages += found
+        return found
+
+    def fen(self) -> str:
+        return board_fen([self.fields[r * 8 : r * 8 + 8] for r in range(8)])
+
+
+def odd(byte: int) -> bool:
+    return bin(byte).count("1") % 2 == 1
+
+
+class ChessLinkApp:
+    """An app's side of ChessLink: 7-bit characters with odd parity, each answer's length
+    known from its letter, the block check verified; the board kept from ``s`` messages."""
+
+    LENGTHS: ClassVar[dict[str, int]] = {"v": 7, "s": 67, "l": 3, "x": 3, "w": 7, "r": 7, "i": 10}
+
+    def __init__(self) -> None:
+        self.chars = ""
+        self.messages: list[str] = []
+        self.status: str | None = None
+
+    def feed(self, data: bytes) -> list[str]:
+        for byte in data:
+            assert odd(byte), f"odd parity in bit 7: 0x{byte:02x}"
+        self.chars += "".join(chr(b & 0x7F) for b in data)
+        found = []
+        while self.chars:
+            length = self.LENGTHS.get(self.chars[0])
+            assert length is not None, f"an answer starts with a known letter: {self.chars!r}"
+            if len(self.chars) < length:
+                break
+            message, self.chars = self.chars[:length], self.chars[length:]
+            xor = 0
+            for char in message[:-2]:
+                xor ^= ord(char)
+            assert message[-2:] == f"{xor:02X}", f"block check of {message!r}"
+            found.append(message[:-2])
+            if message[0] == "s":
+                self.status = message[1:65]
+        self.messages += found
+        return found
+
+    def fen(self) -> str:
+        assert self.status is not None
+        rows = [[None if c == "." else c for c in self.status[r * 8 : r * 8 + 8]] for r in range(8)]
+        return board_fen(rows)
+
+
+def chesslink_command(body: str, *, parity: bool = True) -> bytes:
+    """A command as an app sends it: block check, odd parity in bit 7 (or plain 7-bit)."""
+    xor = 0
+    for char in body:
+        xor ^= ord(char)
+    body += f"{xor:02X}"
+    out = []
+    for char in body:
+        byte = ord(char)
+        if parity and not odd(byte):
+            byte |= 0x80
+        out.append(byte)
+    return bytes(out)

@@ -1,0 +1,72 @@
+"""``[emulation]``: the section, its checks, and what it costs when it is off."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import tomllib
+
+import pytest
+
+from board_driver.connectors.emulation import EmulationConfig, extension
+from board_driver.extension import EXTENSIONS
+from board_driver.service.config import ConfigError, parse_config, to_toml
+from tests.board_driver.daemon_process import ROOT
+
+
+def test_off_by_default_and_on_with_a_protocol():
+    config = parse_config("")
+    assert config.emulation == EmulationConfig()
+    assert not extension.enabled(config.emulation, config)
+    on = parse_config('[emulation]\nprotocol = "chesslink"\ndevice = "/dev/rfcomm0"\n')
+    assert extension.enabled(on.emulation, on)
+    assert on.emulation.device == "/dev/rfcomm0" and on.emulation.colour == "cyan"
+    assert "board_driver.connectors.emulation" in EXTENSIONS
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            'protocol = "uci"',
+            '[emulation] protocol: "uci" is not one of "none", "dgt", "chesslink"',
+        ),
+        ('protocol = "dgt"\ndevice = ""', '[emulation] device: "" names no device'),
+        ('colour = "pink"', '[emulation] colour: "pink" is not one of "red"'),
+        ("device = 3", "[emulation] device: 3 is not a string"),
+        ("baud = 9600", "[emulation] baud: unknown key (known: protocol, device, colour, trace)"),
+    ],
+)
+def test_bad_values_are_named_with_their_key(text, message):
+    with pytest.raises(ConfigError) as caught:
+        parse_config(f"[emulation]\n{text}\n", source="config.toml")
+    assert message in str(caught.value)
+
+
+def test_config_show_writes_the_section_back_as_valid_toml():
+    config = parse_config('[emulation]\nprotocol = "dgt"\n')
+    data = tomllib.loads(to_toml(config))
+    assert data["emulation"] == {
+        "protocol": "dgt",
+        "device": "/dev/ttyGS0",
+        "colour": "cyan",
+        "trace": "",
+    }
+
+
+def test_pyserial_is_imported_only_when_the_emulation_runs():
+    code = (
+        "import sys, board_driver.service.config as c; c.parse_config('');"
+        "import board_driver.connectors.emulation;"
+        "print(sorted(m for m in sys.modules"
+        " if m == 'serial' or m.startswith('board_driver.connectors.emulation.')))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    assert out.stdout.strip() == "[]"
+
+
+def test_pyserial_is_in_the_pi_extra():
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    assert any(d.startswith("pyserial") for d in project["optional-dependencies"]["pi"])
