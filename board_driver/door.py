@@ -142,6 +142,9 @@ class Snapshot:
     online: bool
     #: A new game waits for its pieces to be set up (the lights say where).
     setup_pending: bool
+    #: What the lights ask, in words, most urgent first ("Castling: move the rook from h1
+    #: to f1.", "Illegal: the pawn on e2 cannot go to e5."); empty when they ask nothing.
+    asks: tuple[str, ...]
     #: The side whose draw offer stands, or None.
     draw_offer: str | None
     #: The simulated board's pieces, or None on a real board.

@@ -372,37 +372,38 @@ def _search(position: Position, colors: tuple[Color, ...]) -> bool:
     1 and 2 (or a stalemate, or a mate of one of ``colors``), within the budget. Only
     narrow lines are followed: a position left unproven with many moves to choose from
     ends the search at once (not proven)."""
-    pos = position.copy()
-    seen: set[tuple] = set()
-    budget = [SEARCH_NODES]
+    return _closed(position.copy(), colors, set(), [SEARCH_NODES], SEARCH_DEPTH)
 
-    def closed(depth: int) -> bool:
-        key = pos.repetition_key()
-        if key in seen:
-            # Seen before: its lines are (being) followed from there, and any of them
-            # that fails ends the whole search.
-            return True
-        seen.add(key)
-        budget[0] -= 1
-        if budget[0] < 0:
-            return False
-        if _proven_here(pos, colors):
-            return True
-        moves = pos._legal()
-        if not moves:
-            # Stalemate, or a mate: the side not to move has mated.
-            return not pos.is_check() or (not pos.turn) not in colors
-        if depth == 0 or not _worth_searching(pos):
-            return False
-        for move in list(moves):
-            pos.push(move)
-            ok = closed(depth - 1)
-            pos.pop()
-            if not ok:
-                return False
+
+def _closed(
+    pos: Position, colors: tuple[Color, ...], seen: set[tuple], budget: list[int], depth: int
+) -> bool:
+    """One node of :func:`_search` (a function of its own: a nested one that calls itself
+    would leave a reference cycle for the garbage collector at every search)."""
+    key = pos.repetition_key()
+    if key in seen:
+        # Seen before: its lines are (being) followed from there, and any of them that
+        # fails ends the whole search.
         return True
-
-    return closed(SEARCH_DEPTH)
+    seen.add(key)
+    budget[0] -= 1
+    if budget[0] < 0:
+        return False
+    if _proven_here(pos, colors):
+        return True
+    moves = pos._legal()
+    if not moves:
+        # Stalemate, or a mate: the side not to move has mated.
+        return not pos.is_check() or (not pos.turn) not in colors
+    if depth == 0 or not _worth_searching(pos):
+        return False
+    for move in list(moves):
+        pos.push(move)
+        ok = _closed(pos, colors, seen, budget, depth - 1)
+        pos.pop()
+        if not ok:
+            return False
+    return True
 
 
 def _worth_searching(position: Position) -> bool:

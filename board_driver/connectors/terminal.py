@@ -103,7 +103,7 @@ def status_words(snapshot: Any, events: Iterable[Mapping[str, Any]] = ()) -> lis
     if snapshot.moves:
         lines[-1] += f" · last move: {snapshot.moves[-1]} (ply {len(snapshot.moves)})"
     # The tracker's own words for what its lights ask, when the door gives them.
-    asks = list(getattr(snapshot, "asks", ()) or ())
+    asks = list(snapshot.asks)
     for event in events:
         if event.get("type") == "illegal" and event.get("why"):
             lines.append(f"Illegal: {event['why']}")

@@ -120,6 +120,7 @@ class BoardDoor:
             headers=board.recorder.headers(),
             online=board.online,
             setup_pending=self.followed.setup_pending,
+            asks=tuple(tracker.asks()),
             draw_offer=self.followed.draw_offer,
             sim_pieces=sim.pieces if sim is not None else None,
             timing={

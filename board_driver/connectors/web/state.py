@@ -135,7 +135,7 @@ def snapshot(snap: Snapshot, page: PageState) -> dict[str, Any]:
         "can_promote": can_promote,
         # What the lights ask, in the tracker's words, when the door gives them (a castling
         # rook still to move, an en-passant victim to lift, why a position is illegal).
-        "asks": list(getattr(snap, "asks", ()) or ()),
+        "asks": list(snap.asks),
         "engine": engine_snapshot(snap, page),
         "can_take_back": bool(
             sim is not None and options["takeback"] and snap.moves and snap.in_sync and playing

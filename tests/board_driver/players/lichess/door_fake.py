@@ -199,6 +199,7 @@ class FakeDoor:
             hint=None,
             headers=dict(self.current.headers),
             online=True,
+            asks=tuple(tracker.asks()),
             setup_pending=False,
             draw_offer=None,
             sim_pieces=self.pieces,
