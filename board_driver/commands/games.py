@@ -15,8 +15,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         help="list the stored games",
         description=(
             "List the stored games, oldest first: number, start time (UTC), length in plies "
-            "(a ply is one side's move: 1. e4 e5 is two plies) and result. `magboard pgn N` "
-            "prints one as PGN."
+            "(a ply is one side's move: 1. e4 e5 is two plies) and result; a game not over is "
+            "either on the board or adjourned (the page's game list can resume it). "
+            "`magboard pgn N` prints one as PGN."
         ),
     )
     add_store_arguments(parser)
@@ -40,6 +41,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         with open_store(args) as store:
             games = store.games()
+            on_board = store.game_on_board()
     except (StoreError, ConfigError) as exc:
         print(f"magboard: {exc}", file=sys.stderr)
         return 1
@@ -50,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
     for g in games:
         ending = f"{g.result} ({g.termination.replace('_', ' ')})" if g.termination else g.result
         if g.result == "*":
-            ending = "* (in progress)" if g.id == games[-1].id else "* (unfinished)"
+            ending = "* (on the board)" if g.id == on_board else "* (adjourned)"
         started = g.started[:19].replace("T", " ")
         print(f"{g.id:>5}  {started:<19}  {g.plies:>5}  {ending}")
     return 0

@@ -76,8 +76,8 @@ class Recorder:
     # ------------------------------------------------------------------ start
 
     def resume(self) -> tuple[rules.Game, GameOptions]:
-        """The newest stored game and its options (a new game 1 in an empty store)."""
-        latest = self.store.latest_game_id()
+        """The game that was on the board and its options (a new game 1 in an empty store)."""
+        latest = self.store.game_on_board()
         if latest is None:
             options = options_from_record({}, self.defaults)
             game = rules.Game()
@@ -98,7 +98,11 @@ class Recorder:
         return game, options
 
     def load(self, game_id: int) -> tuple[rules.Game, GameOptions]:
-        """A stored game, to be the game on the board again (LookupError: no such game)."""
+        """A stored game, to be the game on the board again (LookupError: no such game).
+
+        The store notes it first, so that a restart comes back to it; the store's errors
+        are raised then, before anything changed."""
+        self.store.put_on_board(game_id)
         game, options = self._load(game_id)
         self._game = game
         self._line = tuple(game.moves)

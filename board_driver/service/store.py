@@ -309,7 +309,20 @@ class Store:
                     "INSERT INTO options (game_id, name, value) VALUES (?, ?, ?)",
                     (game_id, name, str(value)),
                 )
+            self._put_on_board(db, game_id)
         return game_id
+
+    def put_on_board(self, game_id: int) -> None:
+        """Make game ``game_id`` the one on the board (an adjourned game resumed), so that
+        :meth:`game_on_board` names it after a restart. NoSuchGame if there is none."""
+        with self._writing() as db:
+            self._require(db, game_id)
+            self._put_on_board(db, game_id)
+
+    @staticmethod
+    def _put_on_board(db: sqlite3.Connection, game_id: int) -> None:
+        db.execute("DELETE FROM on_board")
+        db.execute("INSERT INTO on_board (game_id, t) VALUES (?, ?)", (game_id, _now()))
 
     def set_options(self, game_id: int, options: Mapping[str, str]) -> None:
         """Add or change a game's options (the web page's settings, the engine that plays a
@@ -448,6 +461,25 @@ class Store:
         with self._reading() as db:
             row = db.execute("SELECT max(id) FROM games").fetchone()
         return None if row[0] is None else int(row[0])
+
+    def game_on_board(self) -> int | None:
+        """The game on the board when the daemon stopped: the last one started or resumed
+        (the newest game in a store that never said), None when there is none.
+
+        >>> store = Store.open(":memory:")
+        >>> first, second = store.new_game(), store.new_game()
+        >>> store.put_on_board(first)
+        >>> store.game_on_board() == first
+        True
+        """
+        if "on_board" not in self._tables:  # an older store opened read-only
+            return self.latest_game_id()
+        with self._reading() as db:
+            row = db.execute(
+                "SELECT o.game_id FROM on_board o JOIN games g ON g.id = o.game_id "
+                "ORDER BY o.rowid DESC LIMIT 1"
+            ).fetchone()
+        return int(row[0]) if row is not None else self.latest_game_id()
 
     def games(self) -> list[GameSummary]:
         """Every game, oldest first."""

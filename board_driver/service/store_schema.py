@@ -10,6 +10,8 @@ store is refused with a message that says what and where, never half used.
 Version 1 (magboard 0.x up to the door): ``games``, ``options``, ``moves``, ``result``,
 ``corrections``. Version 2 adds ``headers`` (a game's PGN headers) and ``game_data``
 (a few texts per game per extension: an online game's id, the last ply a server took).
+Version 3 adds ``on_board``: which game is on the board (an adjourned game resumed from
+the page is not the newest one), so that a restart comes back to it.
 
 >>> import sqlite3
 >>> db = sqlite3.connect(":memory:", isolation_level=None)
@@ -27,7 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 #: The version this magboard writes.
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 _TABLES_V1 = """
 CREATE TABLE games (
@@ -82,8 +84,17 @@ CREATE TABLE game_data (
 );
 """
 
+# One row at most; a store without one (migrated from version 2) has its newest game on
+# the board.
+_TABLES_V3 = """
+CREATE TABLE on_board (
+    game_id INTEGER NOT NULL REFERENCES games(id),
+    t       TEXT NOT NULL
+);
+"""
+
 #: The statements that take a store from version ``v - 1`` to ``v``.
-MIGRATIONS: dict[int, str] = {1: _TABLES_V1, 2: _TABLES_V2}
+MIGRATIONS: dict[int, str] = {1: _TABLES_V1, 2: _TABLES_V2, 3: _TABLES_V3}
 
 
 def create(db: sqlite3.Connection) -> None:
@@ -185,6 +196,7 @@ _LAYOUT[2] = {
         _Column("value", "text"),
     ),
 }
+_LAYOUT[3] = {**_LAYOUT[2], "on_board": (_GAME, _T)}
 #: How a message names a row, by table.
 _ROW_NAME: dict[str, Callable[[dict[str, str]], str]] = {
     "games": lambda r: f"game {r['id']}",

@@ -105,6 +105,26 @@ class Actions:
             raise InputError(str(exc)) from None
         return {}
 
+    async def do_resume(self, body: dict) -> dict:
+        """Put an adjourned game (stored, not over) back on the board; the game there stays
+        stored, adjourned in its turn, and the lights guide the pieces to the position."""
+        game_id = inputs.parse_game_id(inputs.field(body, "game"))
+        snap = self.door.snapshot()
+        if game_id == snap.game_id:
+            raise ActionRefused(f"game {game_id} is already on the board")
+        if snap.online:
+            raise ActionRefused(
+                "an online game is on the board: it must end first (the server decides it)"
+            )
+        stored = next((g for g in self.door.games() if g.id == game_id), None)
+        if stored is None:
+            raise LookupError(f"no game {game_id} is stored")
+        if stored.result != "*":
+            raise ActionRefused(f"game {game_id} is over ({stored.result}): it cannot go on")
+        log.info("web: resume game %d", game_id)
+        self.door.resume_game(game_id)
+        return {}
+
     async def do_sim(self, body: dict) -> dict:
         self._sim()
         steps = inputs.parse_steps(inputs.field(body, "steps"))

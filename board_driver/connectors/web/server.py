@@ -21,6 +21,7 @@ Routes::
          setup    {}  the simulated board's pieces set as the lights ask
          takeback {}  the simulated board's pieces moved back one move
          headers  {"White": "Ann", "Round": "3", ...}  PGN headers ("" removes one)
+         resume   {"game": n}  an adjourned game (stored, not over) back on the board
          player/<name>/<action> {...}   a player's own action (online play: seek, ...)
 
 The page is a connector: it sees the board only through the door
@@ -260,6 +261,7 @@ class WebServer:
 
     async def _games(self, _request: Request) -> Response:
         games = self.door.games()
+        on_board = self.door.snapshot().game_id
         return Response.json(
             [
                 {
@@ -268,6 +270,7 @@ class WebServer:
                     "plies": g.plies,
                     "result": g.result,
                     "termination": g.termination,
+                    "on_board": g.id == on_board,
                 }
                 for g in reversed(games[-200:])
             ]

@@ -209,7 +209,7 @@ def test_a_mate_stored_without_its_result_is_finished_at_the_next_start(tmp_path
         line = [("f2f3", "f3"), ("e7e5", "e5"), ("g2g4", "g4"), ("d8h4", "Qh4#")]
         store.sync_moves(game_id, line)
     before = run_magboard("games", "--config", str(config))
-    assert "* (in progress)" in before.stdout
+    assert "* (on the board)" in before.stdout
 
     proc = DaemonProcess(tmp_path)
     try:

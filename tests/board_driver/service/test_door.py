@@ -229,6 +229,15 @@ def test_headers_game_data_and_a_resumed_game(tmp_path: Path) -> None:
         pgn = game_pgn(store.game(1))
     assert '[White "Ann"]' in pgn and '[Event "Club night"]' in pgn
 
+    # A restart comes back to the resumed game, not to the newer one it adjourned.
+    again, _board = make_daemon(tmp_path)
+
+    async def after_restart() -> None:
+        snap = again.door.snapshot()
+        assert snap.game_id == 1 and snap.moves == ("e4", "e5")
+
+    run(again, after_restart)
+
 
 def test_players_are_named_and_a_move_from_elsewhere_is_the_only_one_accepted(
     tmp_path: Path,

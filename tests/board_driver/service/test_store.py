@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from board_driver.service.store import NoSuchGame, Store, StoreError
+from board_driver.service.store_schema import SCHEMA_VERSION
 from rules import STARTING_FEN
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -145,7 +146,7 @@ def test_games_command_lists_and_names_a_missing_store(tmp_path, db_path):
         store.sync_moves(gid, [("e2e4", "e4"), ("e7e5", "e5"), ("g1f3", "Nf3")])
     listed = magboard("games", "--store", str(db_path))
     assert listed.returncode == 0, listed.stderr
-    assert f"{gid:>5}" in listed.stdout and "in progress" in listed.stdout
+    assert f"{gid:>5}" in listed.stdout and "on the board" in listed.stdout
     # One unit everywhere (issue 16, item 7): three plies are 3 plies, as on the page and in
     # the log, not "2 moves".
     header, row = listed.stdout.splitlines()
@@ -347,7 +348,8 @@ def test_a_store_of_schema_1_is_migrated_with_every_game_kept(tmp_path):
         before = [old.game(g.id) for g in old.games()]
         assert before[0].headers == {} and old.game_data(1, "lichess") == {}
     with Store.open(path) as store:
-        assert store.version == 2
+        assert store.version == SCHEMA_VERSION == 3
+        assert store.game_on_board() == 4  # the newest game, as before the schema said
         after = [store.game(g.id) for g in store.games()]
         store.set_headers(3, {"White": "Ada"})
         store.set_game_data(3, "lichess", {"game": "abc"})
@@ -361,8 +363,10 @@ def test_a_store_of_schema_1_is_migrated_with_every_game_kept(tmp_path):
     with Store.open(path) as again:
         assert again.game(3).headers == {"White": "Ada"}
         assert again.game(3).ucis[-1] == "a8a7"
+        again.put_on_board(3)
+    assert Store.open(path, readonly=True).game_on_board() == 3
     check = magboard("store", "check", "--store", str(path))
-    assert check.returncode == 0 and "schema 2" in check.stdout
+    assert check.returncode == 0 and "schema 3" in check.stdout
 
 
 def test_a_migration_cut_short_leaves_the_old_store_whole(tmp_path):
@@ -381,4 +385,4 @@ def test_a_migration_cut_short_leaves_the_old_store_whole(tmp_path):
     with Store.open(path, readonly=True) as old:
         assert old.version == 1 and len(old.games()) == 4
     with Store.open(path) as store:
-        assert store.version == 2 and len(store.games()) == 4
+        assert store.version == SCHEMA_VERSION and len(store.games()) == 4

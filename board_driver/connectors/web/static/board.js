@@ -565,7 +565,9 @@ function describe(e) {
     case "claim_refused": return [`Draw claim refused: ${e.reason}`, true];
     case "refused": return [`${e.button.replace("_", " ")} refused: ${e.reason}`, true];
     case "game_over": return [`Game over: ${e.result} (${TERMINATION[e.termination] || e.termination})`];
-    case "game_resumed": return ["The game goes on"];
+    case "game_resumed": return [e.game_id
+      ? `Game ${e.game_id} is on the board again: put the pieces where the lights ask`
+      : "The game goes on"];
     case "new_game": return ["New game"];
     case "new_game_pending": return ["New game: set up the start position"];
     case "draw_offer": return [`${side} offers a draw`];
@@ -613,7 +615,17 @@ async function loadGames() {
       a.textContent = `Game ${g.id}`;
       li.appendChild(a);
       const how = g.termination ? ` (${TERMINATION[g.termination] || g.termination})` : "";
-      li.appendChild(document.createTextNode(`: ${g.result}${how}, ${plies(g.plies)}, ${g.started.slice(0, 16).replace("T", " ")}`));
+      const where = g.on_board ? " (on the board)" : g.result === "*" ? " (adjourned)" : "";
+      li.appendChild(document.createTextNode(`: ${g.result}${how}${where}, ${plies(g.plies)}, ${g.started.slice(0, 16).replace("T", " ")}`));
+      if (g.result === "*" && !g.on_board) {
+        const resume = document.createElement("button");
+        resume.textContent = "Resume";
+        resume.className = "resume";
+        resume.title = `Put game ${g.id} back on the board (the game there is kept, adjourned)`;
+        resume.addEventListener("click", () => send("resume", { game: g.id }).then(loadGames));
+        li.appendChild(document.createTextNode(" "));
+        li.appendChild(resume);
+      }
       list.appendChild(li);
     }
   } catch (err) { /* the list is a convenience; the page works without it */ }

@@ -201,3 +201,46 @@ def test_the_games_headers_are_set_from_the_page_and_in_its_pgn(web_daemon):
         assert status == 400 and message in answer["error"], answer
     status, answer = web_daemon.request("api/headers", {"White": ""}, token=token)
     assert status == 200 and "White" not in web_daemon.state()["headers"]
+
+
+def test_an_adjourned_game_is_resumed_from_the_page_and_stays_after_a_restart(tmp_path):
+    from tests.board_driver.daemon_process import run_magboard
+
+    daemon = WebDaemon(tmp_path)
+    try:
+        token = daemon.token
+        daemon.request("api/sim", {"steps": [["lift", "e2"], ["place", "e4"]]}, token=token)
+        daemon.wait_state(lambda s: s["moves"] == ["e4"])
+        status, answer = daemon.request(
+            "api/new_game", {"fen": "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1"}, token=token
+        )
+        assert status == 200, answer
+        assert daemon.state()["game_id"] == 2
+        _status, games = daemon.request("api/games", method="GET")
+        listed = {g["id"]: (g["result"], g["on_board"]) for g in games}
+        assert listed == {1: ("*", False), 2: ("*", True)}
+
+        status, answer = daemon.request("api/resume", {"game": 1}, token=token)
+        assert status == 200, answer
+        assert [e["game_id"] for e in answer["events"] if e["type"] == "game_resumed"] == [1]
+        state = daemon.state()
+        assert (state["game_id"], state["moves"]) == (1, ["e4"])
+        for body, code, words in (({"game": 1}, 409, "already on the board"),
+                                  ({"game": 99}, 404, "no game 99"),
+                                  ({"game": "x"}, 400, "not a game number"),
+                                  ({}, 400, "game")):  # fmt: skip
+            status, answer = daemon.request("api/resume", body, token=token)
+            assert status == code and words in answer["error"], (body, answer)
+        assert daemon.request("api/resume", {"game": 2})[0] == 401  # no token
+    finally:
+        daemon.stop()
+    listed = run_magboard("games", "--config", str(tmp_path / "config.toml")).stdout
+    assert re.search(r"\n\s+1 .* 1  \* \(on the board\)", listed), listed
+    assert re.search(r"\n\s+2 .* 0  \* \(adjourned\)", listed), listed
+
+    again = WebDaemon(tmp_path)
+    try:  # the board comes back with the game it had, not the newest one
+        state = again.state()
+        assert (state["game_id"], state["moves"]) == (1, ["e4"])
+    finally:
+        again.stop()
