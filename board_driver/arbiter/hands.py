@@ -24,6 +24,7 @@ from __future__ import annotations
 from board_driver.arbiter.footprint import Footprint, bit
 from board_driver.arbiter.game_events import Event
 from board_driver.squares import square_name, squares_of
+from rules import PAWN
 
 
 class Hands:
@@ -129,7 +130,8 @@ class Hands:
                 # A piece placed where the sliding piece just rested under the pass time,
                 # while the other side holds one of its own: most likely its capture of
                 # the piece where it stood (then it had stopped there).
-                stood = bool(reading.passed & b) and self._choose_reading("stood", t, sq)
+                on = self._stood_on(sq)
+                stood = on is not None and self._choose_reading("stood", t, sq)
                 if not reading.passing(t, sq):
                     out = self._before_place(t, sq)
                     stood = stood and not out
@@ -138,9 +140,28 @@ class Hands:
         if self._pending_choice is not None and sq == self._promotion_square:
             out += self._promoted_piece_back(t)
         if stood:
-            out += self._captured_where_it_stood(t, sq)
+            out += self._captured_where_it_stood(t, on)
         self._after_board_event(t)
         return out
+
+    def _stood_on(self, sq: int) -> int | None:
+        """Where a capture landing on ``sq`` may take the sliding piece where it rested
+        under the pass time: ``sq`` itself, or a pawn's double step passed over ``sq``
+        (taken en passant); None if neither."""
+        passed = self._reading.passed
+        if passed & bit(sq):
+            return sq
+        position = self._position
+        for fp in self._reading.footprints:
+            move = fp.move
+            if (
+                passed & bit(move.to_square)
+                and abs(move.to_square - move.from_square) == 16
+                and (move.from_square + move.to_square) // 2 == sq
+                and position.piece_at(move.from_square).piece_type == PAWN
+            ):
+                return move.to_square
+        return None
 
     def _before_place(self, t: int, sq: int) -> list[Event]:
         """The other side has lifted a piece of its own while the mover's piece moved:
