@@ -10,6 +10,8 @@ move counts" and "Rulings for fast and messy hands"):
   landed where the other side can capture it (victim first: a *snatch*);
 - one of the other side's pieces lifted while the mover's piece still moves is the other
   side's (a *reach*): it touches nothing for the mover, and is handed to the next move;
+  so is one of the mover's pieces that took no part, lifted before the mover's piece
+  rested, where the other side can capture it (its victim first, at a very fast pace);
 - a piece placed elsewhere while the other side's hand is out, once the mover's piece is
   released, is the other side's (a *release*): the move before is committed first;
 - a piece placed where a sliding piece just rested under the pass time, while the other
@@ -75,6 +77,14 @@ class Hands:
                     return self._commit(found, t), False
             elif theirs and not found.touched & bit(sq):
                 return [], True  # the other side reached out before the piece was let go
+            elif (
+                not found.touched & bit(sq)
+                and self._committed & bit(sq)
+                and self._capturable_after(found, sq)
+            ):
+                # A piece that took no part, lifted before the mover's piece rested: the
+                # other side taking its victim first, most likely (judged by what follows).
+                return [], self._choose_reading("reach", t, sq)
         elif theirs:
             # While the mover's piece moves: the other side reaching out; else: the mover
             # touching it (its victim, most often). Only what follows can tell for sure.
@@ -102,8 +112,11 @@ class Hands:
         """Is a lift of ``sq``, where ``found`` just landed and rested, the other side
         taking its victim first? If it can capture there (and knows the move: not a
         player away from the board)."""
-        if not found.places & bit(sq):
-            return False
+        return bool(found.places & bit(sq)) and self._capturable_after(found, sq)
+
+    def _capturable_after(self, found: Footprint, sq: int) -> bool:
+        """Can the other side capture on ``sq`` once ``found`` is played (and does it
+        know the move: not a player away from the board)?"""
         after = self._position.copy()
         after.push(found.move)
         if self._other_side is not None and after.turn == self._other_side:
@@ -146,11 +159,10 @@ class Hands:
 
     def _stood_on(self, sq: int) -> int | None:
         """Where a capture landing on ``sq`` may take the sliding piece where it rested
-        under the pass time: ``sq`` itself, or a pawn's double step passed over ``sq``
-        (taken en passant); None if neither."""
+        under the pass time: a pawn's double step that passed over ``sq`` (taken en
+        passant: the pawn went on from ``sq`` to its square), or ``sq`` itself; None if
+        neither."""
         passed = self._reading.passed
-        if passed & bit(sq):
-            return sq
         position = self._position
         for fp in self._reading.footprints:
             move = fp.move
@@ -161,7 +173,7 @@ class Hands:
                 and position.piece_at(move.from_square).piece_type == PAWN
             ):
                 return move.to_square
-        return None
+        return sq if passed & bit(sq) else None
 
     def _before_place(self, t: int, sq: int) -> list[Event]:
         """The other side has lifted a piece of its own while the mover's piece moved:
