@@ -10,6 +10,8 @@ move counts" and "Rulings for fast and messy hands"):
   landed where the other side can capture it (victim first: a *snatch*);
 - one of the other side's pieces lifted while the mover's piece still moves is the other
   side's (a *reach*): it touches nothing for the mover, and is handed to the next move;
+  so is one of the mover's pieces that took no part, lifted before the mover's piece
+  rested, where the other side can capture it (its victim first, at a very fast pace);
 - a piece placed elsewhere while the other side's hand is out, once the mover's piece is
   released, is the other side's (a *release*): the move before is committed first;
 - a piece placed where a sliding piece just rested under the pass time, while the other
@@ -24,6 +26,7 @@ from __future__ import annotations
 from board_driver.arbiter.footprint import Footprint, bit
 from board_driver.arbiter.game_events import Event
 from board_driver.squares import square_name, squares_of
+from rules import PAWN
 
 
 class Hands:
@@ -74,6 +77,14 @@ class Hands:
                     return self._commit(found, t), False
             elif theirs and not found.touched & bit(sq):
                 return [], True  # the other side reached out before the piece was let go
+            elif (
+                not found.touched & bit(sq)
+                and self._committed & bit(sq)
+                and self._capturable_after(found, sq)
+            ):
+                # A piece that took no part, lifted before the mover's piece rested: the
+                # other side taking its victim first, most likely (judged by what follows).
+                return [], self._choose_reading("reach", t, sq)
         elif theirs:
             # While the mover's piece moves: the other side reaching out; else: the mover
             # touching it (its victim, most often). Only what follows can tell for sure.
@@ -101,8 +112,11 @@ class Hands:
         """Is a lift of ``sq``, where ``found`` just landed and rested, the other side
         taking its victim first? If it can capture there (and knows the move: not a
         player away from the board)."""
-        if not found.places & bit(sq):
-            return False
+        return bool(found.places & bit(sq)) and self._capturable_after(found, sq)
+
+    def _capturable_after(self, found: Footprint, sq: int) -> bool:
+        """Can the other side capture on ``sq`` once ``found`` is played (and does it
+        know the move: not a player away from the board)?"""
         after = self._position.copy()
         after.push(found.move)
         if self._other_side is not None and after.turn == self._other_side:
@@ -129,7 +143,8 @@ class Hands:
                 # A piece placed where the sliding piece just rested under the pass time,
                 # while the other side holds one of its own: most likely its capture of
                 # the piece where it stood (then it had stopped there).
-                stood = bool(reading.passed & b) and self._choose_reading("stood", t, sq)
+                on = self._stood_on(sq)
+                stood = on is not None and self._choose_reading("stood", t, sq)
                 if not reading.passing(t, sq):
                     out = self._before_place(t, sq)
                     stood = stood and not out
@@ -138,9 +153,27 @@ class Hands:
         if self._pending_choice is not None and sq == self._promotion_square:
             out += self._promoted_piece_back(t)
         if stood:
-            out += self._captured_where_it_stood(t, sq)
+            out += self._captured_where_it_stood(t, on)
         self._after_board_event(t)
         return out
+
+    def _stood_on(self, sq: int) -> int | None:
+        """Where a capture landing on ``sq`` may take the sliding piece where it rested
+        under the pass time: a pawn's double step that passed over ``sq`` (taken en
+        passant: the pawn went on from ``sq`` to its square), or ``sq`` itself; None if
+        neither."""
+        passed = self._reading.passed
+        position = self._position
+        for fp in self._reading.footprints:
+            move = fp.move
+            if (
+                passed & bit(move.to_square)
+                and abs(move.to_square - move.from_square) == 16
+                and (move.from_square + move.to_square) // 2 == sq
+                and position.piece_at(move.from_square).piece_type == PAWN
+            ):
+                return move.to_square
+        return sq if passed & bit(sq) else None
 
     def _before_place(self, t: int, sq: int) -> list[Event]:
         """The other side has lifted a piece of its own while the mover's piece moved:

@@ -106,9 +106,10 @@ class Rereading:
         )
 
     def _captured_where_it_stood(self, t: int, sq: int) -> list[Event]:
-        """The piece just placed on ``sq`` is the other side's, capturing the mover's piece
-        where it rested under the pass time: that move stopped there. Its events, or none
-        if that does not read (and nothing changed)."""
+        """The piece just placed (on ``sq``, or behind it: en passant) is the other side's,
+        capturing the mover's piece where it rested on ``sq`` under the pass time: that
+        move stopped there. Its events, or none if that does not read (and nothing
+        changed)."""
         if self._rereading == "turn":
             return []
         history = self._reading.history
