@@ -35,8 +35,11 @@ slide the other side captured where it stood, before it rested the pass time; a 
 at once followed by another move. When the still board is neither a move done nor one
 on its way, some move that the board showed done at some moment of this move's hands (or
 a take-back it showed) is committed there, and the events after it are played again from
-that position (:meth:`Rereading._reread`); latest moment first, the first that ends in
-sync is the one. Otherwise the position is illegal, as before.
+that position (:meth:`Rereading._trial`); latest moment first, the first that ends in
+sync is the one (a move shown done at two moments with only the other side's squares
+changing between them was done at the earlier one). Played again that way, the events
+may read once more as a capture where a slide stood (one level deep, not further).
+Otherwise the position is illegal, as before.
 
 :class:`Rereading` is the part of :class:`~board_driver.arbiter.tracker.Tracker` that
 does this.
@@ -110,18 +113,22 @@ class Rereading:
         capturing the mover's piece where it rested on ``sq`` under the pass time: that
         move stopped there. Its events, or none if that does not read (and nothing
         changed)."""
-        if self._rereading == "turn":
+        if self._rereading == "turn" and self._standing:
             return []
         history = self._reading.history
         left = max((i for i, (_, up, at) in enumerate(history[:-1]) if up and at == sq), default=0)
         landed = max((i for i in range(left) if history[i][2] == sq), default=None)
         if landed is None:
             return []
-        for fp in self._reading.footprints:
-            if fp.move.to_square == sq:
-                out = self._trial(t, (landed + 1, fp))
-                if out is not None:
-                    return out
+        self._standing = True
+        try:
+            for fp in self._reading.footprints:
+                if fp.move.to_square == sq:
+                    out = self._trial(t, (landed + 1, fp))
+                    if out is not None:
+                        return out
+        finally:
+            self._standing = False
         return []
 
     def _turn_readings(self) -> list[tuple[Any, Any]]:
@@ -135,6 +142,9 @@ class Rereading:
         theirs = self._committed & ~reading.own
         back = self._occupancies[-2] if self.options.takeback and self.game.moves else None
         attempts: list[tuple[Any, Any]] = []
+        # A move shown done at two moments, with only other squares changing between them
+        # (the other side's hand), was done at the earlier one: one attempt, split there.
+        latest: dict[Footprint, int] = {}  # each move's attempt, by its place in attempts
         # The board as it stands now was judged already: only earlier moments are read.
         for index in range(len(history) - 1, -1, -1):
             board = boards[index]
@@ -142,6 +152,13 @@ class Rereading:
             others = reading.start_board & theirs & ~board
             for fp in reading.footprints:
                 if not (fp.after ^ board) & ~(others & ~fp.lifts):
+                    at = latest.get(fp)
+                    if at is not None and not any(
+                        fp.touched & bit(sq) for _, _, sq in history[index : attempts[at][1][0]]
+                    ):
+                        attempts[at] = (self._trial, (index, fp))
+                        continue
+                    latest[fp] = len(attempts)
                     attempts.append((self._trial, (index, fp)))
             if board == back and self._other_side is None:
                 attempts.append((self._trial, (index, None)))

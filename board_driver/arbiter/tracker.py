@@ -129,6 +129,7 @@ class Tracker(Amendments, Controls, Hands, Lights, NewGameSetup, OtherSide, Rere
         self._rereading = ""  # "choice" or "turn" while the hands are read again
         self._recording = True
         self._quickly = False  # judging before the board is still (see _judge_quickly)
+        self._standing = False  # reading a capture where a slide stood (not nested)
         self._hindsight: dict[int, int] | None = None  # reading again: each square's last lift
         self._castle_amend: CastlingAmendment | None = None
         self._promotion_square: int | None = None
