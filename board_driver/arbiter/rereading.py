@@ -280,6 +280,10 @@ class Rereading:
                 ):
                     out += self._commit(found, t)
             settled = not self._out_of_sync and self._makes_sense()
+            if len(self.game.moves) < len(moves) and choice.kind == "release":
+                # A move whose piece rested the pass time while the other side went on
+                # was made: read again, it may become another move, never none.
+                settled = False
         except ValueError:
             settled = False  # a board the other reading cannot have
         finally:
