@@ -211,11 +211,53 @@ class _Bounds:
         self.covered_by_walls = 0  # the walls themselves
 
 
+def _file_fill(pawns: int, through: int, up: bool) -> int:
+    """``pawns`` and every square up (down) their files over the squares of ``through``:
+    Kogge-Stone, as :func:`_slide`, but keeping the squares passed instead of the blocker."""
+    if up:
+        pawns |= through & (pawns << 8)
+        through &= through << 8
+        pawns |= through & (pawns << 16)
+        through &= through << 16
+        return (pawns | (through & (pawns << 32))) & _FULL
+    pawns |= through & (pawns >> 8)
+    through &= through >> 8
+    pawns |= through & (pawns >> 16)
+    through &= through >> 16
+    return pawns | (through & (pawns >> 32))
+
+
+def _pawns_plainly_loose(position: Position) -> bool:
+    """The pawns alone rule out note 2 (True): a pawn has an open way to promotion, or
+    pawns may one day take each other. What :func:`_bounds_given` finds pawn by pawn on
+    its first try (no pawn vanishing), found in a few shifts: most positions of a game
+    in progress end here, and every move of the board asks (see ``bench/replay.py``)."""
+    board = position._board
+    white = black = 0
+    for sq in position._pieces[True]:
+        if board[sq] == PAWN:
+            white |= 1 << sq
+    for sq in position._pieces[False]:
+        if board[sq] == -PAWN:
+            black |= 1 << sq
+    # Every square a pawn may ever stand on: its file ahead, as far as an enemy pawn.
+    white_span = _file_fill(white, _FULL ^ black, True)
+    black_span = _file_fill(black, _FULL ^ white, False)
+    if white_span >> 56 or black_span & 0xFF:
+        return True
+    return bool(
+        _pawn_attacks(white_span, True) & black_span
+        or _pawn_attacks(black_span, False) & white_span
+    )
+
+
 def _locked_bounds(position: Position) -> _Bounds | None:
     """The bounds of note 2, or None when the pawns are not locked (a pawn may promote,
     capture or be captured by anything but a king, or an en-passant capture is possible
     now). Pawns an enemy king may take are allowed, as pawns that may vanish: they wall
     nothing in, and the pawns they stand in front of may go on past their squares."""
+    if _pawns_plainly_loose(position):
+        return None
     vanishing = 0  # squares of the pawns an enemy king may take
     while True:
         found = _bounds_given(position, vanishing)

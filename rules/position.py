@@ -255,13 +255,21 @@ class Position:
             return None
         return Piece(p, True) if p > 0 else Piece(-p, False)
 
-    def occupancy(self) -> int:
-        """A 64-bit bitmap of the occupied squares (bit i = square i), as a board scan."""
+    def occupancy(self, color: Color | None = None) -> int:
+        """A 64-bit bitmap of the occupied squares (bit i = square i), as a board scan;
+        with ``color``, of the squares that side's pieces stand on.
+
+        >>> from rules import BLACK, WHITE
+        >>> hex(Position().occupancy(WHITE)), hex(Position().occupancy(BLACK))
+        ('0xffff', '0xffff000000000000')
+        """
         bits = 0
-        for sq in self._pieces[0]:
-            bits |= 1 << sq
-        for sq in self._pieces[1]:
-            bits |= 1 << sq
+        if color is None or not color:
+            for sq in self._pieces[0]:
+                bits |= 1 << sq
+        if color is None or color:
+            for sq in self._pieces[1]:
+                bits |= 1 << sq
         return bits
 
     def pieces(self, piece_type: int, color: Color) -> list[int]:

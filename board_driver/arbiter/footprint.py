@@ -19,7 +19,7 @@ True
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from rules import Move
 
@@ -28,9 +28,12 @@ def bit(square: int) -> int:
     return 1 << square
 
 
-@dataclass(frozen=True, slots=True)
-class Footprint:
-    """A legal move's squares, against the occupancy it was played from."""
+class Footprint(NamedTuple):
+    """A legal move's squares, against the occupancy it was played from.
+
+    A named tuple: immutable like a frozen dataclass, but built four times faster, and
+    every commit builds one for each legal move of the new position.
+    """
 
     move: Move
     lifts: int
@@ -53,7 +56,7 @@ class Footprint:
             if not move.is_en_passant:
                 target = move.to_square
         after = (occupancy & ~lifts) | places
-        return cls(move, lifts, places, after, target)
+        return _new_tuple(cls, (move, lifts, places, after, target))
 
     @property
     def touched(self) -> int:
@@ -88,6 +91,9 @@ class Footprint:
         if fills & bit(move.to_square) and board & bit(move.from_square):
             return False
         return not (move.is_castling and fills & bit(move.rook_to) and board & bit(move.rook_from))
+
+
+_new_tuple = tuple.__new__  # the named tuple's own __new__, without its keyword handling
 
 
 def between(a: int, b: int) -> int:

@@ -30,7 +30,7 @@ from board_driver.arbiter.footprint import Footprint, bit
 from board_driver.arbiter.options import Timing
 from board_driver.arbiter.touch import TouchMove
 from board_driver.squares import squares_of
-from rules import PIECE_TYPES, QUEEN, Move, Position
+from rules import QUEEN, Move, Position
 
 _NEVER = -(1 << 62)
 
@@ -54,11 +54,7 @@ class MoveReading:
         self.start_board = self.before if start_board is None else start_board
         self.legal = position.legal_moves()
         self.footprints = [Footprint.of(m, self.before) for m in self.legal]
-        own = 0
-        for piece_type in PIECE_TYPES:
-            for sq in position.pieces(piece_type, position.turn):
-                own |= bit(sq)
-        self.own = own  # the side to move's pieces
+        self.own = position.occupancy(position.turn)  # the side to move's pieces
         self.lift_t: dict[int, int] = {}
         self.place_t: dict[int, int] = {}
         self.refill_t: dict[int, int] = {}  # a square lifted and filled again

@@ -12,6 +12,7 @@ tracker you already have. The result holds what ``magboard replay`` prints.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -90,10 +91,13 @@ def drive(
 
     Raw ``scan`` items go through a :class:`Debouncer` that starts from the tracker's
     board; the matrix is taken to read the last scan until the next one, so each change
-    matures ``debounce_ms`` after it was last seen. The tracker is ticked up to each
-    event's time before it is handed the event. With ``finish`` (the end of a script:
-    the board is left alone for good) whatever is still pending is judged. With
-    ``frames`` every announced event carries ``leds``: the steady frame after it.
+    matures ``debounce_ms`` after it was last seen. As in the daemon (its intake), a
+    change reaches the tracker with the time of its edge, when the hand took or let go of
+    the piece; the tracker is never ticked past the edge of a change still maturing; and
+    a button, a choice or a wait that comes while a change is maturing happened after it:
+    it waits for it. With ``finish`` (the end of a script: the board is left alone for
+    good) whatever is still pending is judged. With ``frames`` every announced event
+    carries ``leds``: the steady frame after it.
     """
     announced: list[dict[str, Any]] = []
     now = 0
@@ -106,41 +110,77 @@ def drive(
             found = [{**event, "leds": rows} for event in found]
         announced.extend(found)
 
-    def hand(events: Iterable[BoardEvent]) -> None:
+    def tick(t: int) -> None:
         nonlocal now
+        if debouncer is not None and (due := debouncer.next_due()) is not None:
+            t = min(t, due - debounce_ms)  # a change still maturing happened at its edge
+        if t > now:
+            now = t
+            note(tracker.tick(now))
+
+    def hand(events: Iterable[BoardEvent]) -> None:
         for event in events:
-            if event.t_ms > now:
-                now = event.t_ms
-                note(tracker.tick(now))
+            tick(event.t_ms)
             note(tracker.handle(event))
 
-    debouncer = None
-    if script.uses_scans:
-        if any(isinstance(item, Lift | Place) for item in script.items):
-            raise ValueError(
-                f"{script.name}: a script gives raw scans or lift/place events, not both"
-            )
-        debouncer = Debouncer(debounce_ms, initial=tracker.board)
-    for item in script.items:
-        if debouncer is not None and not isinstance(item, Lift | Place):
-            # Changes that matured while the matrix kept reading the last scan.
-            hand(debouncer.tick(item.t_ms))
-        if isinstance(item, Scan):
-            assert debouncer is not None
-            hand(debouncer.feed(item.t_ms, item.bitmap))
-        elif isinstance(item, Wait):
-            if item.t_ms > now:
-                now = item.t_ms
-                note(tracker.tick(now))
+    if not script.uses_scans:
+        debouncer = None
+        for item in script.items:
+            if isinstance(item, Wait):
+                tick(item.t_ms)
+            else:
+                hand([item])
+        if finish:
+            note(tracker.finish(max(now, script.end_ms)))
+        return announced
+
+    if any(isinstance(item, Lift | Place) for item in script.items):
+        raise ValueError(f"{script.name}: a script gives raw scans or lift/place events, not both")
+    debouncer = Debouncer(debounce_ms, initial=tracker.board)
+    held: list[Any] = []  # buttons, choices and waits behind a change still maturing
+
+    clock = 0  # the latest moment the script has reached (a change maturing included)
+
+    def matured(events: list[Lift | Place]) -> None:
+        nonlocal clock
+        if events:
+            clock = max(clock, events[-1].t_ms)
+        hand([type(e)(e.t_ms - debounce_ms, e.square) for e in events])
+        if held and debouncer.next_due() is None:
+            release(max(now, clock))
+
+    def release(at: int) -> None:
+        waiting = list(held)
+        held.clear()
+        for item in waiting:
+            outside(item, at)
+
+    def outside(item: Any, at: int) -> None:
+        if isinstance(item, Wait):
+            tick(max(item.t_ms, at))
         else:
-            hand([item])
-    if debouncer is not None:
-        while (due := debouncer.next_due()) is not None:
-            hand(debouncer.tick(due))
+            hand([_retimed(item, max(item.t_ms, at))])
+
+    for item in script.items:
+        # Changes that matured while the matrix kept reading the last scan.
+        matured(debouncer.tick(item.t_ms))
+        if isinstance(item, Scan):
+            matured(debouncer.feed(item.t_ms, item.bitmap))
+        elif held or debouncer.next_due() is not None:
+            held.append(item)
+        else:
+            outside(item, item.t_ms)
+    while (due := debouncer.next_due()) is not None:
+        matured(debouncer.tick(due))
+    release(max(now, clock))
     if finish:
-        end = max(now, script.end_ms)
-        note(tracker.finish(end))
+        note(tracker.finish(max(now, clock, script.end_ms)))
     return announced
+
+
+def _retimed(item: Any, t_ms: int) -> Any:
+    """``item`` (a button or a choice, frozen) at ``t_ms``, when it could be judged."""
+    return item if item.t_ms == t_ms else dataclasses.replace(item, t_ms=t_ms)
 
 
 def replay_script(

@@ -7,11 +7,15 @@
     timers: a debounced change maturing, the board still for the settle time, the watchdog
 
 The scanner thread hands scans to the loop with ``call_soon_threadsafe`` and the loop's
-clock times everything, so debounce, tracker and timers share one time base. A button or
-a promotion choice that comes while a change of the switches is still being debounced
-happened after it (a place happened at its first edge, even if debouncing confirms it
-30 ms later): it waits, and is judged after that change. Timers are set only for the
-moments something can happen, so an idle board costs one heartbeat a second.
+clock times everything, so debounce, tracker and timers share one time base. A lift or a
+place happened at its edge, when the hand took or let go of the piece, even if debouncing
+confirms it ``debounce_ms`` later: the tracker is handed it with the edge's time, so the
+settle time counts from the hand letting go (the board has been still since then), not
+from the confirmation, as in a replay of the same script. So nothing is judged at a
+moment before which a change may still be maturing: a button or a promotion choice that
+comes meanwhile happened after that change, and waits for it; so does the tracker's
+timer. Timers are set only for the moments something can happen, so an idle board costs
+one heartbeat a second.
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from board_driver.events import BoardEvent, Button, Choose
+from board_driver.events import BoardEvent, Button, Choose, Lift, Place
 from board_driver.physical.debounce import Debouncer
 from board_driver.service.lights import FAULT_FRAME, LINK_LOST_FRAME
 
@@ -43,6 +47,7 @@ class Intake:
         self.timers: dict[str, asyncio.TimerHandle] = {}
         self._tick_timers: dict[int, asyncio.TimerHandle] = {}
         self._held: list[BoardEvent] = []
+        self._tick_waits = False  # the tracker's timer waits for a change still maturing
         self._last_scan_at = self.loop.time()
 
     # ------------------------------------------------------------------ start and stop
@@ -115,17 +120,30 @@ class Intake:
             self.daemon.door.announce_state()
         events = self.debouncer.feed(self.daemon.now_ms(), bitmap)
         if events:
-            self.daemon.handle(events)
+            self.daemon.handle(self._at_edges(events))
         self._schedule_debounce()
 
     def debounce_due(self) -> None:
         self.timers.pop("debounce", None)
         events = self.debouncer.tick(self.daemon.now_ms())
         if events:
-            self.daemon.handle(events)
+            self.daemon.handle(self._at_edges(events))
         self._schedule_debounce()
 
+    def _at_edges(self, events: list[Lift | Place]) -> list[Lift | Place]:
+        """Debounced changes at the time they happened (the edge), not when they matured."""
+        shift = self.debouncer.debounce_ms
+        return [type(e)(e.t_ms - shift, e.square) for e in events]
+
+    def _maturing_since(self) -> int | None:
+        """The edge of the earliest change still being debounced, if any."""
+        due = self.debouncer.next_due()
+        return None if due is None else due - self.debouncer.debounce_ms
+
     def _schedule_debounce(self) -> None:
+        if self._tick_waits:  # the change it waited for matured or bounced away
+            self._tick_waits = False
+            self.schedule_tick()
         due = self.debouncer.next_due()
         self._cancel("debounce")
         if due is not None:
@@ -194,7 +212,15 @@ class Intake:
         self._tick_timers.pop(due, None)
         # now_ms() truncates the loop's clock: at the timer's moment it may read due - 1.
         daemon = self.daemon
-        daemon.after(daemon.tracker.tick(max(daemon.now_ms(), due)))
+        upto = max(daemon.now_ms(), due)
+        maturing = self._maturing_since()
+        if maturing is not None:
+            if maturing < due:
+                # The board moved before this moment: judge once that change is known.
+                self._tick_waits = True
+                return
+            upto = min(upto, maturing)
+        daemon.after(daemon.tracker.tick(upto))
 
     # ------------------------------------------------------------------ the bridge
 

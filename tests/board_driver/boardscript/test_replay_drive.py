@@ -68,9 +68,10 @@ def test_raw_scans_are_debounced_with_bounce_and_flicker_removed():
         "@2200 button claim_draw\n"
     )
     drive(tracker, script)
+    # Each change at its last edge (when the hand let go), as the daemon's intake hands it.
     assert tracker.handled() == [
-        Lift(1033, square("e2")),
-        Place(1333, square("e4")),
+        Lift(1003, square("e2")),
+        Place(1303, square("e4")),
         Button(2200, "claim_draw"),
     ]
     assert tracker.calls[-1] == ("finish", 2200)
@@ -79,7 +80,7 @@ def test_raw_scans_are_debounced_with_bounce_and_flicker_removed():
 def test_a_change_in_the_last_scan_still_matures_after_the_script_ends():
     tracker = RecordingTracker()
     drive(tracker, parse_script("@500 scan ffff00000000efff\n"))
-    assert tracker.handled() == [Lift(530, square("e2"))]
+    assert tracker.handled() == [Lift(500, square("e2"))]
     assert tracker.calls[-1] == ("finish", 530)
 
 
@@ -104,11 +105,13 @@ def test_ticks_never_go_backwards():
     drive(tracker, script)
     times = [arg if name in ("tick", "finish") else arg.t_ms for name, arg in tracker.calls]
     assert times == sorted(times)
+    # The choice and the button came while e2 and then e4 were maturing: they happened
+    # after those changes, and are judged once both are known (as in the daemon).
     assert tracker.handled() == [
-        Choose(110, "n"),
-        Button(120, "hint"),
-        Lift(130, square("e2")),
-        Place(150, square("e4")),
+        Lift(100, square("e2")),
+        Place(120, square("e4")),
+        Choose(150, "n"),
+        Button(150, "hint"),
     ]
 
 
