@@ -89,9 +89,10 @@ BLITZ = Pace(
     reach=0.5,
 )
 #: Faster than blitz: the other side lifts 60-110 ms after a piece lands, often before it
-#: rested the pass time, so the judgment waits for what follows. Not yet in the corpus
-#: proof: a few games still misread at this pace (chains of snatches of the piece just
-#: landed); ``python -m tests.generate_scripts OUT --style very_fast`` writes them.
+#: rested the pass time, so the judgment waits for what follows. Not in the corpus proof:
+#: about one game in four still misreads at this pace (chains of snatches of the piece just
+#: landed, a reply placed before the piece it answers rested); ``python -m
+#: tests.generate_scripts OUT --style very_fast`` writes them.
 VERY_FAST = Pace(
     "very_fast",
     within_move=(30, 70),
