@@ -6,8 +6,10 @@
     buttons, the page, scripts ─────────────> (held while an earlier switch change matures)
     timers: a debounced change maturing, the board still for the settle time, the watchdog
 
-The scanner thread hands scans to the loop with ``call_soon_threadsafe`` and the loop's
-clock times everything, so debounce, tracker and timers share one time base. A lift or a
+The scanner thread hands scans to the loop with ``call_soon_threadsafe``, each with the
+moment it was read (the monotonic clock, which is the loop's), so debounce, tracker and
+timers share one time base, and a loop that was held up still sees what the switches showed
+meanwhile, spaced as it happened. A lift or a
 place happened at its edge, when the hand took or let go of the piece, even if debouncing
 confirms it ``debounce_ms`` later: the tracker is handed it with the edge's time, so the
 settle time counts from the hand letting go (the board has been still since then), not
@@ -47,6 +49,7 @@ class Intake:
         self.timers: dict[str, asyncio.TimerHandle] = {}
         self._tick_timers: dict[int, asyncio.TimerHandle] = {}
         self._held: list[BoardEvent] = []
+        self._debounced_to = 0  # the debouncer's clock only goes forward
         self._tick_waits = False  # the tracker's timer waits for a change still maturing
         self._last_scan_at = self.loop.time()
 
@@ -87,8 +90,8 @@ class Intake:
 
         loop = self.loop
 
-        def deliver(_t_ms: int, bitmap: int) -> None:  # on the scanner thread
-            loop.call_soon_threadsafe(self.on_scan, bitmap)
+        def deliver(t_ms: int, bitmap: int) -> None:  # on the scanner thread
+            loop.call_soon_threadsafe(self.on_scan, bitmap, t_ms)
 
         def failed(exc: BaseException) -> None:  # on the scanner thread
             loop.call_soon_threadsafe(self._scan_failed, exc)
@@ -110,22 +113,37 @@ class Intake:
             lights.set_pattern(FAULT_FRAME)
             self.daemon.door.announce_state()
 
-    def on_scan(self, bitmap: int) -> None:
-        """A scan that differs from the one before, or a heartbeat (on the loop)."""
+    def on_scan(self, bitmap: int, scanned_ms: int | None = None) -> None:
+        """A scan that differs from the one before, or a heartbeat (on the loop).
+
+        ``scanned_ms``: when the scanner read it (its monotonic clock, the loop's too).
+        Debounced at that time, not when the loop gets to it: a loop held up for a while
+        (a slow store write) must not squeeze what the switches showed meanwhile into one
+        moment, where a piece placed and lifted again would read as a flicker."""
         self._last_scan_at = self.loop.time()
         lights = self.daemon.lights
         if lights.pattern is FAULT_FRAME:
             log.warning("board readable again")
             lights.set_pattern(LINK_LOST_FRAME if self.link_up is False else None)
             self.daemon.door.announce_state()
-        events = self.debouncer.feed(self.daemon.now_ms(), bitmap)
+        events = self.debouncer.feed(self._debounce_time(scanned_ms), bitmap)
         if events:
             self.daemon.handle(self._at_edges(events))
         self._schedule_debounce()
 
+    def _debounce_time(self, scanned_ms: int | None = None) -> int:
+        """The daemon's time of a scan (now, if not said), never before the debouncer's."""
+        now = self.daemon.now_ms()
+        t = now
+        if scanned_ms is not None:
+            t = min(now, scanned_ms - round(self.daemon.loop_time(0) * 1000))
+        t = max(t, self._debounced_to)
+        self._debounced_to = t
+        return t
+
     def debounce_due(self) -> None:
         self.timers.pop("debounce", None)
-        events = self.debouncer.tick(self.daemon.now_ms())
+        events = self.debouncer.tick(self._debounce_time())
         if events:
             self.daemon.handle(self._at_edges(events))
         self._schedule_debounce()

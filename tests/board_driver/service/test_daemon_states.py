@@ -126,9 +126,9 @@ def test_an_idle_board_wakes_the_loop_only_for_the_heartbeat(tmp_path):
         await asyncio.sleep(0.5)  # the flash is over, timers done
         original = daemon.intake.on_scan
 
-        def counting(bitmap: int) -> None:
+        def counting(bitmap: int, scanned_ms: int | None = None) -> None:
             wakeups.append(bitmap)
-            original(bitmap)
+            original(bitmap, scanned_ms)
 
         daemon.intake.on_scan = counting
         await asyncio.sleep(2.2)
