@@ -424,3 +424,25 @@ def test_on_a_phone_what_a_game_needs_is_just_below_the_board(open_page, tmp_pat
     wait_moves(page, "e8=N")
     page.wait_for_selector("#promotion [data-piece='n'][aria-pressed='false']")
     assert page.errors == []
+
+
+def test_an_adjourned_game_is_resumed_from_the_game_list(open_page, daemon):
+    page = open_page()
+    click(page, "e2", "e4")
+    wait_moves(page, "e4")
+    status, answer = daemon.request(
+        "api/new_game", {"fen": "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1"}, token=daemon.token
+    )
+    assert status == 200, answer
+    wait_moves(page)
+    first = page.locator("#games li", has_text="Game 1:")
+    first.locator("text=(adjourned)").wait_for()
+    first.locator("button.resume").click()
+    wait_moves(page, "e4")
+    page.wait_for_selector("#messages li:text('Game 1 is on the board again')")
+    page.locator("#games li", has_text="Game 1:").locator("text=(on the board)").wait_for()
+    second = page.locator("#games li", has_text="Game 2:")
+    second.locator("text=(adjourned)").wait_for()
+    assert second.locator("button.resume").count() == 1
+    assert daemon.state()["game_id"] == 1
+    assert page.errors == []
