@@ -174,6 +174,18 @@ def _parse_counter(text: str, field: str, minimum: int) -> int:
     return value
 
 
+def piece_letters(fen: str) -> dict[int, str]:
+    """The pieces of a FEN's placement field, as FEN letters by square (a1 = 0); only the
+    first field is read. FenError (a ValueError) names what is wrong in it.
+
+    >>> piece_letters("8/8/8/8/8/8/8/K6k w - - 0 1")
+    {0: 'K', 7: 'k'}
+    """
+    fields = fen.split()
+    board = _parse_placement(fields[0] if fields else "")
+    return {sq: _LETTERS[code] for sq, code in enumerate(board) if code}
+
+
 def placement_text(board: list[int]) -> str:
     """The placement field for a board of signed piece codes."""
     rows = []

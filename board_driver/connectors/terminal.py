@@ -21,6 +21,7 @@ from typing import Any, TextIO
 
 from board_driver.frame import COLOUR_NAMES, Frame
 from board_driver.squares import square_name
+from rules.fen import piece_letters
 
 log = logging.getLogger("magboard")
 
@@ -46,10 +47,8 @@ LEGEND = (
 
 def _pieces(fen: str) -> str:
     """64 letters, a1 first (``.`` = empty), from a FEN's board."""
-    rows = []
-    for row in fen.split()[0].split("/"):
-        rows.append("".join("." * int(c) if c.isdigit() else c for c in row))
-    return "".join(reversed(rows))
+    letters = piece_letters(fen)
+    return "".join(letters.get(sq, ".") for sq in range(64))
 
 
 def render(pieces: str, sensed: int, lights: Frame, *, colour: bool = True) -> str:

@@ -38,37 +38,22 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from board_driver.squares import square_name
+from rules import STARTING_FEN
+from rules.fen import piece_letters
 
-#: The standard start position, and its occupancy (ranks 1, 2, 7 and 8).
-STARTING_FEN = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
+#: The start position's occupancy (ranks 1, 2, 7 and 8).
 START_OCCUPANCY = 0xFFFF00000000FFFF
 #: One change the app is told of: (square, piece letter as in FEN, or None for empty).
 Change = tuple[int, str | None]
 
 
 def placement(fen: str) -> dict[int, str]:
-    """The pieces of a FEN (its first field), by square (a1 = 0).
+    """The pieces of a FEN (its first field), by square (a1 = 0); ValueError if it is not one.
 
     >>> placement("8/8/8/8/8/8/8/K6k w - - 0 1")
     {0: 'K', 7: 'k'}
     """
-    board: dict[int, str] = {}
-    rows = fen.split()[0].split("/")
-    if len(rows) != 8:
-        raise ValueError(f"FEN placement {fen.split()[0]!r}: expected 8 ranks")
-    for row_index, row in enumerate(rows):
-        rank, file = 7 - row_index, 0
-        for char in row:
-            if char.isdigit():
-                file += int(char)
-            else:
-                if char not in "PNBRQKpnbrqk" or file > 7:
-                    raise ValueError(f"FEN placement {fen.split()[0]!r}: bad rank {row!r}")
-                board[rank * 8 + file] = char
-                file += 1
-        if file != 8:
-            raise ValueError(f"FEN placement {fen.split()[0]!r}: rank {row!r} is not 8 squares")
-    return board
+    return piece_letters(fen)
 
 
 def _turn(fen: str) -> str:
