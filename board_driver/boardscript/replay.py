@@ -112,8 +112,8 @@ def drive(
 
     def tick(t: int) -> None:
         nonlocal now
-        if debouncer is not None and (due := debouncer.next_due()) is not None:
-            t = min(t, due - debounce_ms)  # a change still maturing happened at its edge
+        if debouncer is not None and (edge := debouncer.maturing_since()) is not None:
+            t = min(t, edge)  # a change still maturing happened at its edge
         if t > now:
             now = t
             note(tracker.tick(now))
@@ -145,7 +145,7 @@ def drive(
         nonlocal clock
         if events:
             clock = max(clock, events[-1].t_ms)
-        hand([type(e)(e.t_ms - debounce_ms, e.square) for e in events])
+        hand(debouncer.at_edges(events))
         if held and debouncer.next_due() is None:
             release(max(now, clock))
 

@@ -70,6 +70,23 @@ class Debouncer:
         """The last scan fed."""
         return self._raw
 
+    def maturing_since(self) -> int | None:
+        """The edge (the last change) of the earliest change still maturing; None if none.
+        Whoever judges the board must not judge past it: that change happened before."""
+        return min(self._pending.values()) if self._pending else None
+
+    def at_edges(self, events: list[Lift | Place]) -> list[Lift | Place]:
+        """``events`` from :meth:`feed` or :meth:`tick` at the moment each change happened
+        (its edge: the hand took or let go of the piece), not when it matured.
+
+        >>> from board_driver.squares import square
+        >>> d = Debouncer(30, initial=0)
+        >>> d.at_edges(d.feed(100, 1 << square("e4")) + d.tick(140))
+        [Place(t_ms=100, square=28)]
+        """
+        shift = self._debounce_ms
+        return [type(e)(e.t_ms - shift, e.square) for e in events]
+
     def next_due(self) -> int | None:
         """When the next event matures if no scan changes anything; None if none is on the way."""
         if not self._pending:

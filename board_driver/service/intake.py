@@ -27,7 +27,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from board_driver.events import BoardEvent, Button, Choose, Lift, Place
+from board_driver.events import BoardEvent, Button, Choose
 from board_driver.physical.debounce import Debouncer
 from board_driver.service.lights import FAULT_FRAME, LINK_LOST_FRAME
 
@@ -128,7 +128,7 @@ class Intake:
             self.daemon.door.announce_state()
         events = self.debouncer.feed(self._debounce_time(scanned_ms), bitmap)
         if events:
-            self.daemon.handle(self._at_edges(events))
+            self.daemon.handle(self.debouncer.at_edges(events))
         self._schedule_debounce()
 
     def _debounce_time(self, scanned_ms: int | None = None) -> int:
@@ -145,18 +145,8 @@ class Intake:
         self.timers.pop("debounce", None)
         events = self.debouncer.tick(self._debounce_time())
         if events:
-            self.daemon.handle(self._at_edges(events))
+            self.daemon.handle(self.debouncer.at_edges(events))
         self._schedule_debounce()
-
-    def _at_edges(self, events: list[Lift | Place]) -> list[Lift | Place]:
-        """Debounced changes at the time they happened (the edge), not when they matured."""
-        shift = self.debouncer.debounce_ms
-        return [type(e)(e.t_ms - shift, e.square) for e in events]
-
-    def _maturing_since(self) -> int | None:
-        """The edge of the earliest change still being debounced, if any."""
-        due = self.debouncer.next_due()
-        return None if due is None else due - self.debouncer.debounce_ms
 
     def _schedule_debounce(self) -> None:
         if self._tick_waits:  # the change it waited for matured or bounced away
@@ -231,7 +221,7 @@ class Intake:
         # now_ms() truncates the loop's clock: at the timer's moment it may read due - 1.
         daemon = self.daemon
         upto = max(daemon.now_ms(), due)
-        maturing = self._maturing_since()
+        maturing = self.debouncer.maturing_since()
         if maturing is not None:
             if maturing < due:
                 # The board moved before this moment: judge once that change is known.

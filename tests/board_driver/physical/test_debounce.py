@@ -140,3 +140,14 @@ def test_random_bouncy_traffic_reports_exactly_the_settled_changes():
         board ^= 1 << event.square
     assert board == expected_board
     assert [e.t_ms for e in events] == sorted(e.t_ms for e in events)
+
+
+def test_the_earliest_change_still_maturing_is_known_by_its_edge():
+    d = Debouncer(30, initial=START)
+    assert d.maturing_since() is None
+    d.feed(100, START & ~(1 << E2))
+    d.feed(110, (START & ~(1 << E2)) | 1 << E4)
+    assert d.maturing_since() == 100
+    matured = d.tick(130)
+    assert d.at_edges(matured) == [Lift(100, E2)] and d.maturing_since() == 110
+    assert d.at_edges(d.tick(140)) == [Place(110, E4)] and d.maturing_since() is None
