@@ -9,10 +9,16 @@ In process, on the daemon with the simulated board and its real scanner thread.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 import time
 from pathlib import Path
 
+from board_driver.physical.leds import Renderer, SimulatedLeds
+from board_driver.physical.sensing.sim import SimulatedBoard
+from board_driver.service.config import parse_config
+from board_driver.service.daemon import Daemon, Hardware
+from board_driver.service.notify import Notifier
 from board_driver.squares import square
 from tests.board_driver.service.test_door import SCHOLAR, make_daemon, play, run, until
 
@@ -42,5 +48,39 @@ def test_a_move_made_while_the_loop_was_held_up_is_read_as_it_was_made(tmp_path:
         await until(lambda: daemon.tracker.game.outcome() is not None, timeout=5)
         snap = daemon.door.snapshot()
         assert snap.moves[-1] == "Qxf7#" and snap.result == "1-0", snap.moves
+
+    run(daemon, scenario)
+
+
+def test_a_move_is_judged_the_settle_time_after_the_hand_let_go_not_after_debouncing(
+    tmp_path: Path,
+) -> None:
+    """The tracker is handed each change at its edge: with a 200 ms debounce, the place
+    still carries the moment the piece was set down, and the move is judged the settle
+    time (250 ms) after it, not 200 ms later."""
+    config = parse_config(
+        f'[sensing]\nbackend = "sim"\ndebounce_ms = 200\n[leds]\nbackend = "sim"\n'
+        f'[store]\npath = "{tmp_path / "g.sqlite"}"\n[engine]\npath = "/nonexistent/engine"\n'
+    )
+    board = SimulatedBoard()
+    hardware = Hardware(board, SimulatedLeds(), Renderer().render, sim_board=board)
+    daemon = Daemon(config, hardware, notifier=Notifier(environ={}))
+
+    async def scenario() -> None:
+        door = daemon.door
+        with contextlib.closing(door.subscribe(board=True)) as seen:
+            board.lift(square("e2"))
+            await asyncio.sleep(0.3)
+            placed_at = daemon.now_ms()
+            board.place(square("e4"))
+            await until(lambda: len(daemon.tracker.game.moves) == 1)
+            await asyncio.sleep(0.05)
+            events = []
+            while (event := seen.get_nowait()) is not None:
+                events.append(event)
+        place = next(e for e in events if e.get("type") == "place")
+        move = next(e for e in events if e.get("type") == "move")
+        assert placed_at <= place["t"] < placed_at + 100, (placed_at, place)
+        assert move["t"] == place["t"] + 250, (place, move)
 
     run(daemon, scenario)
