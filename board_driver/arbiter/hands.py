@@ -163,6 +163,8 @@ class Hands:
         passant: the pawn went on from ``sq`` to its square), or ``sq`` itself; None if
         neither."""
         passed = self._reading.passed
+        if not passed:
+            return None
         position = self._position
         for fp in self._reading.footprints:
             move = fp.move

@@ -93,6 +93,14 @@ class MoveReading:
 
     # ------------------------------------------------------------------ events
 
+    def boards(self) -> list[int]:
+        """The occupancy at each moment of this move's hands: at its start, then after
+        each lift and place of :attr:`history`."""
+        boards = [self.start_board]
+        for _, lifted, sq in self.history:
+            boards.append(boards[-1] & ~(1 << sq) if lifted else boards[-1] | 1 << sq)
+        return boards
+
     def passing(self, t: int, sq: int) -> bool:
         """Is a lift of ``sq`` at ``t`` a sliding piece leaving a square it only crossed?"""
         return t - self.place_t.get(sq, _NEVER) < self.timing.pass_ms

@@ -136,9 +136,7 @@ class Rereading:
         a move the board showed done then (or a take-back it showed)."""
         reading = self._reading
         history = reading.history
-        boards = [reading.start_board]
-        for _, lifted, sq in history:
-            boards.append(boards[-1] & ~bit(sq) if lifted else boards[-1] | bit(sq))
+        boards = reading.boards()
         theirs = self._committed & ~reading.own
         back = self._occupancies[-2] if self.options.takeback and self.game.moves else None
         attempts: list[tuple[Any, Any]] = []

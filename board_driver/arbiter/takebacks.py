@@ -55,24 +55,12 @@ class TakeBacks:
         for depth in range(1, deepest + 1):
             if self.board != occupancies[-1 - depth]:
                 continue
-            if quick and depth == 2 and not self._shown_since(occupancies[-2]):
+            if quick and depth == 2 and occupancies[-2] not in self._reading.boards():
                 continue  # one at a time: the last move is taken back first
             # A captured piece must be seen set back on its square, not only sensed.
             if self._reading.victims_set_back(moves[-depth:]):
                 return depth
         return 0
-
-    def _shown_since(self, occupancy: int) -> bool:
-        """Did the board show ``occupancy`` at some moment of this move's hands?"""
-        reading = self._reading
-        board = reading.start_board
-        if board == occupancy:
-            return True
-        for _, lifted, sq in reading.history:
-            board = board & ~(1 << sq) if lifted else board | 1 << sq
-            if board == occupancy:
-                return True
-        return False
 
     def _judge_takeback(self, t: int, depth: int) -> list[Event] | None:
         """Take back ``depth`` moves (None: nothing to take back); against a player not at
