@@ -6,6 +6,7 @@ that imports :mod:`rules.game`.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from .errors import PgnError
@@ -27,7 +28,12 @@ RESULTS = ("1-0", "0-1", "1/2-1/2", "*")
 LINE_WIDTH = 80
 #: The PGN standard's Termination tag for our endings decided outside the board; every
 #: other ending (mate, a draw by the rules, resignation, agreement) is "normal".
-TERMINATION_TAGS = {"timeout": "time forfeit", "abandoned": "abandoned", "aborted": "unterminated"}
+TERMINATION_TAGS = {
+    "timeout": "time forfeit",
+    "rules_infraction": "rules infraction",
+    "abandoned": "abandoned",
+    "aborted": "unterminated",
+}
 DEAD_POSITION = "neither side can checkmate by any series of legal moves (FIDE 5.2.2)"
 
 
@@ -43,6 +49,13 @@ def ending_comment(game: Game) -> str | None:
             "Time ran out, but the other side cannot checkmate by any series of legal "
             "moves: a draw (FIDE 6.9)."
         )
+    if outcome is not None and outcome.termination == "rules_infraction":
+        if outcome.winner is None:
+            return (
+                "A second illegal move, but the other side cannot checkmate by any series "
+                "of legal moves: a draw (FIDE 7.5.5)."
+            )
+        return "A second illegal move loses the game (FIDE 7.5.5)."
     if not game.dead_position_ends and game.is_dead():
         return f"The position is dead: {DEAD_POSITION}; the result is not the board's to decide."
     return None
@@ -52,12 +65,17 @@ def _quote(value: str) -> str:
     return value.replace("\\", "\\\\").replace('"', '\\"')
 
 
-def write_pgn(game: Game, headers: dict[str, str] | None = None) -> str:
+def write_pgn(
+    game: Game,
+    headers: dict[str, str] | None = None,
+    comments: Sequence[str | None] = (),
+) -> str:
     """PGN text for a game: the Seven Tag Roster in order, SetUp "1" and FEN when the
     game starts elsewhere than the standard position, then the other headers given and,
     once the game is over, a Termination tag unless one was given; the move text wrapped
-    at 80 columns, with a comment after the last move where the result needs one (see
-    :func:`ending_comment`), and the result."""
+    at 80 columns, with ``comments[i]`` after the move of ply ``i + 1`` where given (a
+    clock's ``[%clk 0:02:58]``), a comment after the last move where the result needs
+    one (see :func:`ending_comment`), and the result."""
     headers = dict(headers or {})
     outcome = game.outcome()
     result = outcome.result() if outcome else headers.get("Result", "*")
@@ -88,6 +106,9 @@ def write_pgn(game: Game, headers: dict[str, str] | None = None) -> str:
             tokens.append(f"{pos.fullmove_number}...")
         tokens.append(pos.san(move))
         pos.push(move)
+        said = comments[i] if i < len(comments) else None
+        if said:
+            tokens.extend(f"{{ {said.replace('}', ')')} }}".split())
     comment = ending_comment(game)
     if comment:
         tokens.extend(f"{{{comment}}}".split())  # wrapped word by word, like the moves

@@ -11,7 +11,7 @@ agreement are recorded, and so are endings decided outside the board (:meth:`Gam
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from ._pgn_writer import write_pgn
@@ -30,13 +30,21 @@ TERMINATIONS = (
     "fifty_moves",
     "resignation",
     "agreement",
-    # Decided outside the board (a clock, a server): recorded with Game.end().
+    # Decided outside the board (a clock, an arbiter, a server): recorded with Game.end().
     "timeout",
+    "rules_infraction",
     "abandoned",
     "aborted",
 )
 #: Endings recorded from outside the board, with Game.end().
-EXTERNAL_TERMINATIONS = ("timeout", "abandoned", "aborted", "resignation", "agreement")
+EXTERNAL_TERMINATIONS = (
+    "timeout",
+    "rules_infraction",
+    "abandoned",
+    "aborted",
+    "resignation",
+    "agreement",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -348,9 +356,23 @@ class Game:
         >>> bare.flag_fall(WHITE).result()   # a lone black king cannot mate
         '1/2-1/2'
         """
+        return self.forfeit(color, "timeout")
+
+    def forfeit(self, color: Color, termination: str = "timeout") -> Outcome:
+        """Record that ``color`` loses by a rule of the clock or the arbiter: its flag fell
+        (``timeout``, FIDE 6.9) or it completed a second illegal move
+        (``rules_infraction``, FIDE 7.5.5). Either way the game is drawn instead when the
+        opponent cannot checkmate by any series of legal moves (:meth:`Position.unwinnable`).
+
+        >>> from rules import WHITE
+        >>> Game().forfeit(WHITE, "rules_infraction").result()
+        '0-1'
+        """
+        if termination not in ("timeout", "rules_infraction"):
+            raise ValueError(f"forfeit: {termination!r} is not timeout or rules_infraction")
         opponent = not color
         winner = None if self.position.unwinnable(opponent) else opponent
-        return self.end("timeout", winner)
+        return self.end(termination, winner)
 
     def _ensure_playing(self, what: str) -> None:
         ended = self.outcome()
@@ -365,9 +387,12 @@ class Game:
 
     # ------------------------------------------------------------------ PGN
 
-    def pgn(self, headers: dict[str, str] | None = None) -> str:
-        """The game as PGN text (Seven Tag Roster first, SetUp/FEN for another start)."""
-        return write_pgn(self, headers)
+    def pgn(
+        self, headers: dict[str, str] | None = None, comments: Sequence[str | None] = ()
+    ) -> str:
+        """The game as PGN text (Seven Tag Roster first, SetUp/FEN for another start);
+        ``comments[i]``, when given, follows the move of ply ``i + 1`` (``[%clk 0:02:58]``)."""
+        return write_pgn(self, headers, comments)
 
 
 __all__ = ["EXTERNAL_TERMINATIONS", "TERMINATIONS", "Game", "Outcome"]
