@@ -131,24 +131,33 @@ class Timekeeper:
         self.control = control
         self.switch = switch
         self.illegal_move = illegal_move
+        #: Who may lose time or the game for an illegal move (people at the board).
+        self.people: set[Color] = {WHITE, BLACK}
+        self._pending: list[ClockEntry] = []
+        self._start(game, clock, clks)
+
+    def _start(
+        self,
+        game: Game,
+        clock: ChessClock | None = None,
+        clks: list[int | None] | None = None,
+    ) -> None:
+        """The clock of ``game`` (a new game: its control's times)."""
         self.game = game
         plies = len(game.moves)
         if clock is None:
-            clock = ChessClock(control, turn=game.position.turn, moves=moves_by_side(game))
+            clock = ChessClock(self.control, turn=game.position.turn, moves=moves_by_side(game))
             if game.outcome() is not None:
                 clock.state = "stopped"
         self.clock = clock
         self.clks: list[int | None] = list(clks or [])[:plies]
         self.clks += [None] * (plies - len(self.clks))
-        #: Who may lose time or the game for an illegal move (people at the board).
-        self.people: set[Color] = {WHITE, BLACK}
         #: Completed illegal moves (FIDE 7.5.5), by side.
         self.illegal = {WHITE: 0, BLACK: 0}
         #: Why the clock is paused, when it is (``restart``, ``page``, ``button``, ...).
         self.reason: str | None = None
         self._illegal_open = False
-        self._pending: list[ClockEntry] = []
-        self._note("set", control.name())
+        self._note("set", self.control.name())
 
     # ------------------------------------------------------------------ after a restart
 
@@ -297,6 +306,8 @@ class Timekeeper:
                 out += self._illegal(arbiter, t)
             elif kind == "clock_button":
                 out += self._pressed(arbiter, str(event.get("button")), t)
+            elif kind == "new_game" and arbiter is not None:
+                self._start(arbiter.game)  # the same control, from the start
         return out
 
     def _moved(self, event: Event, t: int) -> int:
@@ -421,13 +432,19 @@ class Timekeeper:
         if self.switch == "board":
             found = arbiter.judge_now(t)
             out += found + self.after(arbiter, found)
+        flagged = self.flagged(t)
+        if flagged is None:
+            return out
+        found = arbiter.forfeit(flagged, "timeout", t)
+        return out + found + self.after(arbiter, found)
+
+    def flagged(self, t: int) -> Color | None:
+        """The side whose flag has fallen by ``t`` (its clock running, its time gone, the
+        game not over), or None."""
         clock = self.clock
         if self.game.outcome() is not None or not clock.running:
-            return out
-        if clock.remaining(clock.turn, t) > 0:
-            return out
-        found = arbiter.forfeit(clock.turn, "timeout", t)
-        return out + found + self.after(arbiter, found)
+            return None
+        return clock.turn if clock.remaining(clock.turn, t) <= 0 else None
 
     # ------------------------------------------------------------------ an arbiter
 
@@ -438,7 +455,7 @@ class Timekeeper:
         self.clock.pause(t)
         self.reason = by
         self._note("pause", by, t=t)
-        return [self._event(t, "pause", by)]
+        return [self.clock_event(t, "pause", by)]
 
     def resume(self, t: int, by: str = "page") -> list[Event]:
         """Start the clock of the side on turn (after a pause, a restart; or before the
@@ -449,7 +466,7 @@ class Timekeeper:
         self.clock.start(t)
         self.reason = None
         self._note("start" if state == "waiting" else "resume", by, t=t)
-        return [self._event(t, "start" if state == "waiting" else "resume", by)]
+        return [self.clock_event(t, "start" if state == "waiting" else "resume", by)]
 
     def adjust(self, white_ms: int, black_ms: int, t: int, by: str = "page") -> list[Event]:
         """Set both times (the players' agreement, an arbiter's correction)."""
@@ -457,9 +474,11 @@ class Timekeeper:
             raise ValueError("the game is over: its clock stands")
         self.clock.set_times(white_ms, black_ms, t)
         self._note("adjust", by, t=t)
-        return [self._event(t, "adjust", by)]
+        return [self.clock_event(t, "adjust", by)]
 
-    def _event(self, t: int, action: str, by: str) -> Event:
+    def clock_event(self, t: int, action: str, by: str) -> Event:
+        """A ``clock`` event: ``action`` (``pause``, ``resume``, ``start``, ``adjust``,
+        ``set``) ``by`` whom, and the clock as it is then."""
         return {
             "t": t,
             "type": "clock",

@@ -46,7 +46,7 @@ def rebuild_game(stored: StoredGame) -> rules.Game:
                 game.agree_draw()
             elif stored.termination in ("threefold_repetition", "fifty_moves"):
                 game.claim_draw()
-            elif stored.termination in ("timeout", "abandoned", "aborted"):
+            elif stored.termination in ("timeout", "rules_infraction", "abandoned", "aborted"):
                 # Decided outside the board (a clock, a server): the winner from the result.
                 winner = {"1-0": rules.WHITE, "0-1": rules.BLACK}.get(stored.result)
                 game.end(stored.termination, winner)
@@ -57,8 +57,10 @@ def rebuild_game(stored: StoredGame) -> rules.Game:
 
 def game_pgn(stored: StoredGame, *, site: str = "magboard") -> str:
     """The game as PGN text, with the Seven Tag Roster (readable by python-chess) and the
-    headers stored for it (:meth:`Store.set_headers`), which win over magboard's own."""
+    headers stored for it (:meth:`Store.set_headers`), which win over magboard's own; a
+    game with a clock has its ``TimeControl`` and a ``[%clk h:mm:ss]`` after each move."""
     game = rebuild_game(stored)
+    clock_headers, comments = _clock(stored, game)
     date = stored.started[:10].replace("-", ".") if stored.started else "????.??.??"
     headers = {
         "Event": f"magboard game {stored.id}",
@@ -70,9 +72,26 @@ def game_pgn(stored: StoredGame, *, site: str = "magboard") -> str:
         "Result": stored.result,
     }
     headers.update(_legacy_engine_headers(stored.options))  # stores made before headers
+    headers.update(clock_headers)
     headers.update(stored.headers)  # set for this game (by a page, an online server): they win
     headers["Result"] = stored.result
-    return game.pgn(headers)
+    return game.pgn(headers, comments)
+
+
+def _clock(stored: StoredGame, game: rules.Game) -> tuple[dict[str, str], list[str | None]]:
+    """The PGN tags of the game's time control and each move's ``%clk`` comment, from its
+    clock's stored changes (none for a game without a clock)."""
+    from board_driver.clock.control import parse_time_control
+    from board_driver.clock.keeper import Timekeeper, clk_comments, pgn_headers
+
+    try:
+        control = parse_time_control(stored.options.get("clock", "none"))
+    except ValueError:
+        control = None  # not a control this magboard reads: the moves are still the game
+    if control is None:
+        return {}, []
+    keeper = Timekeeper.restored(control, stored.clock, game=game)
+    return pgn_headers(control), clk_comments(keeper.clks)
 
 
 def _unplayable(stored: StoredGame, what: str) -> StoreDamagedError:

@@ -124,7 +124,14 @@ def test_options_change_the_game_and_are_stored(web_daemon):
     status, _ = web_daemon.request("api/options", {"hints": True, "touch_move": "off"}, token=token)
     assert status == 200
     state = web_daemon.state()
-    assert state["options"] == {"touch_move": "off", "takeback": True, "hints": True}
+    assert state["options"] == {
+        "touch_move": "off",
+        "takeback": True,
+        "hints": True,
+        "clock": "none",
+        "clock_switch": "board",
+        "illegal_move": "guide",
+    }
     # Hints: a lifted knight's destinations light green.
     web_daemon.request("api/sim", {"steps": [["lift", "b1"]]}, token=token)
     state = web_daemon.wait_state(lambda s: s["sensed"] != START)
