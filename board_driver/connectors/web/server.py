@@ -62,6 +62,8 @@ log = logging.getLogger("magboard")
 STATIC_FILES = {
     "board.js": "text/javascript",
     "lichess.js": "text/javascript",
+    "clock.js": "text/javascript",
+    "clock.css": "text/css",
     "board.css": "text/css",
     "index.html": "text/html",
     "favicon.svg": "image/svg+xml",
