@@ -3,8 +3,9 @@
 A connector on the door like the page: it follows the board's events (lifts and places
 included) and, once per change, draws the game's pieces (white in capitals, black in small
 letters, as in FEN), what the switches sense, the lights under the squares, and a line of
-words: whose move it is, what the lights ask, the last move. A piece lifted is drawn in
-brackets, ``(P)``; a piece sensed where the game has none is ``?``.
+words: whose move it is, what the lights ask, the last move, and the clock (the running
+side marked ``>``, its time as it was at the change). A piece lifted is drawn in brackets,
+``(P)``; a piece sensed where the game has none is ``?``.
 
 >>> from board_driver.frame import Frame
 >>> print(render(".." * 32, 0, Frame.off(), colour=False).splitlines()[0])
@@ -19,6 +20,7 @@ import sys
 from collections.abc import Iterable, Mapping
 from typing import Any, TextIO
 
+from board_driver.clock.keeper import clock_text
 from board_driver.frame import COLOUR_NAMES, Frame
 from board_driver.squares import square_name
 from rules.fen import piece_letters
@@ -90,17 +92,51 @@ def light_words(lights: Frame) -> str:
     return ", ".join(lit)
 
 
+#: Endings named as PGN tools and Lichess name them, where the rules' names differ.
+ENDINGS = {"timeout": "time forfeit", "rules_infraction": "a second illegal move, FIDE 7.5.5"}
+
+
+def clock_words(clock: Mapping[str, Any]) -> str:
+    """The clock in a line: both times, the running one marked.
+
+    >>> clock_words({"white_ms": 178_000, "black_ms": 9_400, "turn": "black",
+    ...              "state": "running", "control": "3+2", "reason": None})
+    'Clock 3+2: White 2:58 · Black > 9.4'
+    >>> clock_words({"white_ms": 60_000, "black_ms": 60_000, "turn": "white",
+    ...              "state": "paused", "control": "1+0", "reason": "restart"})
+    'Clock 1+0: White 1:00 · Black 1:00 (paused: restart)'
+    """
+    marks = {
+        side: (" > " if clock["state"] == "running" and clock["turn"] == side else " ")
+        for side in ("white", "black")
+    }
+    text = (
+        f"Clock {clock['control']}: White{marks['white']}{clock_text(clock['white_ms'])} · "
+        f"Black{marks['black']}{clock_text(clock['black_ms'])}"
+    )
+    if clock["state"] == "paused":
+        text += f" (paused: {clock['reason']})" if clock.get("reason") else " (paused)"
+    elif clock["state"] == "waiting":
+        text += " (starts with the first move)"
+    return text
+
+
 def status_words(snapshot: Any, events: Iterable[Mapping[str, Any]] = ()) -> list[str]:
     """What the board says now, in a few lines: the game, what the lights ask and why."""
     lines = []
     if snapshot.result != "*":
-        ending = (snapshot.termination or "").replace("_", " ")
+        ending = ENDINGS.get(snapshot.termination) or (snapshot.termination or "").replace("_", " ")
+        if snapshot.termination == "timeout" and snapshot.winner is None:
+            ending = "timeout vs insufficient material: the other side cannot mate"
         lines.append(f"Game over: {snapshot.result} ({ending})")
     else:
         turn = snapshot.turn.capitalize() + " to move" + (", in check" if snapshot.check else "")
         lines.append(turn)
     if snapshot.moves:
         lines[-1] += f" · last move: {snapshot.moves[-1]} (ply {len(snapshot.moves)})"
+    clock = getattr(snapshot, "clock", None)
+    if clock:
+        lines.append(clock_words(clock))
     # The tracker's own words for what its lights ask, when the door gives them.
     asks = list(snapshot.asks)
     for event in events:
