@@ -233,8 +233,8 @@ class Timekeeper:
         ``delay_ms`` (under a simple delay, what is left of the running move's delay),
         ``at`` (``t``), ``control`` and ``pgn`` (its names), ``describe``, ``mode``,
         ``switch``, ``illegal_move``, ``illegal`` (illegal moves so far, by side),
-        ``clks`` (each ply's ``%clk``, ms or None), ``increment_ms``/``bonus_ms`` (the
-        next move's bonus, by side)."""
+        ``clks`` (each ply's ``%clk``, ms or None), ``bonus_ms`` (the next move's bonus,
+        by side), ``moves_to_go`` (moves to the next stage, by side, where there is one)."""
         clock = self.clock
         return {
             "control": self.control.name(),
@@ -253,10 +253,26 @@ class Timekeeper:
                 side_name(c): self.control.stage_of(clock.moves[c] + 1).bonus_ms
                 for c in (WHITE, BLACK)
             },
+            "moves_to_go": {
+                side_name(c): n for c in (WHITE, BLACK) if (n := self._moves_to_go(c))
+            },
             "illegal": {side_name(c): n for c, n in self.illegal.items()},
             "clks": list(self.clks),
             "at": t,
         }
+
+    def _moves_to_go(self, color: Color) -> int | None:
+        """The moves ``color`` has to make before its clock gets a new stage's time."""
+        made = self.clock.moves[color]
+        end = 0
+        for stage in self.control.stages:
+            if stage.moves is None:
+                return None
+            end += stage.moves
+            if made < end:
+                return end - made
+        last = self.control.stages[-1].moves or 1
+        return last - (made - end) % last
 
     def take_entries(self) -> list[ClockEntry]:
         """The entries not yet stored (they are then the caller's to store)."""

@@ -97,13 +97,27 @@ def find_engine(path: str | os.PathLike[str] = "") -> Path:
 @dataclass(frozen=True, slots=True)
 class SearchLimit:
     """How long the engine thinks about one move: a depth in plies, a time, or both
-    (whichever ends first)."""
+    (whichever ends first); or, when a clock runs, the clock (``wtime``/``btime`` left,
+    ``winc``/``binc`` a move, ``movestogo`` to the next time control): the engine shares
+    its time out itself, and a fixed move time is not asked for.
+
+    >>> SearchLimit(movetime_ms=500).go()
+    'go movetime 500'
+    >>> SearchLimit(depth=12, wtime=60000, btime=55000, winc=2000, binc=2000).go()
+    'go depth 12 wtime 60000 btime 55000 winc 2000 binc 2000'
+    """
 
     depth: int | None = None
     movetime_ms: int | None = None
+    wtime: int | None = None
+    btime: int | None = None
+    winc: int = 0
+    binc: int = 0
+    movestogo: int | None = None
 
     def __post_init__(self) -> None:
-        if self.depth is None and self.movetime_ms is None:
+        clocked = self.wtime is not None and self.btime is not None
+        if self.depth is None and self.movetime_ms is None and not clocked:
             raise ValueError("a search needs a depth or a movetime")
         if self.depth is not None and self.depth < 1:
             raise ValueError(f"depth: {self.depth} is less than 1")
@@ -115,12 +129,19 @@ class SearchLimit:
         parts = ["go"]
         if self.depth is not None:
             parts += ["depth", str(self.depth)]
-        if self.movetime_ms is not None:
+        if self.wtime is not None and self.btime is not None:
+            parts += ["wtime", str(max(1, self.wtime)), "btime", str(max(1, self.btime))]
+            parts += ["winc", str(self.winc), "binc", str(self.binc)]
+            if self.movestogo:
+                parts += ["movestogo", str(self.movestogo)]
+        elif self.movetime_ms is not None:
             parts += ["movetime", str(self.movetime_ms)]
         return " ".join(parts)
 
     def timeout_s(self) -> float:
         """How long to wait for ``bestmove`` before taking the engine as hung."""
+        if self.wtime is not None and self.btime is not None:
+            return max(self.wtime, self.btime) / 1000 + SEARCH_MARGIN_S
         if self.movetime_ms is not None:
             return self.movetime_ms / 1000 + SEARCH_MARGIN_S
         return DEPTH_SEARCH_TIMEOUT_S
