@@ -70,6 +70,9 @@ class GameRecord:
     #: The players' clocks in ms after the last move (``{"white": .., "black": ..}``),
     #: when the game has clocks.
     clocks: Mapping[str, int] | None = None
+    #: Each move's clock (``%clk``: the mover's time left after it, in ms; None where the
+    #: move has none), one per move, or empty when the game has no clock.
+    clks: tuple[int | None, ...] = ()
 
     @property
     def plies(self) -> int:
@@ -100,7 +103,8 @@ class GameRecord:
         tags = self.tags()
         tags.update(extra or {})
         lines = [f'[{name} "{_quote(value)}"]' for name, value in tags.items()]
-        return "\n".join([*lines, "", *movetext(self.start_fen, self.moves, self.result), ""])
+        moves = movetext(self.start_fen, self.moves, self.result, self.clks)
+        return "\n".join([*lines, "", *moves, ""])
 
     def to_json(self) -> str:
         data: dict[str, Any] = {
@@ -117,6 +121,8 @@ class GameRecord:
         }
         if self.clocks is not None:
             data["clocks"] = dict(self.clocks)
+        if self.clks:
+            data["clks"] = list(self.clks)
         return json.dumps(data, separators=(",", ":"), ensure_ascii=False)
 
     @classmethod
@@ -150,6 +156,13 @@ class GameRecord:
             isinstance(clocks, dict) and all(isinstance(v, int) for v in clocks.values())
         ):
             raise ValueError("'clocks' is not an object of whole numbers")
+        clks = data.get("clks", [])
+        if not isinstance(clks, list) or not all(
+            v is None or (isinstance(v, int) and not isinstance(v, bool) and v >= 0) for v in clks
+        ):
+            raise ValueError("'clks' is not a list of whole numbers (ms) or nulls")
+        if clks and len(clks) != len(moves):
+            raise ValueError(f"{len(moves)} moves but {len(clks)} clks")
         return cls(
             board=board,
             game=game,
@@ -162,18 +175,28 @@ class GameRecord:
             termination=termination,
             started=_text(data, "started", ""),
             clocks=clocks,
+            clks=tuple(clks),
         )
 
     def with_headers(self, **headers: str) -> GameRecord:
         return replace(self, headers={**self.headers, **headers})
 
 
-def movetext(start_fen: str, sans: tuple[str, ...] | list[str], result: str) -> list[str]:
-    """The numbered moves and the result, wrapped at 80 columns.
+def movetext(
+    start_fen: str,
+    sans: tuple[str, ...] | list[str],
+    result: str,
+    clks: tuple[int | None, ...] | list[int | None] = (),
+) -> list[str]:
+    """The numbered moves and the result, wrapped at 80 columns; with ``clks``, each move's
+    clock as a ``[%clk h:mm:ss]`` comment after it.
 
     >>> movetext("8/8/8/8/8/8/4k3/4K2R b K - 3 40", ["Kd2", "O-O"], "*")
     ['40... Kd2 41. O-O *']
+    >>> movetext("8/8/8/8/8/8/4k3/4K2R b K - 3 40", ["Kd2", "O-O"], "*", [59000, 7250])
+    ['40... Kd2 { [%clk 0:00:59] } 41. O-O { [%clk 0:00:07.2] } *']
     """
+    from board_driver.clock.keeper import pgn_clock
     fields = start_fen.split()
     white = len(fields) < 2 or fields[1] != "b"
     number = int(fields[5]) if len(fields) > 5 and fields[5].isdigit() else 1
@@ -184,6 +207,9 @@ def movetext(start_fen: str, sans: tuple[str, ...] | list[str], result: str) -> 
         elif i == 0:
             tokens.append(f"{number}...")
         tokens.append(san)
+        clk = clks[i] if i < len(clks) else None
+        if clk is not None:
+            tokens.extend(["{", *pgn_clock(clk).split(), "}"])
         if not white:
             number += 1
         white = not white
