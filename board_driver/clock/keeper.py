@@ -510,6 +510,23 @@ def _refused(t: int, button: str, reason: str) -> Event:
     return {"t": t, "type": "refused", "button": button, "reason": reason}
 
 
+def times_at(reading: Mapping[str, Any], t: int) -> tuple[int, int]:
+    """``(white_ms, black_ms)`` at ``t`` from a :meth:`Timekeeper.reading` taken earlier
+    (at its ``at``): the running side counted down, after what was left of its delay.
+
+    >>> times_at({"white_ms": 60_000, "black_ms": 50_000, "turn": "black",
+    ...           "state": "running", "delay_ms": 0, "at": 1_000}, 3_500)
+    (60000, 47500)
+    """
+    white, black = int(reading["white_ms"]), int(reading["black_ms"])
+    if reading.get("state") != "running":
+        return white, black
+    spent = max(0, t - int(reading.get("at", t)) - int(reading.get("delay_ms") or 0))
+    if reading.get("turn") == "white":
+        return max(0, white - spent), black
+    return white, max(0, black - spent)
+
+
 def clock_text(ms: int) -> str:
     """A time as a clock shows it: ``4:59``, ``1:30:00``; tenths under ten seconds.
 

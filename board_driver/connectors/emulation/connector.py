@@ -58,6 +58,24 @@ class Session(Protocol):
 SessionFactory = Callable[..., Session]
 
 
+#: The door's events after which the clock's reading is read again (between them it only
+#: counts down, which a reading already says: see board_driver.clock.keeper.times_at).
+CLOCK_EVENTS = frozenset(
+    {
+        "move",
+        "takeback",
+        "clock",
+        "clock_button",
+        "game_over",
+        "game_resumed",
+        "new_game",
+        "options",
+        "promotion_amended",
+        "overflow",
+    }
+)
+
+
 class Emulation:
     """One protocol on one transport, for as long as the daemon runs. In an extension's
     ``start(door, section)``::
@@ -93,6 +111,8 @@ class Emulation:
         self._before = ""
         self._layer: Any = None
         self._lights: Frame | None = None
+        #: The board's clock as last read (a protocol that relays a clock reads it).
+        self._clock: Any = None
 
     # ------------------------------------------------------------------ life
 
@@ -105,6 +125,10 @@ class Emulation:
         self.view.resync(snapshot.fen, before=self._before, occupancy=snapshot.sensed)
         self._layer = self.door.light_layer("emulation")
         self.session = self._session_factory(self.view, self._show_lights, colour=self._colour)
+        self._clock = getattr(snapshot, "clock", None)
+        if hasattr(self.session, "clock"):  # DGT relays the board's clock to the app
+            self.session.clock = lambda: self._clock
+            self.session.now = self.door.now_ms
         if self._trace_path is not None:
             try:
                 self._trace = open(self._trace_path, "a", encoding="utf-8")  # noqa: SIM115
@@ -117,6 +141,7 @@ class Emulation:
                     "fen": snapshot.fen,
                     "sensed": f"{snapshot.sensed:016x}",
                     "pass_ms": pass_ms,
+                    "clock": self._clock,
                 },
             )
         self._subscription = self.door.subscribe(board=True)
@@ -182,6 +207,9 @@ class Emulation:
             self._fen = snapshot.fen
             self._before = self._before_fen(snapshot)
             changes = self.view.resync(snapshot.fen, before=self._before, occupancy=snapshot.sensed)
+        if kind in CLOCK_EVENTS:
+            self._clock = getattr(self.door.snapshot(), "clock", None)
+            self._record("clock", self._clock)
         self._tell(changes, now)
         self._schedule()
 
