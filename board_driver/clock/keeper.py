@@ -541,6 +541,31 @@ def clock_text(ms: int) -> str:
     return f"{hours}:{minutes:02}:{secs:02}" if hours else f"{minutes}:{secs:02}"
 
 
+def clock_words(clock: Mapping[str, Any]) -> str:
+    """The clock in a line: both times, the running one marked.
+
+    >>> clock_words({"white_ms": 178_000, "black_ms": 9_400, "turn": "black",
+    ...              "state": "running", "control": "3+2", "reason": None})
+    'Clock 3+2: White 2:58 · Black > 9.4'
+    >>> clock_words({"white_ms": 60_000, "black_ms": 60_000, "turn": "white",
+    ...              "state": "paused", "control": "1+0", "reason": "restart"})
+    'Clock 1+0: White 1:00 · Black 1:00 (paused: restart)'
+    """
+    marks = {
+        side: (" > " if clock["state"] == "running" and clock["turn"] == side else " ")
+        for side in ("white", "black")
+    }
+    text = (
+        f"Clock {clock['control']}: White{marks['white']}{clock_text(clock['white_ms'])} · "
+        f"Black{marks['black']}{clock_text(clock['black_ms'])}"
+    )
+    if clock["state"] == "paused":
+        text += f" (paused: {clock['reason']})" if clock.get("reason") else " (paused)"
+    elif clock["state"] == "waiting":
+        text += " (starts with the first move)"
+    return text
+
+
 def pgn_clock(ms: int) -> str:
     """A ``%clk`` command for a PGN comment: hours, minutes, seconds, and tenths when
     the time is not a whole second (rounded down: never more than was left).

@@ -20,7 +20,7 @@ import sys
 from collections.abc import Iterable, Mapping
 from typing import Any, TextIO
 
-from board_driver.clock.keeper import clock_text
+from board_driver.clock.keeper import clock_words
 from board_driver.frame import COLOUR_NAMES, Frame
 from board_driver.squares import square_name
 from rules.fen import piece_letters
@@ -94,31 +94,6 @@ def light_words(lights: Frame) -> str:
 
 #: Endings named as PGN tools and Lichess name them, where the rules' names differ.
 ENDINGS = {"timeout": "time forfeit", "rules_infraction": "a second illegal move, FIDE 7.5.5"}
-
-
-def clock_words(clock: Mapping[str, Any]) -> str:
-    """The clock in a line: both times, the running one marked.
-
-    >>> clock_words({"white_ms": 178_000, "black_ms": 9_400, "turn": "black",
-    ...              "state": "running", "control": "3+2", "reason": None})
-    'Clock 3+2: White 2:58 · Black > 9.4'
-    >>> clock_words({"white_ms": 60_000, "black_ms": 60_000, "turn": "white",
-    ...              "state": "paused", "control": "1+0", "reason": "restart"})
-    'Clock 1+0: White 1:00 · Black 1:00 (paused: restart)'
-    """
-    marks = {
-        side: (" > " if clock["state"] == "running" and clock["turn"] == side else " ")
-        for side in ("white", "black")
-    }
-    text = (
-        f"Clock {clock['control']}: White{marks['white']}{clock_text(clock['white_ms'])} · "
-        f"Black{marks['black']}{clock_text(clock['black_ms'])}"
-    )
-    if clock["state"] == "paused":
-        text += f" (paused: {clock['reason']})" if clock.get("reason") else " (paused)"
-    elif clock["state"] == "waiting":
-        text += " (starts with the first move)"
-    return text
 
 
 def status_words(snapshot: Any, events: Iterable[Mapping[str, Any]] = ()) -> list[str]:
