@@ -22,11 +22,13 @@ from board_driver.service.store import Store, game_pgn
 from tests.board_driver.service.test_door import drain, play, until
 
 
-def make_daemon(tmp_path: Path, clock: str = "3+2", board: SimulatedBoard | None = None):
+def make_daemon(
+    tmp_path: Path, clock: str = "3+2", board: SimulatedBoard | None = None, low_time_s: int = 0
+):
     config = parse_config(
         f'[sensing]\nbackend = "sim"\n[leds]\nbackend = "sim"\n'
         f'[store]\npath = "{tmp_path / "g.sqlite"}"\n'
-        f'[clock]\ncontrol = "{clock}"\nlow_time_s = 0\n'
+        f'[clock]\ncontrol = "{clock}"\nlow_time_s = {low_time_s}\n'
     )
     board = board or SimulatedBoard()
     hardware = Hardware(board, SimulatedLeds(), Renderer().render, sim_board=board)
@@ -161,5 +163,21 @@ def test_options_set_a_new_clock_and_none_takes_it_away(tmp_path):
             assert "time control" in str(exc)
         else:
             raise AssertionError("a bad time control was taken")
+
+    run(daemon, scenario)
+
+
+def test_low_time_lights_the_edge_while_that_clock_runs(tmp_path):
+    daemon, board = make_daemon(tmp_path, clock="15s+0", low_time_s=20)
+    a8, h1 = 56, 7
+
+    async def scenario() -> None:
+        lights = lambda: daemon.door.snapshot().lights  # noqa: E731
+        assert lights().colours[a8] == "."  # the clock waits: nothing runs
+        await play(board, daemon, [("e2", "e4")])  # Black's 15 s run: under 20 s
+        await until(lambda: lights().colours[a8] == "o" and lights().colours[h1] == "o")
+        assert not lights().blink >> a8 & 1  # blinking only in the last 10 s
+        daemon.door.clock("pause")
+        await until(lambda: lights().colours[a8] == ".")
 
     run(daemon, scenario)
