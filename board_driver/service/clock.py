@@ -52,8 +52,8 @@ class DaemonClock:
         self.keeper = None
         if control is None:
             return []
-        options = tracker.options
         if stored:
+            options = tracker.options
             self.keeper = Timekeeper.restored(
                 control,
                 stored,
@@ -61,14 +61,9 @@ class DaemonClock:
                 switch=options.clock_switch,
                 illegal_move=options.illegal_move,
             )
+            self.seats_changed()
         else:
-            self.keeper = Timekeeper(
-                control,
-                game=tracker.game,
-                switch=options.clock_switch,
-                illegal_move=options.illegal_move,
-            )
-        self.seats_changed()
+            self._new_keeper(control)
         keeper = self.keeper
         if keeper.clock.state != "paused":
             return []
@@ -108,22 +103,28 @@ class DaemonClock:
             self._update_lights()
             return [{"t": now, "type": "clock", "action": "set", "control": "none"}]
         game = self.daemon.tracker.game
-        keeper = Timekeeper(
-            control,
-            game=game,
-            switch=options.clock_switch,
-            illegal_move=options.illegal_move,
-            clks=old.clks if old is not None else None,
-        )
+        keeper = self._new_keeper(control, clks=old.clks if old is not None else None)
         if old is not None:
             keeper._pending[:0] = old.take_entries()
         if game.moves and game.outcome() is None:
             keeper.clock.state = "paused"
             keeper.reason = "set"
-        self.keeper = keeper
-        self.seats_changed()
         log.info("clock: %s (%s)", control.name(), control.describe())
         return [{**keeper.clock_event(now, "set", "page"), "control": control.name()}]
+
+    def _new_keeper(self, control: Any, clks: list[int | None] | None = None) -> Timekeeper:
+        """A fresh clock of ``control`` for the game on the board, as its options say."""
+        tracker = self.daemon.tracker
+        options = tracker.options
+        self.keeper = Timekeeper(
+            control,
+            game=tracker.game,
+            switch=options.clock_switch,
+            illegal_move=options.illegal_move,
+            clks=clks,
+        )
+        self.seats_changed()
+        return self.keeper
 
     def seats_changed(self) -> None:
         """Who sits where changed: only people at the board are penalised for an illegal
@@ -144,14 +145,7 @@ class DaemonClock:
             control = self._control(tracker.options)
             self.keeper = None
             if control is not None:
-                options = tracker.options
-                self.keeper = Timekeeper(
-                    control,
-                    game=tracker.game,
-                    switch=options.clock_switch,
-                    illegal_move=options.illegal_move,
-                )
-                self.seats_changed()
+                self._new_keeper(control)
             if old is not None:
                 old.stored(len(old.take_entries()))  # the old game's: kept only in memory
             return []

@@ -55,27 +55,21 @@ def options_from_record(
 ) -> GameOptions:
     """The options a stored game was played with (``defaults``: the config's ``[game]``;
     ``clock``: its ``[clock]``, for a new game). A game stored before clocks had none."""
-    stored = bool(record)
-    clock_default = "none" if stored or clock is None else clock.control
+    clock_default = "none" if record or clock is None else clock.control
+    base = {
+        "touch_move": record.get("touch_move", defaults.touch_move),
+        "takeback": record.get("takeback", str(defaults.takeback).lower()) == "true",
+        "hints": record.get("hints", str(defaults.hints).lower()) == "true",
+    }
+    clocked = {
+        "clock": record.get("clock", clock_default),
+        "clock_switch": record.get("clock_switch", clock.switch if clock else "board"),
+        "illegal_move": record.get("illegal_move", clock.illegal_move if clock else "guide"),
+    }
     try:
-        return GameOptions(
-            touch_move=record.get("touch_move", defaults.touch_move),
-            takeback=record.get("takeback", str(defaults.takeback).lower()) == "true",
-            hints=record.get("hints", str(defaults.hints).lower()) == "true",
-            clock=record.get("clock", clock_default),
-            clock_switch=record.get(
-                "clock_switch", clock.switch if clock is not None else "board"
-            ),
-            illegal_move=record.get(
-                "illegal_move", clock.illegal_move if clock is not None else "guide"
-            ),
-        )
+        return GameOptions(**base, **clocked)
     except ValueError:  # a clock this magboard cannot read: the game goes on without it
-        return GameOptions(
-            touch_move=record.get("touch_move", defaults.touch_move),
-            takeback=record.get("takeback", str(defaults.takeback).lower()) == "true",
-            hints=record.get("hints", str(defaults.hints).lower()) == "true",
-        )
+        return GameOptions(**base)
 
 
 class Recorder:
