@@ -19,7 +19,13 @@ from typing import Any
 
 from board_driver.arbiter.tracker import GameOptions, Timing, Tracker
 from board_driver.boardscript.script import Scan, Script, Wait
-from board_driver.clock.keeper import Timekeeper, clk_comments, pgn_headers, timekeeper_for
+from board_driver.clock.keeper import (
+    Timekeeper,
+    clk_comments,
+    pgn_headers,
+    timekeeper_for,
+    without_clock,
+)
 from board_driver.events import BoardEvent, Lift, Place
 from board_driver.physical.debounce import DEFAULT_DEBOUNCE_MS, Debouncer
 from rules import STARTING_FEN, Game, Position
@@ -125,6 +131,8 @@ def drive(
     def note(found: list[dict[str, Any]], *, followed: bool = False) -> None:
         if keeper is not None and not followed:
             found = found + keeper.after(tracker, found)
+        elif keeper is None:
+            found = found + without_clock(found)
         if not found:
             return
         if frames:

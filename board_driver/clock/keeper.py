@@ -324,6 +324,8 @@ class Timekeeper:
                 out += self._pressed(arbiter, str(event.get("button")), t)
             elif kind == "new_game" and arbiter is not None:
                 self._start(arbiter.game)  # the same control, from the start
+            elif kind == "new_game_pending" and self.clock.running:
+                out += self.pause(t, "new game")  # the pieces go home: nobody's time runs
         return out
 
     def _moved(self, event: Event, t: int) -> int:
@@ -508,6 +510,15 @@ class Timekeeper:
 
 def _refused(t: int, button: str, reason: str) -> Event:
     return {"t": t, "type": "refused", "button": button, "reason": reason}
+
+
+def without_clock(events: list[Event]) -> list[Event]:
+    """What a game with no clock answers to its clock's buttons: refused, saying why."""
+    return [
+        _refused(int(e.get("t", 0)), str(e.get("button")), "this game has no clock")
+        for e in events
+        if e.get("type") == "clock_button"
+    ]
 
 
 def times_at(reading: Mapping[str, Any], t: int) -> tuple[int, int]:

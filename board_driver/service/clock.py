@@ -22,7 +22,7 @@ import logging
 from typing import Any
 
 from board_driver.clock.control import parse_time_control
-from board_driver.clock.keeper import ClockEntry, Timekeeper, clock_text
+from board_driver.clock.keeper import ClockEntry, Timekeeper, clock_text, without_clock
 from board_driver.clock.lights import LowTimeLights
 from board_driver.door import HUMAN, SIDES
 from rules import BLACK, WHITE
@@ -150,7 +150,7 @@ class DaemonClock:
                 old.stored(len(old.take_entries()))  # the old game's: kept only in memory
             return []
         if self.keeper is None:
-            return []
+            return without_clock(events)
         if self.keeper.game is not self.daemon.tracker.game:
             return []  # a tracker given another game (loaded): its clock comes by load()
         return self.keeper.after(self.daemon.tracker, events)
