@@ -229,6 +229,11 @@ brightness = 0.3
 #   backend = "gpiod"
 backend = "none"
 
+[clock]
+# The board is the chess clock: "none", or a time control ("5+0", "3+2", "90+30",
+# "5+3 delay", "40/5400+30:1800+30"); the page changes it per game.
+control = "none"
+
 [store]
 path = "/var/lib/magboard/magboard.sqlite"
 
