@@ -217,9 +217,8 @@ class Timekeeper:
     # ------------------------------------------------------------------ reading
 
     def due(self) -> int | None:
-        """When a flag falls if nothing happens before (ms), or None."""
-        if self.game.outcome() is not None:
-            return None
+        """When a flag falls if nothing happens before (ms), or None. (Asked at every
+        event: the clock, stopped by the game's end, says it without asking the rules.)"""
         return self.clock.flag_at()
 
     def remaining(self, color: Color, t: int) -> int:
