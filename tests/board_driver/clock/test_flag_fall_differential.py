@@ -184,13 +184,14 @@ def test_flag_fall_verdicts_agree_with_python_chess_at_scale():
 
 
 def test_the_first_flag_counts():
-    """Both clocks out (the first flag missed, as after a power cut): the one that fell
-    first decides, and the game is over; the other flag changes nothing."""
+    """Both flags: the running clock's falls first and ends the game; the other clock then
+    stands, and its time running out later changes nothing."""
     tracker = Tracker(Game())
-    keeper = Timekeeper(parse_time_control("1s+0"), game=tracker.game)
+    keeper = Timekeeper(parse_time_control("3s+0"), game=tracker.game)
     keeper.clock.switch(0)  # White's first move is free: Black's clock runs from 0
-    keeper.clock.set_times(0, 1000, 0)  # White's time already gone, but White's is stopped
     events = keeper.time_out(tracker, keeper.due())
     over = [e for e in events if e["type"] == "game_over"]
-    assert over[0]["winner"] == "white"  # Black's flag fell: the running one, the first
+    assert over[0]["winner"] == "white" and over[0]["t"] == 3_000
     assert keeper.due() is None and keeper.time_out(tracker, 10_000) == []
+    assert keeper.reading(10_000)["white_ms"] == 3_000  # White's clock never ran out
+    assert tracker.game.outcome().result() == "1-0"
