@@ -195,21 +195,14 @@ class Timekeeper:
             moves=moves_by_side(game, set_ply),
             state=state,
         )
-        keeper = cls.__new__(cls)
-        keeper.control = control
-        keeper.switch = switch
-        keeper.illegal_move = illegal_move
-        keeper.game = game
-        keeper.clock = clock
-        keeper.clks = clks
-        keeper.people = {WHITE, BLACK}
-        keeper.illegal = {WHITE: 0, BLACK: 0}
+        keeper = cls(
+            control, game=game, switch=switch, illegal_move=illegal_move, clock=clock, clks=clks
+        )
+        keeper._pending.clear()  # nothing was set: the clock comes back as it was stored
         for entry in entries[since + 1 :]:
             if entry.kind == "penalty" and entry.note in ("white", "black"):
                 keeper.illegal[_color(entry.note)] += 1
         keeper.reason = "restart" if state == "paused" else None
-        keeper._illegal_open = False
-        keeper._pending = []
         if state == "paused":
             keeper._note("restart")
         return keeper
@@ -280,6 +273,10 @@ class Timekeeper:
     def stored(self, count: int) -> None:
         """The first ``count`` entries of :meth:`take_entries` are stored."""
         del self._pending[:count]
+
+    def carry(self, entries: list[ClockEntry]) -> None:
+        """Entries of a clock this one replaces, not stored yet: stored first."""
+        self._pending[:0] = entries
 
     def _note(self, kind: str, note: str = "", t: int | None = None) -> None:
         at = 0 if t is None else t

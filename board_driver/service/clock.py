@@ -105,7 +105,7 @@ class DaemonClock:
         game = self.daemon.tracker.game
         keeper = self._new_keeper(control, clks=old.clks if old is not None else None)
         if old is not None:
-            keeper._pending[:0] = old.take_entries()
+            keeper.carry(old.take_entries())
         if game.moves and game.outcome() is None:
             keeper.clock.state = "paused"
             keeper.reason = "set"
