@@ -247,7 +247,8 @@ def eval_comments(moves: list[MoveReview]) -> tuple[dict[int, str], dict[int, in
     for move in moves:
         if move.score is None:
             continue
-        text = f"[%eval {move.score.pgn()},{move.depth or 0}]"
+        depth = f",{move.depth}" if move.depth else ""  # none where the game is over
+        text = f"[%eval {move.score.pgn()}{depth}]"
         if move.mark is not None:
             nags[move.ply] = NAGS[move.mark]
             text += f" {move.mark.capitalize()}"

@@ -9,6 +9,8 @@ game with hints on (and never an online one), and one running stops when a game 
 from __future__ import annotations
 
 import io
+import subprocess
+import sys
 from pathlib import Path
 
 import chess
@@ -19,6 +21,7 @@ import rules
 from board_driver.door import ActionRefused
 from board_driver.review import review_moves
 from board_driver.service.store import Store, game_pgn
+from tests.board_driver.daemon_process import ROOT
 from tests.board_driver.players.test_engine_seat import (
     make_daemon,
     needs_stockfish,
@@ -104,10 +107,17 @@ def test_a_queen_given_away_is_a_blunder_and_the_review_goes_into_the_pgn(tmp_pa
     assert bad == ["Qg5"], [(m.san, m.score, m.mark) for m in moves]
     assert moves[3].score.cp > 500 and moves[3].best_san != "Qg5"
 
-    # The PGN with the review: python-chess reads every [%eval] back, from White's view.
-    with Store.open(tmp_path / "games.sqlite") as store:
-        text = game_pgn(store.game(game_id), review=store.review(game_id))
-        plain = game_pgn(store.game(game_id))
+    # The PGN with the review (`magboard pgn --evals`): python-chess reads every [%eval]
+    # back, from White's point of view.
+    store = str(tmp_path / "games.sqlite")
+    printed = subprocess.run(
+        [sys.executable, "-m", "board_driver", "pgn", "--evals", "--store", store, str(game_id)],
+        capture_output=True, text=True, cwd=ROOT, check=True, timeout=60,
+    )  # fmt: skip
+    text = printed.stdout
+    with Store.open(store) as opened:
+        assert text.strip() == game_pgn(opened.game(game_id), review=opened.review(game_id)).strip()
+        plain = game_pgn(opened.game(game_id))
     assert "%eval" not in plain
     parsed = chess.pgn.read_game(io.StringIO(text))
     assert parsed.headers["Annotator"].startswith("Stockfish")
