@@ -12,10 +12,12 @@ the engine's help anyway); never while an online game is on (Lichess forbids ass
 A review running when that stops being so (a new game starts, an adjourned game is
 resumed, a take-back reopens the game) is stopped at once, its engine ended.
 
-``[engine] review = "after_game"`` (the default) reviews the game on the board when it
-ends; ``"on_request"`` only when a page asks (``Door.command("engine", "review",
+``[engine] review = "after_game"`` (the default) reviews the game on the board a moment
+after it ends (:data:`AUTO_DELAY_S`; not if a new game was asked for meanwhile: the players
+went on); ``"on_request"`` only when a page asks (``Door.command("engine", "review",
 {"game": n})``); ``"off"`` never. The review uses an engine process of its own, started for
-it and ended after it, with one search thread: the board's loop never waits for it.
+it and ended after it, with one search thread at a lower priority (:data:`NICENESS`): the
+board's loop never waits for it, and the board's process comes first for the CPU.
 
 Events announced: ``review_progress`` (``game``, ``done``, ``total``: positions) after each
 position, ``review_done`` (``game``) and ``review_stopped`` (``game``, ``reason``).
@@ -30,13 +32,23 @@ from typing import Any
 
 from board_driver.door import ActionRefused, Door
 from board_driver.players.engine import REVIEW_MODES
-from board_driver.players.engine.uci import EngineError, SearchLimit, UciEngine
+from board_driver.players.engine.uci import (
+    EngineError,
+    EngineNotFound,
+    SearchLimit,
+    UciEngine,
+    find_engine,
+)
 from board_driver.review import ReviewedPly, Score
 
 log = logging.getLogger("magboard")
 
 #: A review's budget per position unless told otherwise (the config's defaults).
 DEFAULT_LIMIT = SearchLimit(depth=14, nodes=500_000)
+#: Seconds after a game ends before its review starts on its own.
+AUTO_DELAY_S = 2.0
+#: How much nicer than the daemon the review's engine runs (see ``nice(1)``).
+NICENESS = 10
 
 
 def refusal(snapshot: Any, game_id: int, result: str) -> str | None:
@@ -89,6 +101,7 @@ class Reviewer:
         self._task: asyncio.Task | None = None
         self._follower: asyncio.Task | None = None
         self._result = "*"  # the reviewed game's result when it was asked for
+        self._auto: asyncio.TimerHandle | None = None
         self._state: dict[str, Any] = {
             "game": None, "status": "idle", "done": 0, "total": 0, "reason": None,
         }  # fmt: skip
@@ -142,6 +155,8 @@ class Reviewer:
         return self
 
     async def stop(self) -> None:
+        if self._auto is not None:
+            self._auto.cancel()
         for task in (self._follower, self._task):
             if task is not None:
                 task.cancel()
@@ -165,6 +180,9 @@ class Reviewer:
         if not kinds - {"review_progress", "review_done", "review_stopped"}:
             return
         snapshot = self.door.snapshot()
+        if self._auto is not None and kinds & {"new_game", "new_game_pending", "game_resumed"}:
+            self._auto.cancel()  # the players went on: no review of their own accord
+            self._auto = None
         if self._task is not None:
             if "new_game" in kinds:
                 self.cancel("a new game started")
@@ -179,14 +197,29 @@ class Reviewer:
             self._after_game(snapshot)
 
     def _after_game(self, snapshot: Any) -> None:
-        """The game on the board is over: reviewed, if the config says so and it is not
-        reviewed already."""
+        """The game on the board is over: reviewed a moment later, if the config says so,
+        an engine is installed, and it is not reviewed already."""
         if self.mode != "after_game" or snapshot.result == "*" or snapshot.game_id is None:
             return
         if len(self._valid(snapshot.game_id, list(snapshot.ucis))) == len(snapshot.ucis) + 1:
             return  # reviewed already (a restart, the game shown again)
+        try:
+            find_engine(self.path)
+        except EngineNotFound:
+            return  # no engine, no review: nothing to say after every game
+        if self._auto is not None:
+            self._auto.cancel()
+        self._auto = asyncio.get_running_loop().call_later(
+            AUTO_DELAY_S, self._review_after_game, snapshot.game_id
+        )
+
+    def _review_after_game(self, game_id: int) -> None:
+        self._auto = None
+        snapshot = self.door.snapshot()
+        if snapshot.game_id != game_id or snapshot.result == "*" or snapshot.setup_pending:
+            return
         with contextlib.suppress(ActionRefused, LookupError):
-            self.request(snapshot.game_id)
+            self.request(game_id)
 
     # ------------------------------------------------------------------ the work
 
@@ -227,7 +260,7 @@ class Reviewer:
         done = self._valid(game_id, ucis)
         self._state.update(total=total, done=len(done))
         if len(done) < total:
-            engine = self.engine = await UciEngine.start(self.path)
+            engine = self.engine = await UciEngine.start(self.path, nice=NICENESS)
             try:
                 options: dict[str, int] = {}
                 if "Threads" in engine.options:

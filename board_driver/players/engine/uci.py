@@ -265,10 +265,15 @@ class UciEngine:
 
     @classmethod
     async def start(
-        cls, path: str | os.PathLike[str] = "", *, timeout: float = HANDSHAKE_TIMEOUT_S
+        cls,
+        path: str | os.PathLike[str] = "",
+        *,
+        timeout: float = HANDSHAKE_TIMEOUT_S,
+        nice: int = 0,
     ) -> UciEngine:
         """Start the engine at ``path`` (see :func:`find_engine`) and do the ``uci``
-        handshake: its name and options are then known."""
+        handshake: its name and options are then known. ``nice``: run it that much nicer
+        than this process (work in the background that must not compete with the board)."""
         binary = find_engine(path)
         try:
             process = await asyncio.create_subprocess_exec(
@@ -280,6 +285,10 @@ class UciEngine:
             )
         except OSError as exc:
             raise EngineNotFound(f"{binary}: cannot start ({exc.strerror or exc})") from exc
+        if nice:
+            with contextlib.suppress(OSError):  # a priority is a wish, never a failure
+                own = os.getpriority(os.PRIO_PROCESS, 0)
+                os.setpriority(os.PRIO_PROCESS, process.pid, min(19, own + nice))
         engine = cls(process, binary)
         try:
             await engine._send("uci")

@@ -9,6 +9,7 @@ game with hints on (and never an online one), and one running stops when a game 
 from __future__ import annotations
 
 import io
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -143,6 +144,10 @@ def test_no_review_while_a_game_is_played_and_one_running_stops_when_a_game_star
         await until(lambda: review_state(daemon)["status"] == "running")
         await until(lambda: _reviewer(daemon).engine is not None)
         pid = _reviewer(daemon).engine.pid
+        # Its engine runs behind the board for the CPU (nicer by 10).
+        assert os.getpriority(os.PRIO_PROCESS, pid) == min(
+            19, os.getpriority(os.PRIO_PROCESS, 0) + 10
+        )
         with pytest.raises(ActionRefused, match="game 1 is not over"):
             await door.command("engine", "review", {"game": 1})
 
