@@ -765,6 +765,8 @@ function connect(delay = 500) {
   };
 }
 
+window.addEventListener("resize", fitMessages);  // lines wrap anew: whole lines again
+
 document.addEventListener("DOMContentLoaded", () => {
   loadToken();
   buildBoard();
