@@ -99,7 +99,6 @@ class Reviewer:
         #: The engine process of the review under way, if any.
         self.engine: UciEngine | None = None
         self._task: asyncio.Task | None = None
-        self._follower: asyncio.Task | None = None
         self._result = "*"  # the reviewed game's result when it was asked for
         self._auto: asyncio.TimerHandle | None = None
         self._state: dict[str, Any] = {
@@ -147,37 +146,26 @@ class Reviewer:
     # ------------------------------------------------------------------ life
 
     async def start(self) -> Reviewer:
-        """Follow the board: a game over is reviewed (``after_game``), a game starting
-        stops a review. A game already over on the board at start is reviewed on."""
+        """A game already over on the board at start is reviewed on (``after_game``); from
+        then on :meth:`follow` is given the board's events."""
         if self.mode != "off":
-            self._follower = asyncio.get_running_loop().create_task(self._follow())
             self._after_game(self.door.snapshot())
         return self
 
     async def stop(self) -> None:
         if self._auto is not None:
             self._auto.cancel()
-        for task in (self._follower, self._task):
-            if task is not None:
-                task.cancel()
-                with contextlib.suppress(BaseException):
-                    await task
-        self._task = self._follower = None
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(BaseException):
+                await self._task
+        self._task = None
 
-    async def _follow(self) -> None:
-        async with self.door.subscribe(maxsize=64) as events:
-            async for event in events:
-                batch = [event]
-                while (more := events.get_nowait()) is not None:
-                    batch.append(more)
-                try:
-                    self._update(batch)
-                except Exception:  # a bug here must not stop the board
-                    log.exception("review: unexpected failure")
-
-    def _update(self, events: list[dict]) -> None:
+    def follow(self, events: list[dict]) -> None:
+        """The board's events (a batch, from the seat's subscription): a game over is
+        reviewed (``after_game``), a game starting stops a review."""
         kinds = {e.get("type") for e in events}
-        if not kinds - {"review_progress", "review_done", "review_stopped"}:
+        if self.mode == "off" or not kinds - {"review_progress", "review_done", "review_stopped"}:
             return
         snapshot = self.door.snapshot()
         if self._auto is not None and kinds & {"new_game", "new_game_pending", "game_resumed"}:

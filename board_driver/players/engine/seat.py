@@ -249,6 +249,8 @@ class EngineSeat:
                     batch.append(more)
                 try:
                     self._update(batch)
+                    if self.reviewer is not None:
+                        self.reviewer.follow(batch)
                 except Exception:  # a bug here must not stop the board
                     log.exception("engine: unexpected failure")
 
