@@ -19,6 +19,7 @@ import chess.pgn
 import pytest
 
 import rules
+from board_driver.connectors.web.review import review_view
 from board_driver.door import ActionRefused
 from board_driver.review import review_moves
 from board_driver.service.store import Store, game_pgn
@@ -174,6 +175,10 @@ def test_no_review_while_a_game_is_played_and_one_running_stops_when_a_game_star
         with pytest.raises(ActionRefused, match="online game"):
             await door.command("engine", "review", {"game": 2})
         assert len(door.review(2)) >= reviewed  # what was done is kept
+        # ... and the page shows no engine score of any game meanwhile.
+        view = review_view(door, 2)
+        assert view["hidden"].startswith("an online game is being played")
+        assert all(move["score"] is None for move in view["moves"])
 
     run_daemon(daemon, scenario)
 
