@@ -15,6 +15,7 @@ from typing import Any, ClassVar
 from board_driver.config_values import Bad, Check, integer, one_of, quote, text
 from board_driver.extension import Extension
 from board_driver.players.engine.player import MAX_HASH_MB, MAX_THREADS, EngineLevel, EnginePlayer
+from board_driver.players.engine.review import REVIEW_MODES
 from board_driver.players.engine.uci import (
     EngineCrashed,
     EngineError,
@@ -27,8 +28,7 @@ from board_driver.players.engine.uci import (
 
 #: The sides an engine can play (``[engine] side``).
 SIDE_NAMES = ("none", "white", "black")
-#: When a finished game is reviewed (``[engine] review``; see ``review.py``).
-REVIEW_MODES = ("after_game", "on_request", "off")
+
 
 
 @dataclass(frozen=True)

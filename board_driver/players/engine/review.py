@@ -31,7 +31,6 @@ import logging
 from typing import Any
 
 from board_driver.door import ActionRefused, Door
-from board_driver.players.engine import REVIEW_MODES
 from board_driver.players.engine.uci import (
     EngineError,
     EngineNotFound,
@@ -43,6 +42,8 @@ from board_driver.review import ReviewedPly, Score
 
 log = logging.getLogger("magboard")
 
+#: ``[engine] review``: when a finished game is reviewed.
+REVIEW_MODES = ("after_game", "on_request", "off")
 #: A review's budget per position unless told otherwise (the config's defaults).
 DEFAULT_LIMIT = SearchLimit(depth=14, nodes=500_000)
 #: Seconds after a game ends before its review starts on its own.
