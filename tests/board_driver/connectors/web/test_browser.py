@@ -424,7 +424,7 @@ def test_on_a_phone_what_a_game_needs_is_just_below_the_board(open_page, tmp_pat
     page.wait_for_selector("#messages li:text('Promotion piece: knight')")
     messages = page.locator("#messages").bounding_box()
     assert messages["y"] < below + 844 / 2
-    page.mouse.wheel(0, 330)  # the board's lower ranks and the buttons below it
+    page.mouse.wheel(0, 170)  # the board's lower ranks and the buttons below it
     page.wait_for_timeout(200)
     shot(page, tmp_path, "web-phone.png")
     click(page, "e7", "e8")
