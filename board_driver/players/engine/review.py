@@ -10,7 +10,9 @@ review stopped half way goes on where it stopped. What the scores make of the mo
 played on the board, or while a game played here with hints on is (its players asked for
 the engine's help anyway); never while an online game is on (Lichess forbids assistance).
 A review running when that stops being so (a new game starts, an adjourned game is
-resumed, a take-back reopens the game) is stopped at once, its engine ended.
+resumed, a take-back reopens the game) is stopped at once, its engine ended; it is taken up
+again where it stopped the next time reviews may run (after the review of the next game
+over, say), the last :data:`KEPT_UNFINISHED` such games at most.
 
 ``[engine] review = "after_game"`` (the default) reviews the game on the board a moment
 after it ends (:data:`AUTO_DELAY_S`; not if a new game was asked for meanwhile: the players
@@ -50,6 +52,8 @@ DEFAULT_LIMIT = SearchLimit(depth=14, nodes=500_000)
 AUTO_DELAY_S = 2.0
 #: How much nicer than the daemon the review's engine runs (see ``nice(1)``).
 NICENESS = 10
+#: Reviews stopped half way that are taken up again later, at most.
+KEPT_UNFINISHED = 5
 
 
 def refusal(snapshot: Any, game_id: int, result: str) -> str | None:
@@ -102,6 +106,7 @@ class Reviewer:
         self._task: asyncio.Task | None = None
         self._result = "*"  # the reviewed game's result when it was asked for
         self._auto: asyncio.TimerHandle | None = None
+        self._unfinished: list[int] = []  # stopped half way, the latest first
         self._state: dict[str, Any] = {
             "game": None, "status": "idle", "done": 0, "total": 0, "reason": None,
         }  # fmt: skip
@@ -128,16 +133,21 @@ class Reviewer:
         if self._task is not None and self._state["game"] == game_id:
             return  # under way already
         self.cancel("another game is reviewed")
+        if game_id in self._unfinished:
+            self._unfinished.remove(game_id)
         self._result = stored.result
         self._state = {"game": game_id, "status": "running", "done": 0, "total": 0, "reason": None}
         self._task = asyncio.get_running_loop().create_task(self._run(game_id))
 
-    def cancel(self, reason: str) -> None:
-        """Stop the review under way, if any (its engine is ended)."""
+    def cancel(self, reason: str, *, later: bool = True) -> None:
+        """Stop the review under way, if any (its engine is ended); ``later``: take it up
+        again when reviews may run again."""
         if self._task is None:
             return
         self._task.cancel()
         self._task = None
+        if later:
+            self._unfinished = [self._state["game"], *self._unfinished][:KEPT_UNFINISHED]
         self._state.update(status="stopped", reason=reason)
         log.info("review of game %s stopped: %s", self._state["game"], reason)
         self.door.announce(
@@ -209,6 +219,18 @@ class Reviewer:
             return
         with contextlib.suppress(ActionRefused, LookupError):
             self.request(game_id)
+
+    def _take_up_unfinished(self) -> None:
+        """A review is done: one stopped half way before goes on, if reviews may run."""
+        while self._unfinished and self._task is None:
+            game_id = self._unfinished.pop(0)
+            try:
+                self.request(game_id)
+            except LookupError:
+                continue  # gone (a store recovered anew)
+            except ActionRefused:
+                self._unfinished.insert(0, game_id)
+                return
 
     # ------------------------------------------------------------------ the work
 
@@ -297,3 +319,5 @@ class Reviewer:
         self._state.update(status="done", done=total, reason=None)
         log.info("review of game %d done", game_id)
         self.door.announce({"type": "review_done", "game": game_id})
+        self._task = None
+        self._take_up_unfinished()

@@ -177,7 +177,7 @@ class EngineSeat:
                 raise ValueError(f"review: game {game!r} is not a game number")
             self.reviewer.request(game)
         elif action == "review_stop" and self.reviewer is not None:
-            self.reviewer.cancel("stopped from the page")
+            self.reviewer.cancel("stopped from the page", later=False)
         else:
             raise ActionRefused(
                 f"the engine has no action {action!r} (it has: level, review, review_stop)"

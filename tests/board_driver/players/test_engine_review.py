@@ -193,3 +193,25 @@ def _alive(pid: int) -> bool:
     except OSError:
         return False
     return state != "Z"
+
+
+@pytest.mark.slow  # about 11 s: two reviews, each a moment after its game ended
+def test_a_review_stopped_by_a_new_game_goes_on_after_the_next_game_s(tmp_path):
+    daemon = make_daemon(tmp_path, "[engine]\nreview_depth = 0\nreview_nodes = 300000\n")
+    door = daemon.door
+
+    async def scenario() -> None:
+        door.new_game(moves=SCHOLARS_MATE)  # game 2, over: its review starts in a moment
+        await until(lambda: review_state(daemon)["status"] == "running")
+        door.new_game()  # game 3 at once: game 2's review stops half way
+        await until(lambda: review_state(daemon)["status"] == "stopped")
+        stopped_at = len(door.review(2))
+        assert stopped_at < len(SCHOLARS_MATE) + 1
+        door.press("resign")  # game 3 over: its review, then game 2's goes on
+        await until(lambda: review_state(daemon)["game"] == 3)
+        await until(lambda: review_state(daemon) == {
+            "game": 2, "status": "done", "done": 8, "total": 8, "reason": None})  # fmt: skip
+        assert [r.ply for r in door.review(2)] == list(range(8))
+        assert len(door.review(3)) == 1
+
+    run_daemon(daemon, scenario)

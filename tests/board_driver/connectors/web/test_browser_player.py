@@ -134,7 +134,9 @@ def test_the_messages_hold_no_moves_and_no_line_cut_at_the_top(open_page, size):
     assert tops[-1]["y"] + tops[-1]["height"] <= box["y"] + box["height"] + 1.5
 
 
-@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize(
+    "size", ["desktop", pytest.param("phone", marks=pytest.mark.slow)]
+)  # the phone's in the slow run: the default run's time is counted
 def test_the_lichess_box_without_a_token_has_words_and_a_form_laid_out(browser, tmp_path, size):
     daemon = WebDaemon(tmp_path / "daemon", extra_config="[lichess]\nenabled = true\n")
     context = browser.new_context(viewport=SIZES[size])
