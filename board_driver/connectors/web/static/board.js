@@ -344,6 +344,7 @@ function send(action, body) {
 // Ask in the page's own dialog (modal, keyboard-usable, Escape cancels); true if confirmed.
 function confirmStep(title, text, ok) {
   const dialog = $("confirm");
+  if (dialog.open) return Promise.resolve(false);  // one question at a time
   $("confirm-title").textContent = title;
   $("confirm-text").textContent = text;
   $("confirm-ok").textContent = ok;
