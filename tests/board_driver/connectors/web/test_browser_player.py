@@ -169,3 +169,11 @@ def test_the_lichess_box_without_a_token_has_words_and_a_form_laid_out(browser, 
     finally:
         context.close()
         daemon.stop()
+
+
+def test_the_png_reader_of_these_tests_reads_a_png_it_made():
+    import doctest
+
+    from tests.board_driver.connectors.web import png
+
+    assert doctest.testmod(png).failed == 0
