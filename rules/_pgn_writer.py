@@ -6,7 +6,7 @@ that imports :mod:`rules.game`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from .errors import PgnError
@@ -68,14 +68,19 @@ def _quote(value: str) -> str:
 def write_pgn(
     game: Game,
     headers: dict[str, str] | None = None,
-    comments: Sequence[str | None] = (),
+    *,
+    comments: Mapping[int, str] | None = None,
+    nags: Mapping[int, int] | None = None,
 ) -> str:
     """PGN text for a game: the Seven Tag Roster in order, SetUp "1" and FEN when the
     game starts elsewhere than the standard position, then the other headers given and,
     once the game is over, a Termination tag unless one was given; the move text wrapped
-    at 80 columns, with ``comments[i]`` after the move of ply ``i + 1`` where given (a
-    clock's ``[%clk 0:02:58]``), a comment after the last move where the result needs
-    one (see :func:`ending_comment`), and the result."""
+    at 80 columns, with a comment after the last move where the result needs one (see
+    :func:`ending_comment`), and the result.
+
+    ``comments`` and ``nags`` annotate moves by ply (1: the first move): a comment
+    (``{...}``, e.g. ``[%eval 0.35]``) and a numeric glyph (``$4``: ??) after the move;
+    a black move after a comment is numbered again (``3...``), as PGN export does."""
     headers = dict(headers or {})
     outcome = game.outcome()
     result = outcome.result() if outcome else headers.get("Result", "*")
@@ -97,21 +102,29 @@ def write_pgn(
         tags["Termination"] = TERMINATION_TAGS.get(outcome.termination, "normal")
     lines = [f'[{name} "{_quote(value)}"]' for name, value in tags.items()]
 
+    comments = comments or {}
+    nags = nags or {}
     tokens = []
     pos = game.start.copy()
+    annotated = False  # the last move has a comment: a black move after it is numbered
     for i, move in enumerate(game.moves):
         if pos.turn:
             tokens.append(f"{pos.fullmove_number}.")
-        elif i == 0:
+        elif i == 0 or annotated:
             tokens.append(f"{pos.fullmove_number}...")
         tokens.append(pos.san(move))
         pos.push(move)
-        said = comments[i] if i < len(comments) else None
-        if said:
-            tokens.extend(f"{{ {said.replace('}', ')')} }}".split())
-    comment = ending_comment(game)
-    if comment:
-        tokens.extend(f"{{{comment}}}".split())  # wrapped word by word, like the moves
+        if i + 1 in nags:
+            tokens.append(f"${int(nags[i + 1])}")
+        text = comments.get(i + 1, "")
+        if i + 1 == len(game.moves):
+            text = " ".join(filter(None, [text, ending_comment(game)]))
+        annotated = bool(text)
+        if text:
+            # A comment cannot hold a closing brace; wrapped word by word, like the moves.
+            tokens.extend(f"{{{text.replace('}', ')')}}}".split())
+    if not game.moves and ending_comment(game):
+        tokens.extend(f"{{{ending_comment(game)}}}".split())
     tokens.append(result)
     movetext = []
     line = ""

@@ -89,7 +89,7 @@ class ReplayResult:
         if self.clock is None:
             return self.game.pgn(headers)
         headers.update(pgn_headers(self.clock.control))
-        return self.game.pgn(headers, clk_comments(self.clock.clks))
+        return self.game.pgn(headers, comments=clk_comments(self.clock.clks))
 
 
 def tracker_for(script: Script, *, timing: Timing | None = None) -> Tracker:

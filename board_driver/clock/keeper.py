@@ -588,9 +588,13 @@ def pgn_clock(ms: int) -> str:
     return f"[%clk {hours}:{minutes:02}:{seconds:02}{tenths}]"
 
 
-def clk_comments(clks: Iterable[int | None]) -> list[str | None]:
-    """The PGN comments of a game's ``%clk`` values (None where a ply has none)."""
-    return [None if ms is None else pgn_clock(ms) for ms in clks]
+def clk_comments(clks: Iterable[int | None]) -> dict[int, str]:
+    """The PGN comments of a game's ``%clk`` values, by ply (1: the first move).
+
+    >>> clk_comments([180_000, None, 177_250])
+    {1: '[%clk 0:03:00]', 3: '[%clk 0:02:57.2]'}
+    """
+    return {ply: pgn_clock(ms) for ply, ms in enumerate(clks, 1) if ms is not None}
 
 
 def timekeeper_for(options: Any, game: Game) -> Timekeeper | None:

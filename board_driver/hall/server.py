@@ -30,6 +30,8 @@ from aiohttp import web
 from board_driver.hall.games import HallGames
 
 STATIC_FILES = {"index.html": "text/html", "hall.js": "text/javascript", "hall.css": "text/css"}
+#: The pieces, the board page's own set (one set for both pages).
+PIECE_FILES = {"pieces.svg": "image/svg+xml", "pieces.js": "text/javascript"}
 PGN_TYPE = "application/x-chess-pgn"
 #: A page's updates are gathered for this long before they are sent (many boards, one send).
 GATHER_S = 0.05
@@ -103,14 +105,15 @@ class HallServer:
 
     async def static(self, request: web.Request) -> web.StreamResponse:
         name = request.match_info["name"]
-        if name not in STATIC_FILES:
+        if name not in STATIC_FILES and name not in PIECE_FILES:
             raise web.HTTPNotFound()
         return self._file(name)
 
     def _file(self, name: str) -> web.Response:
-        body = resources.files("board_driver.hall").joinpath("static", name).read_bytes()
+        package = "board_driver.connectors.web" if name in PIECE_FILES else "board_driver.hall"
+        body = resources.files(package).joinpath("static", name).read_bytes()
         return web.Response(
-            body=body, content_type=STATIC_FILES[name], charset="utf-8",
+            body=body, content_type={**STATIC_FILES, **PIECE_FILES}[name], charset="utf-8",
             headers={**SECURITY_HEADERS, "Cache-Control": "no-cache"},
         )
 

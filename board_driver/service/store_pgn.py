@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
+from board_driver.review import ReviewedPly, eval_comments, review_moves
 from board_driver.service.store_errors import StoreDamagedError, damaged
 
 if TYPE_CHECKING:
@@ -55,12 +56,24 @@ def rebuild_game(stored: StoredGame) -> rules.Game:
     return game
 
 
-def game_pgn(stored: StoredGame, *, site: str = "magboard") -> str:
+def game_pgn(
+    stored: StoredGame, *, site: str = "magboard", review: list[ReviewedPly] | None = None
+) -> str:
     """The game as PGN text, with the Seven Tag Roster (readable by python-chess) and the
     headers stored for it (:meth:`Store.set_headers`), which win over magboard's own; a
-    game with a clock has its ``TimeControl`` and a ``[%clk h:mm:ss]`` after each move."""
+    game with a clock has its ``TimeControl`` and a ``[%clk h:mm:ss]`` after each move.
+
+    ``review`` (:meth:`Store.review`): each reviewed move gets a ``[%eval ...]`` comment,
+    and a marked one its glyph ($6 ?!, $2 ?, $4 ??) and the engine's better move."""
     game = rebuild_game(stored)
-    clock_headers, comments = _clock(stored, game)
+    comments: dict[int, str] = {}
+    nags: dict[int, int] = {}
+    if review:
+        _start, moves = review_moves(stored.start_fen, stored.ucis, review)
+        comments, nags = eval_comments(moves)
+    clock_headers, clocks = _clock(stored, game)
+    for ply, clk in clocks.items():  # as Lichess writes both: [%eval 0.17] [%clk 0:02:58]
+        comments[ply] = f"{comments[ply]} {clk}" if comments.get(ply) else clk
     date = stored.started[:10].replace("-", ".") if stored.started else "????.??.??"
     headers = {
         "Event": f"magboard game {stored.id}",
@@ -75,12 +88,14 @@ def game_pgn(stored: StoredGame, *, site: str = "magboard") -> str:
     headers.update(clock_headers)
     headers.update(stored.headers)  # set for this game (by a page, an online server): they win
     headers["Result"] = stored.result
-    return game.pgn(headers, comments)
+    if review and stored.data.get("review", {}).get("engine"):
+        headers.setdefault("Annotator", stored.data["review"]["engine"])
+    return game.pgn(headers, comments=comments, nags=nags)
 
 
-def _clock(stored: StoredGame, game: rules.Game) -> tuple[dict[str, str], list[str | None]]:
-    """The PGN tags of the game's time control and each move's ``%clk`` comment, from its
-    clock's stored changes (none for a game without a clock)."""
+def _clock(stored: StoredGame, game: rules.Game) -> tuple[dict[str, str], dict[int, str]]:
+    """The PGN tags of the game's time control and each move's ``%clk`` comment (by ply),
+    from its clock's stored changes (none for a game without a clock)."""
     from board_driver.clock.control import parse_time_control
     from board_driver.clock.keeper import Timekeeper, clk_comments, pgn_headers
 
@@ -89,7 +104,7 @@ def _clock(stored: StoredGame, game: rules.Game) -> tuple[dict[str, str], list[s
     except ValueError:
         control = None  # not a control this magboard reads: the moves are still the game
     if control is None:
-        return {}, []
+        return {}, {}
     keeper = Timekeeper.restored(control, stored.clock, game=game)
     return pgn_headers(control), clk_comments(keeper.clks)
 

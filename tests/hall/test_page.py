@@ -51,6 +51,11 @@ def test_every_board_live_and_one_game_by_a_click(tmp_path, mosquitto, browser):
             wait(page, lambda: page.locator("#grid .card").count() == 3)
             first = page.locator('#grid .card[data-key="1/1"]')
             assert "Ann – Bob" in first.inner_text()
+            # The board page's piece set, not font glyphs: 32 pieces, a white queen on d1.
+            assert first.locator("svg.piece").count() == 32
+            queen = first.locator("div[title='d1'] svg.piece")
+            assert queen.locator("use").get_attribute("href") == "/static/pieces.svg#piece-q"
+            assert not any("\u2654" <= ch <= "\u265f" for ch in page.content())
             assert "2. Nf3" in first.inner_text()
             # The last move's squares are marked: g1 and f3.
             assert first.locator("div.last").count() == 2

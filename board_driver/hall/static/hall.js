@@ -1,7 +1,6 @@
 // The hall's page: every board of the round, live over Server-Sent Events (/api/events).
 "use strict";
 
-const GLYPH = { k: "♚", q: "♛", r: "♜", b: "♝", n: "♞", p: "♟" };
 const FILES = "abcdefgh";
 const hall = { round: null, rounds: [], games: new Map(), boards: {}, source: null };
 
@@ -31,10 +30,7 @@ function drawBoard(element, fen, lastMove) {
     const square = document.createElement("div");
     const name = FILES[f] + (8 - r);
     square.className = ((r + f) % 2 === 0 ? "l" : "d") + (marked.includes(name) ? " last" : "");
-    if (piece) {
-      square.textContent = GLYPH[piece.toLowerCase()];
-      square.classList.add(piece === piece.toUpperCase() ? "w" : "b");
-    }
+    if (piece) square.appendChild(MagboardPieces.element(piece));  // the board page's set
     square.title = name;
     return square;
   }));

@@ -95,8 +95,7 @@ class EngineLevel:
         fischer = clock.get("mode") == "fischer"  # UCI knows increments, not delays
         to_go = (clock.get("moves_to_go") or {}).get(clock.get("turn", ""))
         return SearchLimit(
-            self.depth,
-            None,
+            depth=self.depth,
             wtime=int(clock["white_ms"]),
             btime=int(clock["black_ms"]),
             winc=int(bonus.get("white", 0)) if fischer else 0,
