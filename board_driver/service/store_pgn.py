@@ -72,8 +72,8 @@ def game_pgn(
         _start, moves = review_moves(stored.start_fen, stored.ucis, review)
         comments, nags = eval_comments(moves)
     clock_headers, clocks = _clock(stored, game)
-    for ply, clk in clocks.items():  # as Lichess writes both: [%eval 0.17] [%clk 0:02:58]
-        comments[ply] = f"{comments[ply]} {clk}" if comments.get(ply) else clk
+    for ply, clk in clocks.items():  # the commands first, then the words
+        comments[ply] = f"{clk} {comments[ply]}" if comments.get(ply) else clk
     date = stored.started[:10].replace("-", ".") if stored.started else "????.??.??"
     headers = {
         "Event": f"magboard game {stored.id}",

@@ -170,3 +170,32 @@ def test_low_time_lights_the_edge_while_that_clock_runs(tmp_path):
         await until(lambda: lights().colours[a8] == ".")
 
     run(daemon, scenario)
+
+
+def test_a_reviewed_game_with_a_clock_has_both_in_its_pgn(tmp_path):
+    """%clk and the review's %eval share a move's comment; python-chess reads both."""
+    from board_driver.clock.keeper import ClockEntry
+    from board_driver.review import ReviewedPly, Score
+
+    with Store.open(tmp_path / "g.sqlite") as store:
+        game_id = store.new_game(options={"clock": "3+2"})
+        store.sync_moves(
+            game_id,
+            [("e2e4", "e4"), ("e7e5", "e5")],
+            [
+                ClockEntry(0, "set", 180_000, 180_000, "3+2"),
+                ClockEntry(1, "move", 180_000, 180_000),
+                ClockEntry(2, "move", 180_000, 178_500),
+            ],
+        )
+        store.set_review(
+            game_id,
+            [
+                ReviewedPly(1, "e2e4", Score(cp=30), "e7e5", 12),
+                ReviewedPly(2, "e7e5", Score(cp=25), "g1f3", 12),
+            ],
+        )
+        pgn = game_pgn(store.game(game_id), review=store.review(game_id))
+    moves = list(chess.pgn.read_game(io.StringIO(pgn)).mainline())
+    assert [m.clock() for m in moves] == [180.0, 178.5]
+    assert [m.eval().white().score() for m in moves] == [30, 25]
