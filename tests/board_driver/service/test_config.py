@@ -282,7 +282,7 @@ def test_one_check_lists_the_rules_across_keys_beside_a_bad_value(tmp_path) -> N
     ("config", "message"),
     [
         ('[sim]\nleds_file = "{tmp}"\n', "[sim] leds_file: {tmp} is a directory, not a file"),
-        ('[sim]\nleds_file = "/proc/self/status"\n', "cannot be read and written"),
+        ('[sim]\nleds_file = "/proc/self/status"\n', "is in /proc, the kernel's own files"),
         ('[sim]\nleds_file = "a\\u0000b"\n', "[sim] leds_file: \"a\\x00b\" holds a NUL character"),
         ('[sim]\nstate_file = "/dev/zero"\n', "[sim] state_file: /dev/zero is not a regular file"),
         ('[web]\nhost = "' + "a" * 300 + '"\n', "[web] host: "),
