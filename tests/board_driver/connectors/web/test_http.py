@@ -142,9 +142,9 @@ def test_a_token_from_the_config_is_the_one_that_counts(tmp_path):
         assert not (tmp_path / "web-token").exists()
         status, _ = daemon.request("api/button", {"button": "adjust"}, token="configured-token-123")
         assert status == 200
-        assert re.search(
-            r"token for actions: configured-token-123 \(from the config\)", daemon.output()
-        )
+        # The line follows "web page: ..." (what WebDaemon waited for): wait for it too.
+        said = r"token for actions: configured-token-123 \(from the config\)"
+        assert daemon.wait_for(lambda: re.search(said, daemon.output())), daemon.output()
     finally:
         daemon.stop()
 
