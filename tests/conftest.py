@@ -51,7 +51,7 @@ SCHOLARS_MATE_MOVES = ["e4", "e5", "Bc4", "Nc6", "Qh5", "Nf6", "Qxf7#"]
 
 @pytest.fixture(autouse=True)
 def test_daemons_keep_off_the_users_ports():
-    """Every test: the daemons it started are stopped, and none tried a user's port."""
+    """Every test: none of the daemons it started tried a user's port."""
     yield
     from tests.board_driver.daemon_process import check_daemons_of_a_test
 

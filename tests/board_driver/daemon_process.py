@@ -260,11 +260,9 @@ def no_daemon_left_running():
 
 
 def check_daemons_of_a_test() -> None:
-    """After a test (``tests/conftest.py`` calls this for every test): kill the daemons it
-    left running, and fail it if one of its daemons tried a user's port (it found a
-    user's daemon there: ``cannot listen on 127.0.0.1:8080``)."""
-    for daemon in list(RUNNING):
-        daemon.kill()
+    """After a test (``tests/conftest.py`` calls this for every test): fail it if one of
+    the daemons it started tried a user's port (it found a user's daemon there: ``cannot
+    listen on 127.0.0.1:8080``). A module's daemon is the first test's to answer for."""
     tried = [
         line
         for daemon in STARTED
