@@ -153,7 +153,7 @@ def run(args: argparse.Namespace) -> int:
         # A person at a terminal: read what they type, and draw the board for them.
         script = "-"
         watchers.append(functools.partial(terminal_view, colour=sys.stdout.isatty()))
-        log.info("type board-script lines: lift e2, place e4, choose n, button new_game ...")
+        watchers.append(_say_what_to_type)  # once ready: a daemon refused says only why
     daemon = Daemon(
         config, hardware, script=script, script_text=text, web=True, watchers=watchers
     )
@@ -169,6 +169,10 @@ def run(args: argparse.Namespace) -> int:
         return _failed(exc, 1)
     except KeyboardInterrupt:
         return 130
+
+
+async def _say_what_to_type(_door: object) -> None:
+    log.info("type board-script lines: lift e2, place e4, choose n, button new_game ...")
 
 
 def _attach_leds_file(config: Config, hardware: Hardware) -> None:
