@@ -23,13 +23,12 @@ from tests.board_driver.daemon_process import (
 from tests.conftest import ROOT
 
 #: One test for each way the suite starts a daemon: DaemonProcess on write_config's
-#: defaults, run_magboard("run", ...), the page's WebDaemon, an engine and a script.
+#: defaults, run_magboard("run", ...), the page's WebDaemon.
 EVERY_WAY = [
     "tests/board_driver/service/test_daemon.py::test_an_illegal_position_is_lit_until_put_right",
     "tests/board_driver/service/test_daemon.py::test_a_corrupt_database_is_a_clear_error",
     "tests/board_driver/connectors/web/test_http.py"
     "::test_a_token_from_the_config_is_the_one_that_counts",
-    "tests/board_driver/boardscript/test_record.py",
 ]
 #: Every folder whose tests start daemons (the slow proof).
 DAEMON_FOLDERS = [
