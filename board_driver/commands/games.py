@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import Any
 
 from board_driver.service.config import ConfigError, load_config
 from board_driver.service.store import Store, StoreError
@@ -24,10 +25,15 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=run)
 
 
-def add_store_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--config", metavar="PATH", help="config file naming the store")
+def add_store_arguments(parser: argparse.ArgumentParser, default: Any = None) -> None:
     parser.add_argument(
-        "--store", metavar="PATH", help="games database (default: [store] path of the config)"
+        "--config", metavar="PATH", default=default, help="config file naming the store"
+    )
+    parser.add_argument(
+        "--store",
+        metavar="PATH",
+        default=default,
+        help="games database (default: [store] path of the config)",
     )
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import functools
 import json
 import logging
@@ -15,13 +16,14 @@ from typing import ClassVar
 
 from board_driver.boardscript.feed import parse_on_board
 from board_driver.boardscript.record import record
-from board_driver.boardscript.script import ScriptError
+from board_driver.boardscript.script import ScriptError, read_script_file, script_file_problem
 from board_driver.connectors.terminal import terminal_view
 from board_driver.service.config import Config, ConfigError, load_config
 from board_driver.service.config.paths import file_problems
 from board_driver.service.daemon import Daemon, DaemonConfigError, DaemonError
 from board_driver.service.hardware import Hardware, HardwareError, gpio_present, open_hardware
 from board_driver.service.store import EXIT_STORE_REFUSED, StoreError, StoreRefusedError
+from board_driver.user_files import UnusableFile
 
 log = logging.getLogger("magboard")
 
@@ -130,12 +132,12 @@ def run(args: argparse.Namespace) -> int:
     if args.script and args.script != "-":
         # Read once, checked whole before anything moves against the pieces standing.
         try:
-            text = Path(args.script).read_text(encoding="utf-8")
+            text = read_script_file(args.script)
             parse_on_board(text, args.script, hardware.sim_board.pieces)
-        except OSError as exc:
+        except UnusableFile as exc:
             hardware.close()
-            return _fail(f"{args.script}: cannot read the script ({exc.strerror})", 2)
-        except (ScriptError, UnicodeDecodeError) as exc:
+            return _fail(f"{args.script}: cannot read the script: {script_file_problem(exc)}", 2)
+        except ScriptError as exc:
             hardware.close()
             return _fail(str(exc), 2)
     _attach_leds_file(config, hardware)
@@ -151,7 +153,7 @@ def run(args: argparse.Namespace) -> int:
         # A person at a terminal: read what they type, and draw the board for them.
         script = "-"
         watchers.append(functools.partial(terminal_view, colour=sys.stdout.isatty()))
-        log.info("type board-script lines: lift e2, place e4, choose n, button new_game ...")
+        watchers.append(_say_what_to_type)  # once ready: a daemon refused says only why
     daemon = Daemon(
         config, hardware, script=script, script_text=text, web=True, watchers=watchers
     )
@@ -169,6 +171,10 @@ def run(args: argparse.Namespace) -> int:
         return 130
 
 
+async def _say_what_to_type(_door: object) -> None:
+    log.info("type board-script lines: lift e2, place e4, choose n, button new_game ...")
+
+
 def _attach_leds_file(config: Config, hardware: Hardware) -> None:
     """With ``[sim] leds_file``, the simulated lights write what they show on every change."""
     path_text = config.sim.leds_file
@@ -176,13 +182,24 @@ def _attach_leds_file(config: Config, hardware: Hardware) -> None:
     if not path_text or listeners is None:
         return
     path = Path(path_text).expanduser()
+    failing: list[str] = []  # said once, not on every frame
 
     def write(colours: list) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".leds-", dir=path.parent)
-        with os.fdopen(fd, "w") as out:
-            json.dump({"colours": [list(c) for c in colours]}, out)
-        os.replace(tmp, path)
+        tmp = None
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(prefix=".leds-", dir=path.parent)
+            with os.fdopen(fd, "w") as out:
+                json.dump({"colours": [list(c) for c in colours]}, out)
+            os.replace(tmp, path)
+            failing.clear()
+        except OSError as exc:  # a full disk: the lights go on, their file lags
+            if tmp is not None:
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp)
+            if not failing:
+                log.warning("[sim] leds_file: cannot write %s (%s)", path, exc.strerror or exc)
+            failing.append(str(exc))
 
     listeners.append(write)
     write(list(hardware.leds.colours))

@@ -57,8 +57,11 @@ from board_driver.service.config.sections import (
     StoreConfig,
     read_colours,
 )
+from board_driver.user_files import UnusableFile, read_text
 
 DEFAULT_PATH = Path("/etc/magboard/config.toml")
+#: A config file is a few KB: a larger "config" is the wrong file (or a device).
+MAX_CONFIG_BYTES = 1 << 20
 #: The service's state directory (systemd ``StateDirectory=magboard``).
 SERVICE_STATE_DIR = Path("/var/lib/magboard")
 
@@ -176,19 +179,12 @@ def load_config(explicit: str | os.PathLike[str] | None = None) -> Config:
     """Read the config file (see :func:`config_path`); ConfigError names what is wrong."""
     path, named = config_path(explicit)
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        if named:
-            raise ConfigError(["no such file"], str(path)) from None
-        return Config()
-    except IsADirectoryError:
-        raise ConfigError(["is a directory, not a config file"], str(path)) from None
-    except PermissionError:
-        raise ConfigError(["cannot be read (permission denied)"], str(path)) from None
-    except UnicodeDecodeError as exc:
-        raise ConfigError([f"is not UTF-8 text ({exc.reason})"], str(path)) from None
-    except OSError as exc:
-        raise ConfigError([f"cannot be read ({exc.strerror})"], str(path)) from None
+        text = read_text(path, limit=MAX_CONFIG_BYTES)
+    except UnusableFile as exc:
+        if exc.missing and not named:
+            return Config()
+        why = "no such file" if exc.missing else exc.why
+        raise ConfigError([why], str(path)) from None
     return parse_config(text, source=str(path), path=path)
 
 

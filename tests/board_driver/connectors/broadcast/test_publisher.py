@@ -161,7 +161,10 @@ def test_a_lost_broker_costs_the_board_nothing_and_gets_what_it_missed(tmp_path)
         door.play("g3")
         for _ in range(300):  # a burst far past the subscription's size
             door.set_headers(Annotator="x")
-        await asyncio.sleep(0.5)
+        for _ in range(1000):  # the loss noticed, however slow the machine (10 s at most)
+            if not publisher.connected:
+                break
+            await asyncio.sleep(0.01)
         assert not publisher.connected
         broker.start()
         async with Listener(broker, "club/#") as got:
