@@ -230,7 +230,9 @@ def test_a_board_cannot_publish_another_boards_game(tmp_path):
     hall = HallProcess(hall_config(tmp_path / "hall", broker, username="hall",
                                    password=HALL_PASSWORD, prefix="magboard"))
     try:
-        record = '{"board":%d,"game":1,"moves":["e4"],"ucis":["e2e4"],"result":"*"}'
+        after_e4 = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"
+        record = ('{"board":%d,"game":1,"moves":["e4"],"ucis":["e2e4"],"result":"*",'
+                  f'"fen":"{after_e4}"}}')
         pub = ["mosquitto_pub", "-h", broker.host, "-p", str(broker.port), "-q", "1", "-r"]
         subprocess.run([*pub, "-u", "1", "-P", password(1), "-t", "magboard/board/2/game/1",
                         "-m", record % 2], check=True)

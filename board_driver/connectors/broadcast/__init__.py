@@ -29,11 +29,8 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from board_driver.config_values import Bad, Check, boolean, integer, text
-from board_driver.connectors.broadcast.topics import check_prefix
+from board_driver.connectors.broadcast.topics import MAX_BOARD, check_prefix
 from board_driver.extension import Extension, ExtensionError
-
-#: The highest board number a hall may have.
-MAX_BOARD = 9999
 
 
 @dataclass(frozen=True)
