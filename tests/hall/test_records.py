@@ -21,10 +21,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import rules
-from board_driver.connectors.broadcast.record import MAX_RECORD_BYTES, GameRecord
+from board_driver.connectors.broadcast.record import MAX_RECORD_BYTES
 from board_driver.hall.games import MAX_GAMES_PER_BOARD, HallGames
 from board_driver.hall.legal import LegalGames
 from tests.hall.hall_process import read_games
+from tests.hall.hostile import HOSTILE, mutated, record_of
 from tests.hall.scripts import selfplay_games
 
 PREFIX = "hall"
@@ -33,14 +34,6 @@ PREFIX = "hall"
 @functools.cache
 def some_games() -> list[list[chess.Move]]:
     return [list(g.mainline_moves()) for g in selfplay_games()[:40]]
-
-
-def record_of(board: int, game: int, sans: list[str], revision: int = 1, **fields) -> GameRecord:
-    """A board's record of ``sans`` from the start position, as a board builds it."""
-    played = rules.Game()
-    ucis = [played.push_san(san).uci() for san in sans]
-    return GameRecord(board=board, game=game, revision=revision, moves=tuple(played.san_moves()),
-                      ucis=tuple(ucis), fen=played.position.fen(), **fields)
 
 
 def topic(board: int, game: int) -> str:
@@ -67,70 +60,6 @@ def served(hall: HallGames) -> dict[str, list[str]]:
             board.push(move)
         out[game.headers["Board"]] = sans
     return out
-
-
-FORGED_GAME = '"]\n\n[Event "Forged"]\n[Board "2"]\n[White "Mallory"]\n\n1. e4 *\n\n[Event "x'
-HOSTILE = {
-    # The issue's attack, and its neighbours: (payload for board 3's game 1, what the log says).
-    "brackets 990 deep": ("[" * 990 + "]" * 990, "nested deeper"),
-    "brackets 100000 deep": ("[" * 100_000 + "]" * 100_000, "nested deeper"),
-    "objects nested in headers": (json.dumps({"board": 3, "game": 1, "headers": {"a": {"b": {}}}}),
-                                  "nested deeper"),
-    "a header name that forges a game": (
-        json.dumps({"board": 3, "game": 1, "headers": {FORGED_GAME: "x"}}), "not a PGN tag name"),
-    "a header value that forges a game": (
-        json.dumps({"board": 3, "game": 1, "headers": {"White": FORGED_GAME}}),
-        "not a header value"),
-    "a move that forges a game": (
-        json.dumps({"board": 3, "game": 1, "moves": ["e4" + FORGED_GAME], "ucis": ["e2e4"]}),
-        "not a move in SAN"),
-    "a uci that forges a game": (
-        json.dumps({"board": 3, "game": 1, "moves": ["e4"], "ucis": ["e2e4\n[Board"]}),
-        "not a move in UCI"),
-    "a move counter of 5000 nines": (
-        json.dumps({"board": 3, "game": 1,
-                    "start_fen": "4k3/8/8/8/8/8/8/4K3 w - - 0 " + "9" * 5000,
-                    "fen": "4k3/8/8/8/8/8/8/4K3 w - - 0 " + "9" * 5000}), "not a FEN"),
-    "a move counter of 99 digits": (
-        json.dumps({"board": 3, "game": 1, "start_fen": "4k3/8/8/8/8/8/8/4K3 w - - 0 " + "9" * 60,
-                    "fen": "4k3/8/8/8/8/8/8/4K3 w - - 0 " + "9" * 60}), "fullmove"),
-    "a superscript move counter": (
-        json.dumps({"board": 3, "game": 1, "start_fen": "4k3/8/8/8/8/8/8/4K3 w - - 0 ²",
-                    "fen": "4k3/8/8/8/8/8/8/4K3 w - - 0 ²"}), "not a FEN"),
-    "a position that cannot be": (
-        json.dumps({"board": 3, "game": 1, "start_fen": "8/8/8/8/8/8/8/K7 w - - 0 1",
-                    "fen": "8/8/8/8/8/8/8/K7 w - - 0 1"}), "start_fen"),
-    "a 20 MB record": (
-        json.dumps({"board": 3, "game": 1, "headers": {"Annotator": "x" * 20_000_000}}),
-        "more than a record's"),
-    "SAN that is no move": (
-        json.dumps({"board": 3, "game": 1, "moves": ["Qxz9"], "ucis": ["d1h5"]}),
-        "not a move in SAN"),
-    "an illegal move": (
-        json.dumps({"board": 3, "game": 1, "moves": ["Qh5"], "ucis": ["d1h5"],
-                    "fen": "rnbqkbnr/pppppppp/8/7Q/8/8/PPPPPPPP/RNB1KBNR b KQkq - 1 1"}),
-        "is not legal"),
-    "SAN and UCI that disagree": (
-        json.dumps({"board": 3, "game": 1, "moves": ["e4"], "ucis": ["d2d4"]}), "which is d4"),
-    "a position that is not the moves'": (
-        json.dumps({"board": 3, "game": 1, "moves": ["e4"], "ucis": ["e2e4"]}),
-        "not the position after the moves"),
-    "another board's number": (record_of(2, 1, ["e4"]).to_json(), "names board 2"),
-    "the record's own headers": (
-        json.dumps({"board": 3, "game": 1, "headers": {"Board": "2"}}), "the record's own"),
-    "a result that is none": (json.dumps({"board": 3, "game": 1, "result": "2-0"}), "result"),
-    "a termination that is none": (
-        json.dumps({"board": 3, "game": 1, "termination": "<script>"}), "termination"),
-    "clocks that are not": (json.dumps({"board": 3, "game": 1, "clocks": {"white": "1"}}),
-                            "clocks"),
-    "a revision past the page's integers": (
-        json.dumps({"board": 3, "game": 1, "revision": 2**60}), "revision"),
-    "a boolean board": (json.dumps({"board": True, "game": 1}), "board"),
-    "not UTF-8": (b'{"board": 3, "game": 1, "headers": {"White": "\xff"}}', "not UTF-8"),
-    "not JSON": ("{'board': 3}", "not JSON"),
-    "a list": ("[1, 2]", "not a JSON object"),
-    "NaN for a game": ('{"board": 3, "game": NaN}', "game"),
-}
 
 
 @pytest.mark.parametrize("name", HOSTILE)
@@ -176,24 +105,6 @@ def test_a_forged_game_never_reaches_games_pgn_however_it_is_sent():
 
 # ---------------------------------------------------------------------------- fuzzing
 
-def _mutations(text: str, rng: random.Random) -> bytes:
-    data = bytearray(text.encode())
-    for _ in range(rng.randint(1, 6)):
-        kind = rng.random()
-        at = rng.randrange(len(data))
-        if kind < 0.4:
-            data[at] = rng.randrange(256)
-        elif kind < 0.6:
-            del data[at : at + rng.randint(1, 8)]
-        elif kind < 0.8:
-            data[at:at] = rng.choice([b"\n", b'"', b"]", b"[", b"{", b"\\", b"9" * 40, b"\x00",
-                                      b'\\n[Event "x"]', "²".encode(), b"\xe2\x80\xa8"])
-        else:
-            chunk = data[at : at + rng.randint(1, 30)]
-            data[at:at] = chunk
-    return bytes(data)
-
-
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=30),
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=10), inner,
@@ -223,7 +134,7 @@ def test_fuzzed_records_never_break_the_hall_nor_reach_games_pgn_unless_legal(
     good = record_of(board, 1, sans, revision=rng.randint(1, 10))
     data = json.loads(good.to_json())
     data[field] = value
-    for payload in (_mutations(good.to_json(), rng), json.dumps(data), good.to_json()):
+    for payload in (mutated(good.to_json(), rng), json.dumps(data), good.to_json()):
         hall.take(topic(board, 1), payload)
         shown = served(hall)
         assert set(shown) <= {"1", "2", "3", "4"}
