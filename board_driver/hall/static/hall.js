@@ -86,7 +86,7 @@ function card(game) {
     ? `${Math.ceil(game.plies / 2)}${game.plies % 2 ? "." : "..."} ${game.last_san}`
     : "not started";
   link.append(cardTitle(game.board, game.status, game.result), board,
-    element("p", "players", `${game.white} – ${game.black}`), element("p", "last", last));
+    element("p", "players", `${game.white} – ${game.black}`), element("p", "last-move", last));
   link.style.setProperty("--size", "180px");
   return link;
 }
