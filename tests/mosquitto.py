@@ -164,6 +164,13 @@ class Mosquitto:
         if self in RUNNING:
             RUNNING.remove(self)
 
+    def set_password(self, name: str, password: str) -> None:
+        """Give account ``name`` a new password; the running broker reloads its files."""
+        assert MOSQUITTO_PASSWD is not None and self.proc is not None
+        subprocess.run([MOSQUITTO_PASSWD, "-b", str(self.directory / "passwords"), name,
+                        password], check=True, capture_output=True)
+        self.proc.send_signal(signal.SIGHUP)
+
     @property
     def saved(self) -> Path:
         """The persistence file (written at each autosave and at a clean stop)."""
