@@ -81,7 +81,9 @@ class HallGames:
         self._legal = LegalGames()
         self._texts: dict[tuple[int, int], bytes] = {}
         self._newest: dict[int, int] = {}  # board -> its highest game number
+        self._games_of: dict[int, set[int]] = {}  # board -> the games kept of it
         self._pgn_cache: dict[str, tuple[int, str]] = {}  # round -> (version, games.pgn)
+        self._game_texts: dict[tuple[int, int], tuple[GameRecord, str]] = {}  # each game's PGN
         self._too_many: set[int] = set()  # boards told of, once
 
     def take(self, topic: str, payload: bytes | bytearray | str) -> bool:
@@ -125,11 +127,13 @@ class HallGames:
         self._texts[key] = data
         self.records[key] = record
         board = key[0]
+        games = self._games_of.setdefault(board, set())
+        games.add(key[1])
         shown = [Change(*key)]
         if key[1] > self._newest.get(board, 0):
             # Its older games with no move are left behind: the pages drop them.
-            shown += [Change(b, g) for (b, g), r in self.records.items()
-                      if b == board and r.plies == 0 and g != key[1]]
+            shown += [Change(board, g) for g in games
+                      if g != key[1] and self.records[(board, g)].plies == 0]
             self._newest[board] = key[1]
         self._keep_newest(board)
         problems = self.bad.get(board)
@@ -148,8 +152,10 @@ class HallGames:
         had_problem = problems is not None and problems.pop(key[1], None) is not None
         if problems is not None and not problems:
             del self.bad[key[0]]
+        self._game_texts.pop(key, None)
         if self.records.pop(key, None) is None:
             return had_problem and self._changed(Change(key[0], None))
+        self._games_of.get(key[0], set()).discard(key[1])
         return self._changed(Change(*key))
 
     def _refuse(self, key: tuple[int, int], topic: str, why: str) -> bool:
@@ -165,14 +171,17 @@ class HallGames:
         return self._changed(Change(board, None))
 
     def _keep_newest(self, board: int) -> None:
-        games = sorted(g for b, g in self.records if b == board)
-        if len(games) <= MAX_GAMES_PER_BOARD:
+        kept = self._games_of.get(board, set())
+        if len(kept) <= MAX_GAMES_PER_BOARD:
             return
+        games = sorted(kept)
         if board not in self._too_many:
             self._too_many.add(board)
             log.warning("hall: board %d has more than %d games on the broker: the hall keeps "
                         "its newest %d", board, MAX_GAMES_PER_BOARD, MAX_GAMES_PER_BOARD)
         for game in games[:-MAX_GAMES_PER_BOARD]:
+            kept.discard(game)
+            self._game_texts.pop((board, game), None)
             self.records.pop((board, game))
             self._texts.pop((board, game), None)
             self._legal.forget((board, game))
@@ -226,7 +235,13 @@ class HallGames:
         return out
 
     def game_pgn(self, record: GameRecord) -> str:
-        return record.pgn({"Round": self.round_of(record)})
+        """One game's PGN, written once per record (games.pgn is all of them, again and
+        again, while one board moves)."""
+        key = (record.board, record.game)
+        kept = self._game_texts.get(key)
+        if kept is None or kept[0] is not record:
+            kept = self._game_texts[key] = (record, record.pgn({"Round": self.round_of(record)}))
+        return kept[1]
 
     def games_pgn(self, round: str | None = None) -> str:
         """Every game of the round as one PGN text (``Result "*"`` while a game goes on;

@@ -55,11 +55,10 @@ class LegalGames:
         played = self._played.pop(key, None)  # put back only once the record is good
         if played is not None and played.given_start == record.start_fen:
             position, start = played.position, played.start
-            same = 0
-            for had, has in zip(played.ucis, record.ucis, strict=False):
-                if had != has:
-                    break
-                same += 1
+            same = len(played.ucis)
+            if record.ucis[:same] != played.ucis:  # a take-back: back to where they part
+                pairs = enumerate(zip(played.ucis, record.ucis, strict=False))
+                same = next((i for i, (had, has) in pairs if had != has), len(record.ucis))
             for _ in range(len(played.ucis) - same):
                 position.pop()
         else:

@@ -25,7 +25,10 @@ HOSTILE = {
     "brackets 990 deep": ("[" * 990 + "]" * 990, "nested deeper"),
     "brackets 100000 deep": ("[" * 100_000 + "]" * 100_000, "nested deeper"),
     "objects nested in headers": (json.dumps({"board": 3, "game": 1, "headers": {"a": {"b": {}}}}),
-                                  "nested deeper"),
+                                  "headers"),
+    "brackets in strings and deep": (
+        json.dumps({"board": 3, "game": 1, "headers": {"Event": "]]]]}}}}" * 10}})[:-2]
+        + "[" * 20 + "]" * 20 + "}}", "nested deeper"),
     "a header name that forges a game": (
         json.dumps({"board": 3, "game": 1, "headers": {FORGED_GAME: "x"}}), "not a PGN tag name"),
     "a header value that forges a game": (

@@ -367,8 +367,10 @@ class Publisher:
         if not self._looked_back:
             self._unsent.update(await self._games_of_round(current.round, game_id))
             self._looked_back = True
+        # The store's list of games, read once for all of them (a query over every game).
+        summaries = {_field(g, "id"): g for g in self.door.games()} if self._unsent else {}
         for old in sorted(self._unsent):
-            record = await self._stored_record(old)
+            record = await self._stored_record(old, summaries.get(old))
             if record is not None:
                 record = await self._revised(record)
             if record is not None and record.plies == 0:
@@ -413,14 +415,14 @@ class Publisher:
             clocks=_clocks(snapshot),
         )
 
-    async def _stored_record(self, game_id: int) -> GameRecord | None:
-        """A game no longer on the board, as the store has it (its PGN read in a thread:
-        the loop goes on judging moves meanwhile)."""
+    async def _stored_record(self, game_id: int, summary: Any) -> GameRecord | None:
+        """A game no longer on the board, as the store has it (``summary``: its line in
+        the door's ``games()``; its PGN read in a thread: the loop goes on judging moves
+        meanwhile)."""
         try:
             text = self.door.pgn(game_id)
         except LookupError:
             return None
-        summary = next((g for g in self.door.games() if _field(g, "id") == game_id), None)
         parsed = await asyncio.to_thread(_read_game, text)
         if parsed is None:
             log.warning("broadcast: game %d's stored PGN cannot be read; not sent", game_id)

@@ -67,6 +67,8 @@ MAX_HEADERS = 40
 MAX_HEADER_CHARS = 255
 #: How deep a record's JSON nests: the record, then its headers, moves or clocks.
 MAX_NESTING = 3
+#: Brackets a text may open in all and be parsed at once (the parser goes no deeper).
+_FEW_BRACKETS = 8
 #: Headers the record's own fields write (``result``, ``board``, ``start_fen``).
 DERIVED_HEADERS = frozenset({"Result", "Board", "SetUp", "FEN"})
 _UCI = re.compile(r"[a-h][1-8][a-h][1-8][qrbn]?")
@@ -180,7 +182,9 @@ class GameRecord:
                 text = bytes(text).decode("utf-8")
             except UnicodeDecodeError as exc:
                 raise ValueError(f"not UTF-8 ({exc.reason} at byte {exc.start})") from None
-        if nesting(text) > MAX_NESTING:
+        # A record opens a handful of arrays and objects: with as few brackets in all, the
+        # parser cannot go deep; with more, they are counted outside the strings first.
+        if text.count("[") + text.count("{") > _FEW_BRACKETS and nesting(text) > MAX_NESTING:
             raise ValueError(f"nested deeper than a record is (more than {MAX_NESTING} levels)")
         try:
             data = json.loads(text)
@@ -284,10 +288,31 @@ def _strings(data: dict[str, Any], key: str, shape: re.Pattern[str], what: str) 
         raise ValueError(f"{key}: not a list")
     if len(value) > MAX_PLIES:
         raise ValueError(f"{key}: {len(value)} plies, more than a game can have ({MAX_PLIES})")
-    for ply, item in enumerate(value, start=1):
+    # Every ply at once (a record comes with each move: its whole game each time): the
+    # moves joined by line breaks, which no move may hold, match the shape line by line.
+    try:
+        joined = "\n".join(value)
+    except TypeError:  # not all strings
+        joined = None
+    if joined is not None and joined.count("\n") == len(value) - 1 and _lines_of(
+        shape
+    ).fullmatch(joined):
+        return tuple(value)
+    for ply, item in enumerate(value, start=1):  # which one is wrong, for the message
         if not isinstance(item, str) or not shape.fullmatch(item):
             raise ValueError(f"{key}: ply {ply}: {quote(item)} is not {what}")
     return tuple(value)
+
+
+_LINES: dict[str, re.Pattern[str]] = {}
+
+
+def _lines_of(shape: re.Pattern[str]) -> re.Pattern[str]:
+    """``shape`` on every line of a text (or an empty text)."""
+    lines = _LINES.get(shape.pattern)
+    if lines is None:
+        lines = _LINES[shape.pattern] = re.compile(f"(?:{shape.pattern}(?:\n{shape.pattern})*)?")
+    return lines
 
 
 def _headers(value: Any) -> dict[str, str]:
