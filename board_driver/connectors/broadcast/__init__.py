@@ -16,8 +16,9 @@
     white = ""
     black = ""
 
-The topics and messages are in :mod:`.topics`, the game record in :mod:`.record`, the
-publisher (``aiomqtt``, imported only when the section is enabled) in :mod:`.publisher`.
+The topics and messages are in :mod:`.topics`, the game record in :mod:`.record` (with the
+revision that orders a game's records, :mod:`.revision`), the publisher (``aiomqtt``,
+imported only when the section is enabled) in :mod:`.publisher`.
 ``docs/hall.md`` is the guide.
 """
 
