@@ -9,8 +9,9 @@ that cannot be, is refused), every move must be legal where it is played and be 
 it, and the moves checked one by one.
 
 Replaying a whole game for each record would cost the hall a game's length per move; it
-keeps, per game, the position after the moves it last accepted, and plays only what is
-new (after a take-back, from where the two lines part).
+keeps, per game, the position after the moves it last accepted (as a FEN: a few dozen
+bytes, where a position with its history is kilobytes), and plays only what is new (after
+a take-back, the game from its start).
 
 >>> from board_driver.connectors.broadcast.record import GameRecord
 >>> legal = LegalGames()
@@ -40,7 +41,7 @@ class _Played:
     given_start: str  # the start FEN as the record gave it
     start: str  # as rules write it
     ucis: tuple[str, ...]
-    position: Position  # after ``ucis``
+    fen: str  # the position after ``ucis``
 
 
 class LegalGames:
@@ -53,14 +54,10 @@ class LegalGames:
         """``record`` with its start FEN as ``rules`` writes it, if its game is legal and
         its SAN, UCI and FEN agree; ValueError names the first field or ply that is not."""
         played = self._played.pop(key, None)  # put back only once the record is good
-        if played is not None and played.given_start == record.start_fen:
-            position, start = played.position, played.start
-            same = len(played.ucis)
-            if record.ucis[:same] != played.ucis:  # a take-back: back to where they part
-                pairs = enumerate(zip(played.ucis, record.ucis, strict=False))
-                same = next((i for i, (had, has) in pairs if had != has), len(record.ucis))
-            for _ in range(len(played.ucis) - same):
-                position.pop()
+        same = len(played.ucis) if played is not None else 0
+        if (played is not None and played.given_start == record.start_fen
+                and record.ucis[:same] == played.ucis):
+            position, start = Position.from_fen(played.fen), played.start
         else:
             try:
                 position = Position.from_fen(record.start_fen)
@@ -73,9 +70,8 @@ class LegalGames:
             try:
                 move = position.parse_uci(uci)
             except ValueError:
-                raise ValueError(
-                    f"ply {index + 1}: {uci} is not legal in {position.fen()}"
-                ) from None
+                raise ValueError(f"ply {index + 1}: {uci} is not legal in {position.fen()}"
+                                 ) from None
             written = position.san(move)
             if written != san:
                 raise ValueError(f"ply {index + 1}: {quote(san)} is not {uci}, which is {written}")
@@ -84,7 +80,7 @@ class LegalGames:
         if fen != record.fen:
             raise ValueError(f"fen: {quote(record.fen)} is not the position after the moves "
                              f"({fen})")
-        self._played[key] = _Played(record.start_fen, start, record.ucis, position)
+        self._played[key] = _Played(record.start_fen, start, record.ucis, fen)
         return record if start == record.start_fen else replace(record, start_fen=start)
 
     def forget(self, key: Hashable) -> None:
