@@ -141,7 +141,8 @@ class Publisher:
         self._looked_back = False  # whether the stored games of the round were looked at
         self._started: dict[int, str] = {}
         self._committed: dict[tuple[int, int], float] = {}  # (game, ply) -> UTC seconds
-        self._fens: tuple[GameRecord, list[str]] | None = None
+        # The position after each ply of the game last asked about: (game, start, ucis, fens).
+        self._fens: tuple[int, str, tuple[str, ...], list[str]] | None = None
         self._events: Any = None
         self._tasks: list[asyncio.Task[None]] = []
 
@@ -486,18 +487,28 @@ class Publisher:
         return details
 
     def _fen_after(self, record: GameRecord, ply: int) -> str:
+        """The position after ``ply`` (a move sent with others, or again after a lost
+        link). Worked out for the plies not yet known only: a game's FENs grow with it,
+        rather than the whole game replayed at every move (on the daemon's loop)."""
         if ply == record.plies:
             return record.fen
-        if self._fens is None or self._fens[0] is not record:  # a replay after a lost link
-            import rules
+        import rules
 
-            game = rules.Game(rules.Position.from_fen(record.start_fen))
-            fens = []
-            for uci in record.ucis:
-                game.push_uci(uci)
-                fens.append(game.position.fen())
-            self._fens = (record, fens)
-        return self._fens[1][ply - 1]
+        known = self._fens
+        if (known is None or known[0] != record.game or known[1] != record.start_fen
+                or record.ucis[: len(known[2])] != known[2]):
+            known = (record.game, record.start_fen, (), [])
+        fens = known[3]
+        if len(fens) < ply:
+            # Position, not Game: no ending to judge at each ply (a record may go on past
+            # one, an online game's), only the moves to play.
+            position = rules.Position.from_fen(fens[-1] if fens else record.start_fen)
+            for uci in record.ucis[len(fens):]:
+                position.push(position.parse_uci(uci))
+                fens.append(position.fen())
+            known = (record.game, record.start_fen, record.ucis, fens)
+        self._fens = known
+        return fens[ply - 1]
 
 
 def _read_game(text: str) -> tuple[dict[str, str], tuple[str, ...], tuple[str, ...], str] | None:
