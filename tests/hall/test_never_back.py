@@ -27,7 +27,7 @@ import pytest
 
 from tests.board_driver.daemon_process import no_daemon_left_running  # noqa: F401
 from tests.hall.daemons import HALL_PASSWORD, Hands, hall_broker, start_board, stored_games
-from tests.hall.hall_process import HallProcess, hall_config, read_games, wait_until
+from tests.hall.hall_process import HallProcess, hall_config, poll, read_games, wait_until
 from tests.hall.scripts import sans, shortest_games
 
 #: Seconds between the broker's saves of its retained messages (the docs say 60).
@@ -84,17 +84,11 @@ class Poller(threading.Thread):
     def run(self) -> None:
         etag = None
         while not self.stop.is_set():
-            request = urllib.request.Request(self.url, headers={"If-None-Match": etag} if etag
-                                             else {})
             try:
-                with urllib.request.urlopen(request, timeout=10) as answer:
-                    text = answer.read().decode()
-                    etag = answer.headers.get("ETag")
+                text, etag = poll(self.url, etag)
             except urllib.error.HTTPError as error:
-                if error.code != 304:
-                    self.error = f"games.pgn answered {error.code}"
-                    return
-                text = None
+                self.error = f"games.pgn answered {error.code}"
+                return
             if text is not None:
                 for chunk in text.split("\n\n[Event ")[0:]:
                     board = _BOARD.search(chunk)
