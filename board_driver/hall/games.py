@@ -36,6 +36,7 @@ False
 
 from __future__ import annotations
 
+import hashlib
 import logging
 from collections import deque
 from dataclasses import dataclass
@@ -79,7 +80,8 @@ class HallGames:
         #: The newest changes, ``(version, change)``, for pages that catch up.
         self.changes: deque[tuple[int, Change]] = deque(maxlen=1000)
         self._legal = LegalGames()
-        self._texts: dict[tuple[int, int], bytes] = {}
+        # Each game's last record taken, as a digest: the same message again changes nothing.
+        self._digests: dict[tuple[int, int], bytes] = {}
         self._newest: dict[int, int] = {}  # board -> its highest game number
         self._games_of: dict[int, set[int]] = {}  # board -> the games kept of it
         self._pgn_cache: dict[str, tuple[int, str]] = {}  # round -> (version, games.pgn)
@@ -103,7 +105,8 @@ class HallGames:
         key = (parsed.board, parsed.game)
         if not data:  # an empty retained message: the record was removed from the broker
             return self._remove(key)
-        if self._texts.get(key) == data:
+        digest = hashlib.blake2b(data, digest_size=16).digest()
+        if self._digests.get(key) == digest:
             return False
         if len(data) > MAX_RECORD_BYTES:
             return self._refuse(key, topic, f"{len(data)} bytes, more than a record's "
@@ -124,7 +127,7 @@ class HallGames:
             record = self._legal.check(key, record)
         except ValueError as why:
             return self._refuse(key, topic, str(why))
-        self._texts[key] = data
+        self._digests[key] = digest
         self.records[key] = record
         board = key[0]
         games = self._games_of.setdefault(board, set())
@@ -146,7 +149,7 @@ class HallGames:
         return changed
 
     def _remove(self, key: tuple[int, int]) -> bool:
-        self._texts.pop(key, None)
+        self._digests.pop(key, None)
         self._legal.forget(key)
         problems = self.bad.get(key[0])
         had_problem = problems is not None and problems.pop(key[1], None) is not None
@@ -183,7 +186,7 @@ class HallGames:
             kept.discard(game)
             self._game_texts.pop((board, game), None)
             self.records.pop((board, game))
-            self._texts.pop((board, game), None)
+            self._digests.pop((board, game), None)
             self._legal.forget((board, game))
             self._changed(Change(board, game))
 
