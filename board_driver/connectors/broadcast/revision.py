@@ -44,7 +44,7 @@ def _wall_clock_ms() -> int:
 class Revisions:
     """Hands out revisions; ``path`` keeps the highest reserved (None: the clock only)."""
 
-    def __init__(self, path: Path | None, *, clock_ms: Callable[[], int] = _wall_clock_ms):
+    def __init__(self, path: Path | None, *, clock_ms: Callable[[], int] | None = None):
         self.path = path
         self._clock_ms = clock_ms
         self._next: int | None = None
@@ -56,7 +56,8 @@ class Revisions:
         async with self._lock:
             if self._next is None:
                 saved = await asyncio.to_thread(self._read)
-                self._next = max(self._clock_ms(), saved + 1)
+                now = (self._clock_ms or _wall_clock_ms)()
+                self._next = max(now, saved + 1)
             if self._next > self._reserved:
                 await self._reserve(self._next + BLOCK - 1)
             value = self._next
