@@ -12,7 +12,7 @@ import os
 import sys
 import tempfile
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from board_driver.boardscript.feed import parse_on_board
 from board_driver.boardscript.record import record
@@ -52,8 +52,37 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "board script that `magboard replay` reads: for a bug report, on a real board too",
     )
     parser.add_argument("--config", metavar="PATH", help="config file (default: see `config`)")
+    add_instance_argument(parser)
     parser.add_argument("--verbose", "-v", action="store_true", help="log every event and frame")
     parser.set_defaults(func=run)
+
+
+#: The most boards ``--instance`` runs on one machine.
+MAX_INSTANCE = 99
+
+
+def add_instance_argument(parser: argparse.ArgumentParser, default: Any = None) -> None:
+    parser.add_argument(
+        "--instance",
+        metavar="N",
+        type=_instance_number,
+        default=default,
+        help="one of several boards on this machine (1 to 99): its own store and simulated "
+        "board in instance-N of the state directory, its page on [web] port + N",
+    )
+
+
+def _instance_number(text: str) -> int:
+    if not (text.isascii() and text.isdigit() and 1 <= int(text) <= MAX_INSTANCE):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number from 1 to {MAX_INSTANCE}")
+    return int(text)
+
+
+def load_instance_config(args: argparse.Namespace) -> Config:
+    """The config file, as instance ``--instance`` when given (ConfigError if it cannot)."""
+    config = load_config(args.config)
+    number = getattr(args, "instance", None)
+    return config if number is None else config.with_instance(number)
 
 
 def setup_logging(verbose: bool) -> None:
@@ -95,7 +124,7 @@ def _failed(exc: Exception, code: int) -> int:
 
 def choose_config(args: argparse.Namespace) -> Config:
     """The config to run with: the file, --sim, or the simulator when nothing else fits."""
-    config = load_config(args.config)
+    config = load_instance_config(args)
     if args.sim or args.script:
         return config.with_sim()
     if config.source is None and not config.is_sim and not gpio_present():

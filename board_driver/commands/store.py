@@ -18,8 +18,8 @@ import argparse
 import sys
 
 from board_driver.commands import before_or_after_the_action
-from board_driver.commands.games import add_store_arguments
-from board_driver.service.config import ConfigError, load_config
+from board_driver.commands.games import add_store_arguments, store_path
+from board_driver.service.config import ConfigError
 from board_driver.service.store import EXIT_STORE_REFUSED, StoreError, StoreRefusedError
 
 
@@ -59,7 +59,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _store_path(args: argparse.Namespace) -> str:
-    return str(args.store or load_config(args.config).store_path())
+    return store_path(args)
 
 
 def run_check(args: argparse.Namespace) -> int:

@@ -109,7 +109,8 @@ class DaemonProcess:
     """``python -m board_driver run --sim --script - --config ...``, with its stdin open.
 
     ``script=None``: ``run --config ...`` only, with the hardware the config names.
-    ``max_files``: the process's limit of open files (``ulimit -n``).
+    ``max_files``: the process's limit of open files (``ulimit -n``). ``environ``: more
+    environment variables (``XDG_STATE_HOME``, for a state directory of the test's own).
     """
 
     def __init__(
@@ -119,6 +120,7 @@ class DaemonProcess:
         watchdog_usec: int | None = None,
         script: str | None = "-",
         max_files: int | None = None,
+        environ: dict[str, str] | None = None,
     ) -> None:
         self.directory = directory
         self.config = directory / "config.toml"
@@ -135,6 +137,7 @@ class DaemonProcess:
         env.pop("MAGBOARD_CONFIG", None)
         if watchdog_usec:
             env["WATCHDOG_USEC"] = str(watchdog_usec)
+        env.update(environ or {})
         self.proc = subprocess.Popen(
             [
                 sys.executable,

@@ -120,6 +120,37 @@ class Config:
             buttons=dataclasses.replace(self.buttons, backend="none"),
         )
 
+    def with_instance(self, number: int, state_dir: Path | None = None) -> Config:
+        """This config as board ``number`` of several on one machine (``magboard run
+        --instance N``): its store and its simulated board's pieces in a state directory of
+        its own, ``instance-N`` in the usual one (its page's token and every extension's
+        files follow the store there), and its page on ``[web] port`` + N. ConfigError when
+        the file names a file that every instance would then share.
+
+        >>> config = Config().with_instance(2, Path("/var/lib/magboard"))
+        >>> print(config.store_path()); print(config.sim_state_file()); config.web.port
+        /var/lib/magboard/instance-2/magboard.sqlite
+        /var/lib/magboard/instance-2/sim-board.json
+        8082
+        """
+        shared = [key for key, value in (("[store] path", self.store.path),
+                                         ("[sim] state_file", self.sim.state_file),
+                                         ("[sim] leds_file", self.sim.leds_file)) if value]
+        port = self.web.port + number
+        problems = [f"{key}: set, so every instance would share it: with --instance, leave it "
+                    "out (each instance keeps its own in its state directory)" for key in shared]
+        if port > 65535:
+            problems.append(f"[web] port: {self.web.port} + instance {number} is past 65535")
+        if problems:
+            raise ConfigError(problems, str(self.source or "the config"))
+        folder = (state_dir or state_directory()) / f"instance-{number}"
+        return dataclasses.replace(
+            self,
+            store=dataclasses.replace(self.store, path=str(folder / "magboard.sqlite")),
+            sim=dataclasses.replace(self.sim, state_file=str(folder / "sim-board.json")),
+            extensions={**self.extensions, "web": dataclasses.replace(self.web, port=port)},
+        )
+
     def with_section(self, name: str, section: Any) -> Config:
         """This config with one extension's section replaced."""
         return dataclasses.replace(self, extensions={**self.extensions, name: section})
