@@ -6,6 +6,7 @@ that imports :mod:`rules.game`.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
@@ -61,8 +62,35 @@ def ending_comment(game: Game) -> str | None:
     return None
 
 
-def _quote(value: str) -> str:
-    return value.replace("\\", "\\\\").replace('"', '\\"')
+#: A tag's name, as the PGN standard allows it (letters, digits and ``_``, a letter first),
+#: at most 40 characters.
+TAG_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,39}")
+#: Characters a tag value cannot carry as they are: control characters and everything
+#: Python or a PGN reader may take for the end of a line.
+_LINE_BREAKING = re.compile("[\\x00-\\x1f\\x7f\\x85\\u2028\\u2029]")
+
+
+def tag_pair(name: str, value: str) -> str:
+    r"""One header line: ``[Name "value"]``. The one writer of PGN tags: the name must be a
+    tag name (:class:`PgnError` otherwise), the value is escaped (``\`` and ``"``) and
+    any control character or line break in it becomes a space, so that no value can end
+    its line or start another tag or game.
+
+    >>> print(tag_pair("White", 'Ann "the rook" Lee'))
+    [White "Ann \"the rook\" Lee"]
+    >>> print(tag_pair("Event", 'Club\n[Board "9"]'))
+    [Event "Club [Board \"9\"]"]
+    >>> tag_pair("W]\n[B", "x")
+    Traceback (most recent call last):
+    ...
+    rules.errors.PgnError: PGN tag name 'W]\n[B': a letter, then letters, digits or _ (40 at most)
+    """
+    if not isinstance(name, str) or not TAG_NAME.fullmatch(name):
+        raise PgnError(
+            f"PGN tag name {name!r}: a letter, then letters, digits or _ (40 at most)"
+        )
+    value = _LINE_BREAKING.sub(" ", str(value)).replace("\\", "\\\\").replace('"', '\\"')
+    return f'[{name} "{value}"]'
 
 
 def write_pgn(
@@ -100,7 +128,7 @@ def write_pgn(
             tags[name] = str(value)
     if outcome is not None and "Termination" not in tags:
         tags["Termination"] = TERMINATION_TAGS.get(outcome.termination, "normal")
-    lines = [f'[{name} "{_quote(value)}"]' for name, value in tags.items()]
+    lines = [tag_pair(name, value) for name, value in tags.items()]
 
     comments = comments or {}
     nags = nags or {}

@@ -211,6 +211,13 @@ class EngineSeat:
         finally:
             self._seating = False
         self._follower = asyncio.get_running_loop().create_task(self._follow())
+        if config_side not in ("none", self.side):  # a resumed game keeps its players
+            log.info(
+                "engine: plays %s from the next new game (game %s, resumed, keeps %s)",
+                config_side,
+                door.snapshot().game_id,
+                "people on both sides" if self.side == "none" else f"the engine on {self.side}",
+            )
         if self.side != "none":
             try:
                 await self._player().start()

@@ -18,6 +18,7 @@ from board_driver.clock.keeper import ILLEGAL_MOVE_RULES, SWITCHES
 from board_driver.config_values import (
     Bad,
     Check,
+    FilePath,
     boolean,
     integer,
     lines,
@@ -231,8 +232,8 @@ SECTIONS: dict[str, tuple[type, dict[str, Check]]] = {
             "low_time_s": integer(0, 3600),
         },
     ),
-    "store": (StoreConfig, {"path": text}),
-    "sim": (SimConfig, {"state_file": text, "leds_file": text}),
+    "store": (StoreConfig, {"path": FilePath("kept")}),
+    "sim": (SimConfig, {"state_file": FilePath("kept"), "leds_file": FilePath("written")}),
 }
 
 

@@ -572,6 +572,17 @@ function engineName(e) {
   return e && e.engine && e.engine !== "engine" ? e.engine : "The engine";
 }
 
+// The hall broadcast's link ([broadcast]): connected, or what keeps the hall from the game.
+function renderBroadcast() {
+  const b = state.broadcast;
+  const line = $("broadcast-status");
+  line.hidden = !b;
+  if (!b) return;
+  line.dataset.status = b.state;
+  line.textContent = b.state === "connected" ? `Hall broadcast: ${b.message}`
+    : `Hall broadcast not reaching the hall: ${b.message}`;
+}
+
 function renderEngine() {
   const e = state.engine;
   const line = $("engine-status");
@@ -635,6 +646,7 @@ function describe(e) {
     case "online_move": return [`Lichess: ${e.san} to play: move ${moveWords(e, state.pieces)}`];
     case "online_note": return [`Lichess: ${e.message}`];
     case "online_error": return [`Lichess: ${e.message}`, true];
+    case "broadcast": return [`Hall broadcast: ${e.message}`, e.state !== "connected"];
     case "online_chat": return [`Lichess chat, ${e.username}: ${e.text}`];
     case "options": return [`Options: touch-move ${e.touch_move}, take-backs ${e.takeback ? "on" : "off"}, hints ${e.hints ? "on" : "off"}${e.clock && e.clock !== "none" ? `, clock ${e.clock}` : ""}`];
     case "review_done": return [`The review of game ${e.game} is ready`];
@@ -736,6 +748,7 @@ function onMessage(data) {
   renderMoves();
   renderControls();
   renderEngine();
+  renderBroadcast();
   showHand();
   for (const e of message.events || []) {
     const [text, bad] = describe(e);

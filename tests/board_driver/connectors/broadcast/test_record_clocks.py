@@ -27,11 +27,12 @@ def test_clks_go_through_json_and_into_the_pgn():
 @pytest.mark.parametrize(
     ("clks", "says"),
     [
-        ("[1, 2, 3]", "2 moves but 3 clks"),
-        ('["3:00", 1]', "'clks' is not a list"),
-        ("[-5, 1]", "'clks' is not a list"),
-        ("[true, 1]", "'clks' is not a list"),
-        ("{}", "'clks' is not a list"),
+        ("[1, 2, 3]", "clks: 3 for 2 moves"),
+        ('["3:00", 1]', "clks: not a list of whole numbers"),
+        ("[-5, 1]", "clks: not a list of whole numbers"),
+        ("[true, 1]", "clks: not a list of whole numbers"),
+        ("[604800001, 1]", "clks: not a list of whole numbers"),
+        ("{}", "clks: not a list of whole numbers"),
     ],
 )
 def test_bad_clks_are_named(clks, says):
