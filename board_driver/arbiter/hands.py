@@ -178,17 +178,21 @@ class Hands:
         return sq if passed & bit(sq) else None
 
     def _before_place(self, t: int, sq: int) -> list[Event]:
-        """The other side has lifted a piece of its own while the mover's piece moved:
-        once that piece rests, released, a piece placed elsewhere is the other side's
-        (its move going on), and the mover's move is committed first."""
+        """The other side has lifted a piece of its own while the mover's piece moved: a
+        piece placed elsewhere while the mover's piece stands is the other side's (its
+        move going on), and releases the mover's piece where it stands, whatever time it
+        rested there (board-script.md, "The other side's move is a release"): the mover's
+        move is committed first."""
         found = self._complete()
-        if (
-            found is None
-            or found.touched & bit(sq)
-            or not self._released(found, t)
-            or not self._acceptable(found.move)
-            or not self._choose_reading("release", t, sq)
-        ):
+        reading = self._reading
+        theirs = reading.others_off & self._committed & ~reading.own  # the other side's own
+        if found is None or not self._acceptable(found.move):
+            return []
+        if theirs and not theirs & bit(sq):
+            pass  # the other side's piece set down elsewhere (the square the mover left too)
+        elif found.touched & bit(sq) or not self._released(found, t):
+            return []  # not let go yet (a piece put back where it stood is no move)
+        if not self._choose_reading("release", t, sq):
             return []
         return self._commit(found, t)
 
