@@ -178,6 +178,16 @@ class MoveReading:
             return True
         return self.touch.allows(move, self.legal)
 
+    def moved_since(self, index: int, squares: int) -> bool:
+        """Did a hand move a piece on one of ``squares`` after the first ``index`` events of
+        :attr:`history`, other than putting it right (a piece lifted from a square the
+        position leaves empty, or set down where the position has one)?"""
+        before = self.before
+        return any(
+            squares >> sq & 1 and lifted == bool(before >> sq & 1)
+            for _, lifted, sq in self.history[index:]
+        )
+
     def released(self, fp: Footprint, t: int) -> bool:
         """Has every piece ``fp`` places rested at least the pass time by ``t``?"""
         pass_ms = self.timing.pass_ms

@@ -73,11 +73,20 @@ class Choice:
 class Rereading:
     """The hands since the last position, read again as several moves (a Tracker part)."""
 
-    def _read_again(self, t: int, *, choices_only: bool = False) -> list[Event] | None:
+    def _read_whole(self, t: int) -> list[Event] | None:
+        """Left alone, the board is judged: a board still for the settle time that only a
+        piece in the hand explains is read again, and a reading that reads every piece
+        standing as moves made is taken (board-script.md, "Left alone, the board is
+        judged"). Its events, or None (and nothing changed)."""
+        return self._read_again(t, whole=True)
+
+    def _read_again(
+        self, t: int, *, choices_only: bool = False, whole: bool = False
+    ) -> list[Event] | None:
         """The board makes no sense: read the hands again (each choice the other way, then
         this move's hands as several moves). The events of the first reading that leaves
-        the board showing a position or a move done, else of the first that leaves a move
-        on its way; None if none ends in sync (and nothing changed)."""
+        the board showing a position or a move done, else (unless ``whole``) of the first
+        that leaves a move on its way; None if none ends in sync (and nothing changed)."""
         if self._rereading:
             return None
         current = self._snapshot()
@@ -90,9 +99,9 @@ class Rereading:
             out = attempt(t, argument)
             if out is None:
                 continue
-            if self._shows_position_or_move():
+            if self._shows_position_or_move(whole=whole):
                 return out
-            if best is None:
+            if best is None and not whole:
                 best = (out, self._snapshot())
             self._restore(current)
         if best is None:
@@ -100,13 +109,14 @@ class Rereading:
         self._restore(best[1])
         return best[0]
 
-    def _shows_position_or_move(self) -> bool:
-        return (
-            self.board == self._committed
-            or not self._playing()
-            or self._complete() is not None
-            or self._castling_shown()
-        )
+    def _shows_position_or_move(self, *, whole: bool = False) -> bool:
+        """Does the board show the committed position or a move done (``whole``: every
+        piece standing where the game has it, even after the game ended)?"""
+        if self.board == self._committed:
+            return True
+        if not self._playing():
+            return not whole
+        return self._complete() is not None or self._castling_shown()
 
     def _captured_where_it_stood(self, t: int, sq: int) -> list[Event]:
         """The piece just placed (on ``sq``, or behind it: en passant) is the other side's,
@@ -226,8 +236,13 @@ class Rereading:
         if self._complete() != fp or not self._acceptable(fp.move):
             if fp.target is None or fp.after != self.board | reading.others_off or self._quickly:
                 return None  # an unseen capture is read only on a still board
-            # A capture's victim never seen leaving: a swap faster than the switches.
-            if fp.target in reading.lift_t or not self._acceptable(fp.move):
+            # A capture's victim never seen leaving: a swap faster than the switches. What
+            # was seen still counts: no piece is set down after it that no hand held.
+            if (
+                fp.target in reading.lift_t
+                or not self._acceptable(fp.move)
+                or not _held_throughout(history, index)
+            ):
                 return None
         return self._commit(fp, when)
 
@@ -385,3 +400,15 @@ class Rereading:
         self._occupancies = list(occupancies)
         self._choices = list(choices)
         self._log = log  # the events themselves are the same, however they are read
+
+
+def _held_throughout(history: list[tuple[int, bool, int]], index: int) -> bool:
+    """After the first ``index`` events of ``history``, is a piece off the board at every
+    moment? (A capture no switch saw leaves its victim off the board for good: a piece set
+    down when no other was off would come from nowhere.)"""
+    off = 0
+    for at, (_, lifted, _) in enumerate(history):
+        off += 1 if lifted else -1
+        if at + 1 >= index and off < 1:
+            return False
+    return True

@@ -249,6 +249,7 @@ class Tracker(Amendments, Controls, Hands, Lights, NewGameSetup, OtherSide, Rere
         self._position = self.game.position
         self._committed = self._occupancies[-1]
         self._out_of_sync = False
+        self._out_since = 0  # the reading's history when the board went out of sync
         self._announced: tuple[int, int] | None = None
         self._why: str | None = None  # why the position is illegal
         self._whys_said: set[str] = set()  # the reasons announced while out of sync
@@ -277,9 +278,17 @@ class Tracker(Amendments, Controls, Hands, Lights, NewGameSetup, OtherSide, Rere
 
     def _complete(self) -> Footprint | None:
         """The one legal move the board shows done, if any (the other side's pieces lifted
-        while its piece moved are the next move's, unless it captured them)."""
+        while its piece moved are the next move's, unless it captured them). Out of sync,
+        only a move whose pieces a hand moved since, other than putting them right: the
+        steps of putting pieces back are not moves, even where the board then looks like
+        one (board-script.md, "An illegal state ends")."""
         reading = self._reading
-        return reading.complete(self.board, self._choice, reading.others_off)
+        found = reading.complete(self.board, self._choice, reading.others_off)
+        if found is not None and self._out_of_sync and not reading.moved_since(
+            self._out_since, found.touched
+        ):
+            return None  # putting right is not moving: none of its pieces moved since
+        return found
 
     def _on_the_way(self, *, sliding: bool = False) -> bool:
         """Is the board in a state on the way to a legal move (allowed by touch-move)?
@@ -317,6 +326,8 @@ class Tracker(Amendments, Controls, Hands, Lights, NewGameSetup, OtherSide, Rere
         violating = None
         if found is not None:
             if self._acceptable(found.move):
+                if found.after != self.board:  # the other side's hand out: read it all first
+                    return self._read_whole(t) or self._commit(found, t)
                 return self._commit(found, t)
             violating = found
         if self._castling_shown():
@@ -325,7 +336,7 @@ class Tracker(Amendments, Controls, Hands, Lights, NewGameSetup, OtherSide, Rere
         if taken_back is not None:
             return taken_back
         if self._on_the_way():
-            return []
+            return self._read_whole(t) or []
         if violating is None and not self._rereading:
             explained = self._read_again(t)
             if explained is not None:
@@ -364,6 +375,8 @@ class Tracker(Amendments, Controls, Hands, Lights, NewGameSetup, OtherSide, Rere
 
     def _illegal(self, t: int, violating: Footprint | None) -> list[Event]:
         empty, fill = self.to_put_right()
+        if not self._out_of_sync:
+            self._out_since = len(self._reading.history)
         self._out_of_sync = True
         if self._announced == (empty, fill):
             return []
