@@ -73,7 +73,16 @@ class Hands:
                 if not found.touched & bit(sq):
                     if self._committed & bit(sq):  # a piece that took no part
                         return self._commit(found, t), False
-                elif self._snatchable(found, sq) and self._choose_reading("snatch", t, sq):
+                elif self._snatchable(found, sq):
+                    if self._choose_reading("snatch", t, sq):
+                        return self._commit(found, t), False
+                elif (
+                    found.places & bit(sq)
+                    and reading.others_off & self._committed & ~reading.own
+                    and self._choose_reading("release", t, sq)
+                ):
+                    # It rested the pass time while the other side's hand was out: let go
+                    # there; lifted again, it starts the mover's next move.
                     return self._commit(found, t), False
             elif theirs and not found.touched & bit(sq):
                 return [], True  # the other side reached out before the piece was let go
@@ -174,8 +183,22 @@ class Hands:
                 and (move.from_square + move.to_square) // 2 == sq
                 and position.piece_at(move.from_square).piece_type == PAWN
             ):
-                return move.to_square
-        return sq if passed & bit(sq) else None
+                return move.to_square if self._slide_ended_on(move.to_square) else None
+        return sq if passed & bit(sq) and self._slide_ended_on(sq) else None
+
+    def _slide_ended_on(self, sq: int) -> bool:
+        """Did the slide stop on ``sq``: no piece set down after it left there, before the
+        other side's hand reached out (else the slide went on: it only passed over)?"""
+        reading = self._reading
+        history = reading.history
+        left = max(i for i, (_, lifted, at) in enumerate(history) if lifted and at == sq)
+        reached = set(reading.others)
+        for when, lifted, at in history[left + 1 :]:
+            if not lifted:
+                return False
+            if (when, at) in reached:
+                return True
+        return True
 
     def _before_place(self, t: int, sq: int) -> list[Event]:
         """The other side has lifted a piece of its own while the mover's piece moved: a
