@@ -290,14 +290,17 @@ class Tracker(Amendments, Controls, Hands, Lights, NewGameSetup, OtherSide, Rere
             return None  # putting right is not moving: none of its pieces moved since
         return found
 
-    def _on_the_way(self, *, sliding: bool = False) -> bool:
+    def _on_the_way(self, *, sliding: bool = False, still: bool = False) -> bool:
         """Is the board in a state on the way to a legal move (allowed by touch-move)?
-        ``sliding``: the board is not still yet (a slider may stand on its path)."""
+        ``sliding``: the board is not still yet (a slider may stand on its path);
+        ``still``: it has been still for the settle time, and the other side's pieces
+        lifted meanwhile no longer wait for the move to end: one move on its way must
+        explain every square (board-script.md, "Left alone, the board is judged")."""
         reading, mode = self._reading, self.options.touch_move
         if reading.on_the_way(self.board, mode, sliding=sliding):
             return True
         shown = self.board | reading.others_off
-        if reading.others_off and reading.on_the_way(shown, mode, sliding=sliding):
+        if not still and reading.others_off and reading.on_the_way(shown, mode, sliding=sliding):
             return True
         if self._castling_on_the_way():
             return True
@@ -326,16 +329,21 @@ class Tracker(Amendments, Controls, Hands, Lights, NewGameSetup, OtherSide, Rere
         violating = None
         if found is not None:
             if self._acceptable(found.move):
-                if found.after != self.board:  # the other side's hand out: read it all first
-                    return self._read_whole(t) or self._commit(found, t)
-                return self._commit(found, t)
+                if found.after == self.board:
+                    return self._commit(found, t)
+                # The other side's hand is out: read it all first; and what its lifts
+                # leave, the next move's hands, is judged in turn.
+                out = self._read_whole(t) or self._commit(found, t)
+                if self._playing() and self.board != self._committed:
+                    out += self._judge_still(t)
+                return out
             violating = found
         if self._castling_shown():
             return self._amend_castling(t)
         taken_back = self._judge_takeback(t, self._takeback_depth())
         if taken_back is not None:
             return taken_back
-        if self._on_the_way():
+        if self._on_the_way(still=True):
             return self._read_whole(t) or []
         if violating is None and not self._rereading:
             explained = self._read_again(t)
@@ -354,12 +362,18 @@ class Tracker(Amendments, Controls, Hands, Lights, NewGameSetup, OtherSide, Rere
         taken_back = self._judge_takeback(t, self._takeback_depth(quick=True))
         if taken_back is not None:
             return taken_back
-        if self._rereading or self.board == self._committed or self._on_the_way(sliding=True):
+        if self._rereading or self.board == self._committed:
             return []
-        # The board makes no sense while the other side's hand is out, or after a reading
-        # chosen on the way: what followed may say how the hands went.
         self._quickly = True
         try:
+            if self._on_the_way(sliding=True):
+                # A move committed early whose reading leaves only a piece in the hand
+                # to explain the board: the choice the other way may read every piece.
+                if not self._committed_early():
+                    return []
+                return self._read_again(t, choices_only=True, whole=True) or []
+            # The board makes no sense while the other side's hand is out, or after a
+            # reading chosen on the way: what followed may say how the hands went.
             return self._read_again(t, choices_only=not self._reading.others_off) or []
         finally:
             self._quickly = False
