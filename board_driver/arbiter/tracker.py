@@ -284,8 +284,10 @@ class Tracker(Amendments, Controls, Hands, Lights, NewGameSetup, OtherSide, Rere
         one (board-script.md, "An illegal state ends")."""
         reading = self._reading
         found = reading.complete(self.board, self._choice, reading.others_off)
-        if found is not None and self._out_of_sync and not reading.moved_since(
-            self._out_since, found.touched
+        if (
+            found is not None
+            and self._out_of_sync
+            and not reading.moved_since(self._out_since, found.touched)
         ):
             return None  # putting right is not moving: none of its pieces moved since
         return found
