@@ -1,9 +1,11 @@
 """The controls beside the board: j'adoube, draw offers, claims, resignation, a hint; and
 endings decided elsewhere (a flag fall, an online game's result).
 
-A button pressed while the board shows a complete move that has not settled yet comes
-after that move: the move is committed first, as the settle time would (a claim is judged
-on the position it made, a resignation or an offer is by the side to move after it).
+A button judges the board first (board-script.md, "A button judges the board first"): the
+board as it stands at the press is judged as if it had been still for the settle time, so
+a move whose pieces stand is committed first, whatever their resting time (a claim is
+judged on the position it made, a resignation or an offer is by the side to move after
+it, a new game keeps the old one's moves).
 :class:`Controls` is the part of :class:`~board_driver.arbiter.tracker.Tracker` that
 answers them; ``new_game`` is in :mod:`.setup`.
 """

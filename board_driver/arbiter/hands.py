@@ -12,9 +12,13 @@ move counts" and "Rulings for fast and messy hands"):
   side's (a *reach*): it touches nothing for the mover, and is handed to the next move;
   so is one of the mover's pieces that took no part, lifted before the mover's piece
   rested, where the other side can capture it (its victim first, at a very fast pace);
-- a piece placed elsewhere while the other side's hand is out, once the mover's piece is
-  released, is the other side's (a *release*): the move before is committed first;
-- a piece placed where a sliding piece just rested under the pass time, while the other
+- a piece placed elsewhere while the other side's hand is out is the other side's, and
+  releases the mover's piece where it stands whatever its rest (a *release*; "The other
+  side's move is a release"): the move before is committed first;
+- the mover's piece, rested the pass time while the other side's hand was out, then lifted
+  again: let go there (released means rested) and lifted for the mover's next move (a
+  *release* too), unless what follows says the slide only paused;
+- a piece placed where a sliding piece last stood under the pass time, while the other
   side holds a piece that can capture there, is that capture (the slide had *stood* there).
 
 Readings that only what follows can confirm are taken as choices (see :mod:`.rereading`).
@@ -82,7 +86,8 @@ class Hands:
                     and self._choose_reading("release", t, sq)
                 ):
                     # It rested the pass time while the other side's hand was out: let go
-                    # there; lifted again, it starts the mover's next move.
+                    # there (released means rested), and lifted again it starts the mover's
+                    # next move.
                     return self._commit(found, t), False
             elif theirs and not found.touched & bit(sq):
                 return [], True  # the other side reached out before the piece was let go

@@ -10,8 +10,10 @@ tells which was meant (board-script.md, "Rulings for fast and messy hands"):
 - ``snatch``: the piece that just landed and rested, lifted where the other side can
   capture it: the other side taking its victim first (the move is committed), or the
   mover's hand going on (a slide that paused);
-- ``release``: the piece resting the pass time while the other side has lifted one of its
-  own: released (the move is committed), or only pausing;
+- ``release``: the other side's piece set down elsewhere while the mover's piece stands
+  (its move, releasing the mover's), or the mover's piece lifted again after resting the
+  pass time while the other side's hand was out (let go there, lifted for the mover's next
+  move): the move is committed; or only a piece put down, a slide that paused;
 - ``reach`` / ``touch``: one of the other side's pieces lifted while a move is under way:
   the other side reaching out for its next move (while the mover's piece moves), or the
   mover taking it (its victim; while the mover's piece is held);
@@ -22,10 +24,17 @@ tells which was meant (board-script.md, "Rulings for fast and messy hands"):
 The tracker takes the likelier reading at once (:meth:`Rereading._choose_reading`) and
 keeps the state just before it. If the board later makes no sense, it goes back to the
 latest such choice, takes the other reading, and plays every event since again with the
-same rulings (:meth:`Rereading._choose_again`); the first reading that ends in sync is
+same rulings (:meth:`Rereading._chosen_again`); the first reading that ends in sync is
 kept. Moves it commits are announced then; a move it no longer commits is *replaced*
 (``move`` with ``replaces``, as a rook move that became castling). The choices are
 forgotten once the board has been still and in sync.
+
+**Left alone, the board is judged.** A board still for the settle time that only a piece in
+the hand explains (or a move done that leaves the other side's pieces lifted) is read again
+all the same (:meth:`Rereading._read_whole`), and a reading that reads every piece
+standing as moves made is taken: a rook set down one square short of its capture and then
+taken back there is two captures, not a rook move and a king in the hand. So is a choice
+read the other way at the pass time after a move committed early.
 
 **More than one move in the hands of one.** Some moves were never shown done in a way
 that could be judged at the time: a capture faster than the switches (the victim swept

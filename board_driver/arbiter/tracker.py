@@ -16,15 +16,19 @@ been still for ``settle_ms`` it judges:
 
 It judges earlier when an event can only belong to the next move: the board shows a
 complete move whose piece has rested the pass time (released) and the other side lifts a
-piece (its own, or the one just landed where it can capture it), or a button is pressed (a
-claim, a resignation or an offer comes after the move the board shows). At a player's pace
+piece (its own, or the one just landed where it can capture it); the other side sets a
+piece down elsewhere while the mover's piece stands (its move is a release, whatever the
+rest); or a button is pressed (the board as it stands is judged first). Left alone, a still
+board that only a piece in the hand would explain is read again, and a reading that reads
+every piece standing as moves made is taken. At a player's pace
 the other side's hand is often out already; each lift and place is read for the move it
 can belong to (:mod:`.hands`), and a board that stops making sense is read again
 (:mod:`.rereading`). A committed move can still grow by the same side before the other
 side lifts anything (:mod:`.amendments`). Take-backs go one move at a time, as soon as the
 pieces set back have rested the pass time (:mod:`.takebacks`). An illegal position ends
-only when the board matches the last position again or shows a legal move from it; its
-``illegal`` event says why, once (:mod:`.words`). The game events it announces are listed
+only when the board matches the last position again or shows a legal move from it, one
+whose pieces a hand moved since (putting pieces back is not moving); its ``illegal`` event
+says why, once (:mod:`.words`). The game events it announces are listed
 in :mod:`.game_events`.
 
 The tracker's parts: :mod:`.reading` (one move read from the hands), :mod:`.hands`,
@@ -295,14 +299,15 @@ class Tracker(Amendments, Controls, Hands, Lights, NewGameSetup, OtherSide, Rere
     def _on_the_way(self, *, sliding: bool = False, still: bool = False) -> bool:
         """Is the board in a state on the way to a legal move (allowed by touch-move)?
         ``sliding``: the board is not still yet (a slider may stand on its path);
-        ``still``: it has been still for the settle time, and the other side's pieces
-        lifted meanwhile no longer wait for the move to end: one move on its way must
-        explain every square (board-script.md, "Left alone, the board is judged")."""
+        ``still``: it has been still for the settle time: the other side's hand may hold
+        one piece of its own (the start of its next move), no more (board-script.md, "Left
+        alone, the board is judged")."""
         reading, mode = self._reading, self.options.touch_move
         if reading.on_the_way(self.board, mode, sliding=sliding):
             return True
-        shown = self.board | reading.others_off
-        if not still and reading.others_off and reading.on_the_way(shown, mode, sliding=sliding):
+        others = reading.others_off
+        held = not still or not (others & (others - 1) or others & reading.own)
+        if others and held and reading.on_the_way(self.board | others, mode, sliding=sliding):
             return True
         if self._castling_on_the_way():
             return True

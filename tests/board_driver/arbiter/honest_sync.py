@@ -1,10 +1,13 @@
 """Is a replay's ``in_sync`` honest? (board-script.md, "Left alone, the board is judged")
 
 ``in_sync`` is true only while the pieces sensed are the game's position, or a move still
-being made explains the difference. Both sides of that are worked out here without the
-tracker: the pieces sensed from the script itself (its lifts and places, or its last raw
-scan: the matrix reads the last scan for good), and what a move in progress may look like
-from python-chess's legal moves.
+being made explains the difference: one move of the side to move on its way, and at most
+one piece of the other side in the hand besides (the start of its next move, lifted while
+that move was made: "A lift of the other side's piece during the slide is the other
+side's"). Both sides of that are worked out here without the tracker: the pieces sensed
+from the script itself (its lifts and places, or its last raw scan: the matrix reads the
+last scan for good), and what a move in progress may look like from python-chess's legal
+moves.
 
 >>> from board_driver.boardscript.script import parse_script
 >>> script = parse_script("lift e2\\nplace e4\\nlift g8\\n")
@@ -73,12 +76,17 @@ def _on_its_way(board: chess.Board, move: chess.Move, sensed: int) -> bool:
 
 def unexplained(sensed: int, fen: str) -> str | None:
     """None if ``sensed`` is the position of ``fen``, or that position with one legal move
-    on its way; else what the board shows that nothing explains."""
+    on its way (and perhaps one piece of the other side lifted); else what the board shows
+    that nothing explains."""
     board = chess.Board(fen)
     occupied = int(board.occupied)
     if sensed == occupied:
         return None
-    if any(_on_its_way(board, move, sensed) for move in board.legal_moves):
+    theirs = int(board.occupied_co[not board.turn])
+    reaching = [0] + [chess.BB_SQUARES[sq] for sq in chess.SquareSet(theirs & ~sensed)]
+    if any(
+        _on_its_way(board, move, sensed | other) for other in reaching for move in board.legal_moves
+    ):
         return None
     return (
         f"the board shows {_squares(sensed & ~occupied) or 'nothing'} filled, "
