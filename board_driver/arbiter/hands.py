@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from board_driver.arbiter.footprint import Footprint, bit
 from board_driver.arbiter.game_events import Event
+from board_driver.arbiter.rereading import EARLY
 from board_driver.squares import square_name, squares_of
 from rules import PAWN
 
@@ -120,7 +121,7 @@ class Hands:
 
     def _committed_early(self) -> bool:
         """Was a move committed early by inference, that what follows may overturn?"""
-        return any(choice.kind in ("snatch", "release") for choice in self._choices)
+        return any(choice.kind in EARLY for choice in self._choices)
 
     def _snatchable(self, found: Footprint, sq: int) -> bool:
         """Is a lift of ``sq``, where ``found`` just landed and rested, the other side

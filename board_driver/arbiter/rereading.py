@@ -61,11 +61,15 @@ from typing import Any
 
 from board_driver.arbiter.footprint import Footprint, bit
 from board_driver.arbiter.game_events import Event
-from board_driver.events import Lift
+from board_driver.events import Lift, Place
 
 _Snapshot = tuple[dict[str, Any], list[int], list[Any], list[Any]]
 #: How many choices are kept to go back to (the latest ones).
 MAX_CHOICES = 8
+#: The readings that commit a move early, before the board is still.
+EARLY = ("snatch", "release")
+#: How many events after a move committed early it is read again at the pass time.
+RECENT_EVENTS = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,28 +86,65 @@ class Choice:
 class Rereading:
     """The hands since the last position, read again as several moves (a Tracker part)."""
 
-    def _read_whole(self, t: int) -> list[Event] | None:
+    def _read_early_commit_again(self, t: int, *, recent: bool = False) -> list[Event] | None:
+        """While only a piece in the hand explains the board, after a move committed early
+        by a snatch whose square stayed empty while a piece was set down elsewhere (no
+        capture landed there): that latest choice read the other way, taken if it reads
+        every piece standing as moves made. Once for the same events; ``recent``: only if
+        the choice was taken a few events ago (at the pass time, before the board is still:
+        a quick look; the settle time reads it again with all that followed)."""
+        early, tried = self._latest_early(), self._early_tried
+        if early is None or early.kind != "snatch" or self.board >> early.square & 1:
+            return None
+        if not any(type(event) is Place for event in self._log[early.index + 1 :]):
+            return None
+        if tried is not None and tried[0] is early and tried[1] == self._seen:
+            return None
+        if recent and self._seen - early.index > RECENT_EVENTS:
+            return None
+        self._early_tried = (early, self._seen)
+        return self._read_again(t, choices_only=True, whole=True, choices=[early])
+
+    def _latest_early(self) -> Choice | None:
+        return next((c for c in reversed(self._choices) if c.kind in EARLY), None)
+
+    def _read_whole(self, t: int, *, on_the_way: bool = False) -> list[Event] | None:
         """Left alone, the board is judged: a board still for the settle time that only a
         piece in the hand explains is read again, and a reading that reads every piece
         standing as moves made is taken (board-script.md, "Left alone, the board is
-        judged"). Its events, or None (and nothing changed)."""
-        return self._read_again(t, whole=True)
+        judged"): with a piece in the hand (``on_the_way``), the latest move committed
+        early read the other way; with the other side's hand out after a move done, this
+        move's hands as a capture no switch saw and what followed it. Its events, or None
+        (and nothing changed)."""
+        if on_the_way:
+            return self._read_early_commit_again(t)
+        return self._read_again(t, whole=True, choices=[], unseen_only=True)
 
     def _read_again(
-        self, t: int, *, choices_only: bool = False, whole: bool = False
+        self,
+        t: int,
+        *,
+        choices_only: bool = False,
+        whole: bool = False,
+        choices: list[Choice] | None = None,
+        unseen_only: bool = False,
     ) -> list[Event] | None:
         """The board makes no sense: read the hands again (each choice the other way, then
         this move's hands as several moves). The events of the first reading that leaves
         the board showing a position or a move done, else (unless ``whole``) of the first
-        that leaves a move on its way; None if none ends in sync (and nothing changed)."""
+        that leaves a move on its way; None if none ends in sync (and nothing changed).
+        ``choices``: these only, not every choice kept; ``unseen_only``: of this move's
+        hands read as several moves, only those with a capture no switch saw."""
         if self._rereading:
             return None
         current = self._snapshot()
         best: tuple[list[Event], _Snapshot] | None = None
         # The choices taken on the way first (the latest first): each was a doubt already.
-        attempts = [(self._chosen_again, choice) for choice in reversed(self._choices)]
+        if choices is None:
+            choices = self._choices
+        attempts = [(self._chosen_again, choice) for choice in reversed(choices)]
         if not choices_only:
-            attempts += self._turn_readings()
+            attempts += self._turn_readings(unseen_only=unseen_only)
         for attempt, argument in attempts:
             out = attempt(t, argument)
             if out is None:
@@ -150,12 +191,17 @@ class Rereading:
             self._standing = False
         return []
 
-    def _turn_readings(self) -> list[tuple[Any, Any]]:
+    def _turn_readings(self, *, unseen_only: bool = False) -> list[tuple[Any, Any]]:
         """This move's hands read as several moves: at each earlier moment (latest first),
-        a move the board showed done then (or a take-back it showed)."""
+        a move the board showed done then (or a take-back it showed); ``unseen_only``: only
+        captures whose victim no switch had seen leave by then."""
         reading = self._reading
         history = reading.history
         boards = reading.boards()
+        if unseen_only:
+            lifted = [0]  # the squares lifted before each moment
+            for _, up, sq in history:
+                lifted.append(lifted[-1] | bit(sq) if up else lifted[-1])
         theirs = self._committed & ~reading.own
         back = self._occupancies[-2] if self.options.takeback and self.game.moves else None
         attempts: list[tuple[Any, Any]] = []
@@ -168,6 +214,8 @@ class Rereading:
             # The other side's pieces off the board then may be its next move's.
             others = reading.start_board & theirs & ~board
             for fp in reading.footprints:
+                if unseen_only and (fp.target is None or lifted[index] & bit(fp.target)):
+                    continue
                 if not (fp.after ^ board) & ~(others & ~fp.lifts):
                     at = latest.get(fp)
                     if at is not None and not any(
@@ -177,7 +225,7 @@ class Rereading:
                         continue
                     latest[fp] = len(attempts)
                     attempts.append((self._trial, (index, fp)))
-            if board == back and self._other_side is None:
+            if board == back and self._other_side is None and not unseen_only:
                 attempts.append((self._trial, (index, None)))
         return attempts
 

@@ -130,6 +130,8 @@ class Tracker(Amendments, Controls, Hands, Lights, NewGameSetup, OtherSide, Rere
         self._seen = 0
         self._choices: list[Choice] = []
         self._forced: tuple[str, int, int] | None = None
+        # The latest move committed early, read the other way: (its choice, events seen).
+        self._early_tried: tuple[Choice, int] | None = None
         self._rereading = ""  # "choice" or "turn" while the hands are read again
         self._recording = True
         self._quickly = False  # judging before the board is still (see _judge_quickly)
@@ -291,6 +293,7 @@ class Tracker(Amendments, Controls, Hands, Lights, NewGameSetup, OtherSide, Rere
         if (
             found is not None
             and self._out_of_sync
+            and self._rereading != "turn"  # the hands read afresh, as several moves
             and not reading.moved_since(self._out_since, found.touched)
         ):
             return None  # putting right is not moving: none of its pieces moved since
@@ -351,7 +354,7 @@ class Tracker(Amendments, Controls, Hands, Lights, NewGameSetup, OtherSide, Rere
         if taken_back is not None:
             return taken_back
         if self._on_the_way(still=True):
-            return self._read_whole(t) or []
+            return self._read_whole(t, on_the_way=True) or []
         if violating is None and not self._rereading:
             explained = self._read_again(t)
             if explained is not None:
@@ -376,9 +379,7 @@ class Tracker(Amendments, Controls, Hands, Lights, NewGameSetup, OtherSide, Rere
             if self._on_the_way(sliding=True):
                 # A move committed early whose reading leaves only a piece in the hand
                 # to explain the board: the choice the other way may read every piece.
-                if not self._committed_early():
-                    return []
-                return self._read_again(t, choices_only=True, whole=True) or []
+                return self._read_early_commit_again(t, recent=True) or []
             # The board makes no sense while the other side's hand is out, or after a
             # reading chosen on the way: what followed may say how the hands went.
             return self._read_again(t, choices_only=not self._reading.others_off) or []
