@@ -68,8 +68,9 @@ _Snapshot = tuple[dict[str, Any], list[int], list[Any], list[Any]]
 MAX_CHOICES = 8
 #: The readings that commit a move early, before the board is still.
 EARLY = ("snatch", "release")
-#: How many events after a move committed early it is read again at the pass time.
-RECENT_EVENTS = 3
+#: How many events after a move committed early it is read again: at the pass time, and
+#: once the board is still.
+RECENT_EVENTS, LATER_EVENTS = 3, 12
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,19 +91,23 @@ class Rereading:
         """While only a piece in the hand explains the board, after a move committed early
         by a snatch whose square stayed empty while a piece was set down elsewhere (no
         capture landed there): that latest choice read the other way, taken if it reads
-        every piece standing as moves made. Once for the same events; ``recent``: only if
-        the choice was taken a few events ago (at the pass time, before the board is still:
-        a quick look; the settle time reads it again with all that followed)."""
-        early, tried = self._latest_early(), self._early_tried
-        if early is None or early.kind != "snatch" or self.board >> early.square & 1:
+        every piece standing as moves made, once for the same events. Only a few events
+        after the choice (``recent``: fewer, at the pass time, before the board is still: a
+        quick look; the settle time reads it again with what followed)."""
+        early = self._latest_early()
+        if early is None or early.kind != "snatch":
             return None
-        if not any(type(event) is Place for event in self._log[early.index + 1 :]):
+        if self._seen - early.index > (RECENT_EVENTS if recent else LATER_EVENTS):
             return None
-        if tried is not None and tried[0] is early and tried[1] == self._seen:
+        places = [event.square for event in self._log[early.index + 1 :] if type(event) is Place]
+        if not places or early.square in places:
+            return None  # nothing set down since, or a capture landed there
+        # Kept by what names it, not the choice itself: a snapshot holding an older
+        # choice would keep every state before it alive.
+        tried = (early.t, early.square, self._seen)
+        if tried == self._early_tried:
             return None
-        if recent and self._seen - early.index > RECENT_EVENTS:
-            return None
-        self._early_tried = (early, self._seen)
+        self._early_tried = tried
         return self._read_again(t, choices_only=True, whole=True, choices=[early])
 
     def _latest_early(self) -> Choice | None:
@@ -137,14 +142,16 @@ class Rereading:
         hands read as several moves, only those with a capture no switch saw."""
         if self._rereading:
             return None
-        current = self._snapshot()
-        best: tuple[list[Event], _Snapshot] | None = None
         # The choices taken on the way first (the latest first): each was a doubt already.
         if choices is None:
             choices = self._choices
         attempts = [(self._chosen_again, choice) for choice in reversed(choices)]
         if not choices_only:
             attempts += self._turn_readings(unseen_only=unseen_only)
+        if not attempts:
+            return None
+        current = self._snapshot()
+        best: tuple[list[Event], _Snapshot] | None = None
         for attempt, argument in attempts:
             out = attempt(t, argument)
             if out is None:

@@ -130,8 +130,9 @@ class Tracker(Amendments, Controls, Hands, Lights, NewGameSetup, OtherSide, Rere
         self._seen = 0
         self._choices: list[Choice] = []
         self._forced: tuple[str, int, int] | None = None
-        # The latest move committed early, read the other way: (its choice, events seen).
-        self._early_tried: tuple[Choice, int] | None = None
+        # The latest move committed early read the other way: its choice's time and
+        # square, and the events seen then.
+        self._early_tried: tuple[int, int, int] | None = None
         self._rereading = ""  # "choice" or "turn" while the hands are read again
         self._recording = True
         self._quickly = False  # judging before the board is still (see _judge_quickly)
@@ -299,6 +300,12 @@ class Tracker(Amendments, Controls, Hands, Lights, NewGameSetup, OtherSide, Rere
             return None  # putting right is not moving: none of its pieces moved since
         return found
 
+    def _mover_first(self, found: Footprint) -> bool:
+        """Is ``found`` a capture whose victim was lifted after the capturing piece?"""
+        lifted = self._reading.lift_t
+        target = found.target
+        return target is not None and lifted.get(target, -1) > lifted[found.move.from_square]
+
     def _on_the_way(self, *, sliding: bool = False, still: bool = False) -> bool:
         """Is the board in a state on the way to a legal move (allowed by touch-move)?
         ``sliding``: the board is not still yet (a slider may stand on its path);
@@ -341,9 +348,11 @@ class Tracker(Amendments, Controls, Hands, Lights, NewGameSetup, OtherSide, Rere
             if self._acceptable(found.move):
                 if found.after == self.board:
                     return self._commit(found, t)
-                # The other side's hand is out: read it all first; and what its lifts
-                # leave, the next move's hands, is judged in turn.
-                out = self._read_whole(t) or self._commit(found, t)
+                # The other side's hand is out: read it all first (a capture taken mover
+                # first may have been made unseen before, its "victim" lifted by the other
+                # side taking it back); and what its lifts leave, the next move's hands, is
+                # judged in turn.
+                out = (self._mover_first(found) and self._read_whole(t)) or self._commit(found, t)
                 if self._playing() and self.board != self._committed:
                     out += self._judge_still(t)
                 return out
