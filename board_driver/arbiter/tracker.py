@@ -18,18 +18,19 @@ It judges earlier when an event can only belong to the next move: the board show
 complete move whose piece has rested the pass time (released) and the other side lifts a
 piece (its own, or the one just landed where it can capture it); the other side sets a
 piece down elsewhere while the mover's piece stands (its move is a release, whatever the
-rest); or a button is pressed (the board as it stands is judged first). Left alone, a still
-board that only a piece in the hand would explain is read again, and a reading that reads
-every piece standing as moves made is taken. At a player's pace
+rest); or a button is pressed (the board as it stands is judged first). At a player's pace
 the other side's hand is often out already; each lift and place is read for the move it
 can belong to (:mod:`.hands`), and a board that stops making sense is read again
-(:mod:`.rereading`). A committed move can still grow by the same side before the other
-side lifts anything (:mod:`.amendments`). Take-backs go one move at a time, as soon as the
-pieces set back have rested the pass time (:mod:`.takebacks`). An illegal position ends
-only when the board matches the last position again or shows a legal move from it, one
-whose pieces a hand moved since (putting pieces back is not moving); its ``illegal`` event
-says why, once (:mod:`.words`). The game events it announces are listed
-in :mod:`.game_events`.
+(:mod:`.rereading`); so is, left alone, a still board that only a piece in the hand would
+explain, if another reading reads every piece standing as moves made. A committed move
+can still grow by the same side before the other side lifts anything (:mod:`.amendments`).
+Take-backs go one move at a time, as soon as the pieces set back have rested the pass time
+(:mod:`.takebacks`). An illegal position ends only when the board matches the last
+position again or shows a legal move from it, one whose pieces a hand moved since (putting
+pieces back is not moving); its ``illegal`` event says why, once (:mod:`.words`). The
+board is in sync only while one move on its way explains what it shows besides the
+position (the other side's hand may hold one piece of its own). The game events it
+announces are listed in :mod:`.game_events`.
 
 The tracker's parts: :mod:`.reading` (one move read from the hands), :mod:`.hands`,
 :mod:`.rereading`, :mod:`.amendments` (castling rook first, a late promotion choice),
@@ -304,7 +305,8 @@ class Tracker(Amendments, Controls, Hands, Lights, NewGameSetup, OtherSide, Rere
         """Is ``found`` a capture whose victim was lifted after the capturing piece?"""
         lifted = self._reading.lift_t
         target = found.target
-        return target is not None and lifted.get(target, -1) > lifted[found.move.from_square]
+        after = lifted.get(found.move.from_square)
+        return target is not None and after is not None and lifted.get(target, -1) > after
 
     def _on_the_way(self, *, sliding: bool = False, still: bool = False) -> bool:
         """Is the board in a state on the way to a legal move (allowed by touch-move)?
