@@ -26,8 +26,8 @@ explain, if another reading reads every piece standing as moves made. A committe
 can still grow by the same side before the other side lifts anything (:mod:`.amendments`).
 Take-backs go one move at a time, as soon as the pieces set back have rested the pass time
 (:mod:`.takebacks`). An illegal position ends only when the board matches the last
-position again or shows a legal move from it, one whose pieces a hand moved since (putting
-pieces back is not moving); its ``illegal`` event says why, once (:mod:`.words`). The
+position again or shows a legal move from it, not one it came to show by pieces put back
+(putting right is not moving); its ``illegal`` event says why, once (:mod:`.words`). The
 board is in sync only while one move on its way explains what it shows besides the
 position (the other side's hand may hold one piece of its own). The game events it
 announces are listed in :mod:`.game_events`.
@@ -287,16 +287,17 @@ class Tracker(Amendments, Controls, Hands, Lights, NewGameSetup, OtherSide, Rere
     def _complete(self) -> Footprint | None:
         """The one legal move the board shows done, if any (the other side's pieces lifted
         while its piece moved are the next move's, unless it captured them). Out of sync,
-        only a move whose pieces a hand moved since, other than putting them right: the
-        steps of putting pieces back are not moves, even where the board then looks like
-        one (board-script.md, "An illegal state ends")."""
+        not a move the board came to show by putting pieces right (none of its pieces
+        moved since, other than put right): the steps of putting pieces back are not
+        moves, even where the board then looks like one (board-script.md, "An illegal
+        state ends")."""
         reading = self._reading
         found = reading.complete(self.board, self._choice, reading.others_off)
         if (
             found is not None
             and self._out_of_sync
             and self._rereading != "turn"  # the hands read afresh, as several moves
-            and not reading.moved_since(self._out_since, found.touched)
+            and reading.only_put_right_since(self._out_since, found.touched)
         ):
             return None  # putting right is not moving: none of its pieces moved since
         return found
