@@ -23,7 +23,8 @@ def _strace_calls(machine, scans: int) -> dict[str, int]:
     for line in table.splitlines():
         fields = line.split()
         # % time, seconds, usecs/call, calls, [errors,] syscall
-        if len(fields) >= 5 and re.fullmatch(r"\d+", fields[3]) and fields[-1].isidentifier():
+        if (len(fields) >= 5 and re.fullmatch(r"\d+", fields[3]) and fields[-1].isidentifier()
+                and fields[-1] != "total"):  # fmt: skip
             calls[fields[-1]] = int(fields[3])
     return calls
 

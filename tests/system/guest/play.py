@@ -20,7 +20,7 @@ import sys
 import time
 from pathlib import Path
 
-from board_driver.boardscript.script import parse_script
+from board_driver.boardscript.script import ScriptReader
 from board_driver.events import Button, Lift, Place
 from board_driver.physical.pinmap import DEFAULT_BUTTON_PINS
 from board_driver.squares import square_name
@@ -62,8 +62,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--state", type=Path, default=Path("/run/boardsim/state.json"))
     parser.add_argument("--press-ms", type=int, default=200, help="how long a button is held")
     args = parser.parse_args(argv)
-    script = parse_script(args.script.read_text(), str(args.script))
     board = Board(args.state)
+    # Read against the pieces standing now: a script may go on with a game on the board.
+    reader = ScriptReader(str(args.script))
+    reader.set_standing(board.pieces)
+    for line in args.script.read_text().splitlines():
+        reader.feed(line)
+    script = reader.script
     started = time.monotonic()
     played = []
     for item in script.items:
