@@ -47,3 +47,16 @@ def test_every_frame_of_a_game_reaches_the_strip_in_its_order(machine, installed
         assert strip["frequency"] == 6_400_000
         assert strip["high_ns"] == [312.5, 625.0]  # a 0 and a 1, within the WS2812B's ranges
         assert min(strip["reset_us"]) >= 50
+
+
+def test_the_real_spi_bus_is_asked_for_and_its_absence_said_plainly(machine, installed):
+    """Blinka's own ``board.SPI()``, unreplaced: the machine has no SPI controller, as a Pi
+    whose SPI is off has none, and opening the LEDs says what to do."""
+    opened = machine.run(steps.VENV_PYTHON, "-c",
+                         "from board_driver.physical.leds import open_leds; "
+                         "open_leds('neopixel_spi')", env=PI_4, timeout=120)  # fmt: skip
+    assert opened.rc == 1, opened.describe()
+    last = opened.stderr.strip().splitlines()[-1]
+    assert "cannot open the SPI bus for the LEDs" in last, last
+    assert "enable SPI" in last and "'spi' group" in last, last
+    print(f"without SPI: {last}")
