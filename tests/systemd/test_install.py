@@ -301,3 +301,12 @@ def test_the_prefix_is_documented_where_builders_read(tmp_path):
     listed = re.findall(r"skipped \(prefix\): (\S+)", install(tmp_path).stdout)
     for tool in re.findall(r"`(apt-get|useradd|systemctl|udevadm|raspi-config)`", steps):
         assert tool in listed, tool
+
+def test_lgpio_makes_its_pipes_in_the_state_directory_not_in_the_read_only_root():
+    """rpi-lgpio (RPi.GPIO on a Pi 5) makes FIFOs in lgpio's working directory, the current
+    one (/) by default, which ProtectSystem=strict makes read-only: the rpigpio backend then
+    failed to start (found in tests/system, test_matrix.py)."""
+    s = unit_settings(UNIT.read_text())
+    assert "ProtectSystem" in s and s["ProtectSystem"] == ["strict"]
+    assert "LG_WD=%S/magboard" in s["Environment"]
+    assert s["StateDirectory"] == ["magboard"]  # %S/magboard is the service's own
