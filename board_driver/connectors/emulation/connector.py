@@ -32,6 +32,9 @@ RESYNC_EVENTS = ("move", "promotion_amended", "takeback", "new_game", "restored"
 
 
 class Transport(Protocol):
+    """Carries bytes both ways. A transport with ``per_message = True`` (Bluetooth LE) is
+    given one protocol message per :meth:`write`, as the session splits them."""
+
     def start(
         self, on_data: Callable[[bytes], None], on_link: Callable[[bool, str], None]
     ) -> None: ...
@@ -53,6 +56,8 @@ class Session(Protocol):
     def tick(self, now_ms: int) -> bytes: ...
 
     def close(self) -> None: ...
+
+    def split(self, data: bytes) -> list[bytes]: ...
 
 
 SessionFactory = Callable[..., Session]
@@ -245,8 +250,13 @@ class Emulation:
         self._schedule()
 
     def _send(self, data: bytes) -> None:
-        if data:
-            self._record("out", data.hex())
+        if not data:
+            return
+        self._record("out", data.hex())
+        if getattr(self.transport, "per_message", False):
+            for one in self.session.split(data):
+                self.transport.write(one)
+        else:
             self.transport.write(data)
 
     def _link(self, up: bool, reason: str) -> None:
