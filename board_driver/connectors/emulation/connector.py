@@ -295,21 +295,43 @@ def _lit_squares(frame: Frame) -> str:
 
 
 async def start_emulation(door: Any, section: Any) -> Emulation:
-    """Start the ``[emulation]`` section's protocol on its device."""
-    from board_driver.connectors.emulation.chesslink import ChessLinkSession
-    from board_driver.connectors.emulation.dgt import DgtSession
-    from board_driver.connectors.emulation.serial_port import BAUDRATES, SerialTransport
+    """Start the ``[emulation]`` section's protocol on its transport."""
     from board_driver.frame import COLOUR_NAMES
 
-    sessions = {"dgt": DgtSession, "chesslink": ChessLinkSession}
     letter = {name: letter for letter, name in COLOUR_NAMES.items()}[section.colour]
-    transport = SerialTransport(section.device, BAUDRATES[section.protocol])
+    transport: Transport
+    if section.transport == "ble":
+        from board_driver.connectors.emulation.ble import BleTransport
+        from board_driver.connectors.emulation.gatt import PROFILES
+
+        transport = BleTransport(PROFILES[section.protocol], section.name, adapter=section.adapter)
+        where = f"Bluetooth LE as {transport.name!r}"
+    else:
+        from board_driver.connectors.emulation.serial_port import BAUDRATES, SerialTransport
+
+        transport = SerialTransport(section.device, BAUDRATES[section.protocol])
+        where = section.device
     emulation = Emulation(
         door,
-        sessions[section.protocol],
+        session_class(section.protocol),
         transport,
         colour=letter,
         trace=section.trace or None,
     )
-    log.info("emulation: %s on %s", section.protocol, section.device)
+    log.info("emulation: %s on %s", section.protocol, where)
     return await emulation.start()
+
+
+def session_class(protocol: str) -> SessionFactory:
+    """The session of ``protocol``: ``"dgt"``, ``"chesslink"`` or ``"pegasus"``."""
+    if protocol == "dgt":
+        from board_driver.connectors.emulation.dgt import DgtSession
+
+        return DgtSession
+    if protocol == "pegasus":
+        from board_driver.connectors.emulation.pegasus import PegasusSession
+
+        return PegasusSession
+    from board_driver.connectors.emulation.chesslink import ChessLinkSession
+
+    return ChessLinkSession
