@@ -1,0 +1,179 @@
+"""Phones on the board over Bluetooth LE, through the real BlueZ on a virtual radio.
+
+In the machine, BlueZ's ``btvirt`` makes two LE controllers on the kernel's virtual HCI
+driver, which see each other over an emulated radio; the real ``bluetoothd`` runs them
+(``guest/boot/bluetooth.sh``). The installed service advertises the board on hci0, as a
+DGT Pegasus or a Millennium board; ``guest/ble_game.py``, a phone's app written on a real
+BLE client library (``bleak``), scans on hci1, connects, subscribes and plays a whole game
+of ``selfplay.pgn`` into the board (through the page's simulator API), reading the board
+after every move, lighting squares with the protocol's LED commands, and disconnecting in
+the middle of the game and coming back.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+
+import chess
+import chess.pgn
+import pytest
+
+from tests.conftest import SHARED_DATA
+
+CLONE = "/root/magboard"
+CONFIG = "/etc/magboard/config.toml"
+CLIENT = "/opt/ble-client/bin/python"
+TOKEN = "bluetooth-system-test"
+BOARD_CONFIG = """\
+[sensing]
+backend = "sim"
+
+[leds]
+backend = "sim"
+
+[game]
+touch_move = "off"
+
+[store]
+path = "/var/lib/magboard/magboard.sqlite"
+
+[sim]
+state_file = "/var/lib/magboard/sim-board.json"
+
+[web]
+host = "127.0.0.1"
+port = 8080
+token = "{token}"
+
+[emulation]
+protocol = "{protocol}"
+transport = "ble"
+adapter = "hci0"
+"""
+#: Whole games of selfplay.pgn (index): castling, captures, a promotion in each.
+GAMES = {"pegasus": 69, "chesslink": 73}
+
+
+def wait_for(check, timeout: float, what: str, every: float = 0.5):
+    deadline = time.monotonic() + timeout
+    while True:
+        value = check()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"waited {timeout:.0f} s for {what}; last: {value!r}")
+        time.sleep(every)
+
+
+def game_file(index: int) -> dict:
+    """The game's moves with the lifts and places that make them (a capture's victim
+    lifted first on even plies, the mover first on odd ones; castling king first)."""
+    with open(SHARED_DATA / "selfplay.pgn") as pgn:
+        for _ in range(index):
+            chess.pgn.skip_game(pgn)
+        game = chess.pgn.read_game(pgn)
+    assert game is not None
+    board, moves = game.board(), []
+    for ply, move in enumerate(game.mainline_moves()):
+        frm, to = chess.square_name(move.from_square), chess.square_name(move.to_square)
+        if board.is_castling(move):
+            rook_from, rook_to = {"g1": ("h1", "f1"), "c1": ("a1", "d1"),
+                                  "g8": ("h8", "f8"), "c8": ("a8", "d8")}[to]  # fmt: skip
+            steps = [["lift", frm], ["place", to], ["lift", rook_from], ["place", rook_to]]
+        elif board.is_en_passant(move):
+            victim = chess.square_name(move.to_square + (-8 if board.turn else 8))
+            steps = [["lift", frm], ["place", to], ["lift", victim]]
+        elif board.is_capture(move):
+            first = [["lift", to], ["lift", frm]] if ply % 2 == 0 else [["lift", frm], ["lift", to]]
+            steps = [*first, ["place", to]]
+        else:
+            steps = [["lift", frm], ["place", to]]
+        entry = {"uci": move.uci(), "san": board.san(move), "steps": steps}
+        if move.promotion and move.promotion != chess.QUEEN:
+            entry["choose"] = chess.piece_symbol(move.promotion)
+        board.push(move)
+        entry["fen"] = board.fen()
+        moves.append(entry)
+    return {"index": index, "moves": moves}
+
+
+@pytest.fixture(scope="module")
+def bluetooth(machine):
+    """Both controllers up under bluetoothd, magboard installed, the app's venv made; the
+    machine's config put back afterwards."""
+    listed = wait_for(
+        lambda: (
+            machine.run("bluetoothctl", "list", timeout=30).stdout.count("Controller") >= 2
+            and machine.run("bluetoothctl", "list", timeout=30).stdout
+        ),
+        60,
+        "bluetoothd to have both of btvirt's controllers",
+    )
+    if not machine.run("test", "-x", "/opt/magboard/bin/magboard").ok:
+        machine.sh(f"rm -rf {CLONE} && cp -a /srv/payload/repo {CLONE}", check=True)
+        machine.run("bash", f"{CLONE}/systemd/install.sh", check=True, timeout=900)
+    machine.run("python3", "-m", "venv", "/opt/ble-client", check=True, timeout=300)
+    machine.run("/opt/ble-client/bin/pip", "install", "--quiet", "bleak", "chess",
+                check=True, timeout=600)  # fmt: skip
+    before = machine.run("cat", CONFIG).stdout
+    yield listed
+    if before:
+        machine.write(CONFIG, before)
+    machine.run("systemctl", "restart", "magboard", timeout=60)
+
+
+def start_board(machine, protocol: str) -> None:
+    machine.write(CONFIG, BOARD_CONFIG.format(token=TOKEN, protocol=protocol))
+    state = "/var/lib/magboard"
+    machine.sh(f"rm -f {state}/sim-board.json {state}/magboard.sqlite*", check=True)
+    since = machine.run("date", "+%Y-%m-%d %H:%M:%S").stdout.strip()
+    machine.run("systemctl", "restart", "magboard", check=True, timeout=120)
+    wait_for(
+        lambda: (
+            "advertised as"
+            in machine.run(
+                "journalctl", "-u", "magboard", "--since", since, "--no-pager", timeout=30
+            ).stdout
+        ),
+        60,
+        f"the service to advertise the {protocol} board",
+    )
+
+
+def play_game(machine, protocol: str, *, disconnect_at: int) -> dict:
+    game = game_file(GAMES[protocol])
+    machine.write(f"/run/ble/{protocol}.json", json.dumps(game))
+    report = machine.python(
+        "ble_game.py", "--protocol", protocol, "--game", f"/run/ble/{protocol}.json",
+        "--token", TOKEN, "--adapter", "hci1", "--disconnect-at", str(disconnect_at),
+        python=CLIENT, timeout=1800,
+    )  # fmt: skip
+    report["game"] = game
+    return report
+
+
+def test_bluetoothd_runs_two_controllers_on_the_emulated_radio(bluetooth):
+    # btvirt's controllers; that they see each other the games below show.
+    assert bluetooth.count("Controller") == 2, bluetooth
+
+
+@pytest.mark.parametrize("protocol", ["pegasus", "chesslink"])
+def test_an_app_on_the_other_controller_plays_a_whole_game_through_bluetoothd(
+    machine, bluetooth, protocol
+):
+    start_board(machine, protocol)
+    report = play_game(machine, protocol, disconnect_at=20)
+    game = report["game"]
+    expected_name = {"pegasus": "DGT_PEGASUS_00001", "chesslink": "MILLENNIUM CHESS"}[protocol]
+    assert report["found"]["name"] == expected_name
+    assert not report["problems"], report["problems"]
+    assert report["moves"] == len(game["moves"])
+    sans = [m["san"] for m in game["moves"]]
+    assert report["stored"] == sans
+    assert report["led_checks"] and all("lit, out" in c for c in report["led_checks"])
+    assert report["reconnects"] == [{"after_ply": 22, "reading_matches": True, "stored": True}]
+    if protocol == "pegasus":
+        assert report["opening"]["version"].startswith("1.")
+    # Each notification within the connection's MTU (BlueZ would cut a longer one short).
+    assert report["largest_notification"] <= report["found"]["mtu"] - 3
