@@ -236,13 +236,17 @@ class App:
             ]
 
         device = await BleakScanner.find_device_by_filter(
-            wanted, timeout=timeout, adapter=self.adapter
+            wanted, timeout=timeout, bluez={"adapter": self.adapter}
         )
         if device is None:
             raise SystemExit(json.dumps({"problems": ["no board found by the scan"]}))
         self.found = {"name": device.name, "address": device.address}
-        self.client = BleakClient(device, adapter=self.adapter)
-        await self.client.connect(timeout=60)
+        self.client = BleakClient(device, timeout=60, bluez={"adapter": self.adapter})
+        await self.client.connect()
+        try:  # the MTU BlueZ negotiated (bleak asks for it only when told to)
+            await self.client._backend._acquire_mtu()
+        except Exception as exc:
+            self.found["mtu_problem"] = repr(exc)
         self.found["mtu"] = self.client.mtu_size
         self.view = PegasusView() if self.protocol == "pegasus" else ChessLinkView()
         await self.client.start_notify(self.notify_uuid, self._notified)

@@ -265,17 +265,7 @@ class StandInBlueZ:
 
     async def until(self, condition: Callable[[], bool], timeout: float = 10.0) -> bool:
         """Wait for ``condition`` (checked whenever something registers or changes)."""
-        deadline = asyncio.get_running_loop().time() + timeout
-        while not condition():
-            left = deadline - asyncio.get_running_loop().time()
-            if left <= 0:
-                return False
-            self.changed.clear()
-            try:
-                await asyncio.wait_for(self.changed.wait(), min(left, 0.05))
-            except TimeoutError:
-                pass
-        return True
+        return await _until(self.changed, condition, timeout)
 
     # ------------------------------------------------------------------ the board as seen
 
@@ -394,17 +384,24 @@ class Central:
                                      "a{sv}", [self.options("request")])  # fmt: skip
 
     async def until(self, condition: Callable[[], bool], timeout: float = 10.0) -> bool:
-        deadline = asyncio.get_running_loop().time() + timeout
-        while not condition():
-            left = deadline - asyncio.get_running_loop().time()
-            if left <= 0:
-                return False
-            self.arrived.clear()
-            try:
-                await asyncio.wait_for(self.arrived.wait(), min(left, 0.05))
-            except TimeoutError:
-                pass
-        return True
+        """Wait for ``condition`` (checked whenever a notification arrives)."""
+        return await _until(self.arrived, condition, timeout)
+
+
+async def _until(event: asyncio.Event, condition: Callable[[], bool], timeout: float) -> bool:
+    """True once ``condition`` holds, checked when ``event`` is set (and every 50 ms);
+    False after ``timeout`` seconds."""
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not condition():
+        left = deadline - asyncio.get_running_loop().time()
+        if left <= 0:
+            return False
+        event.clear()
+        try:
+            await asyncio.wait_for(event.wait(), min(left, 0.05))
+        except TimeoutError:
+            pass
+    return True
 
 
 def environment_problem() -> str | None:
