@@ -13,7 +13,9 @@ the middle of the game and coming back.
 from __future__ import annotations
 
 import json
+import os
 import time
+from pathlib import Path
 
 import chess
 import chess.pgn
@@ -53,6 +55,10 @@ adapter = "hci0"
 """
 #: Whole games of selfplay.pgn (index): castling, captures, a promotion in each.
 GAMES = {"pegasus": 69, "chesslink": 73}
+#: python-mchess's own protocol code, when it is checked out here (outside the repository:
+#: tests/board_driver/connectors/emulation/fixtures/README.md says how).
+MCHESS = Path(os.environ.get("MAGBOARD_EXT", "/work/ext")) / "python-mchess" / "mchess"
+MCHESS_FILES = ("chess_link.py", "chess_link_agent.py", "chess_link_protocol.py")
 
 
 def wait_for(check, timeout: float, what: str, every: float = 0.5):
@@ -141,12 +147,12 @@ def start_board(machine, protocol: str) -> None:
     )
 
 
-def play_game(machine, protocol: str, *, disconnect_at: int) -> dict:
+def play_game(machine, protocol: str, *, disconnect_at: int, extra: tuple = ()) -> dict:
     game = game_file(GAMES[protocol])
     machine.write(f"/run/ble/{protocol}.json", json.dumps(game))
     report = machine.python(
         "ble_game.py", "--protocol", protocol, "--game", f"/run/ble/{protocol}.json",
-        "--token", TOKEN, "--adapter", "hci1", "--disconnect-at", str(disconnect_at),
+        "--token", TOKEN, "--adapter", "hci1", "--disconnect-at", str(disconnect_at), *extra,
         python=CLIENT, timeout=1800,
     )  # fmt: skip
     report["game"] = game
@@ -177,3 +183,23 @@ def test_an_app_on_the_other_controller_plays_a_whole_game_through_bluetoothd(
         assert report["opening"]["version"].startswith("1.")
     # Each notification within the connection's MTU (BlueZ would cut a longer one short).
     assert report["largest_notification"] <= report["found"]["mtu"] - 3
+
+
+def test_python_mchess_own_driver_on_bleak_plays_a_whole_game_through_bluetoothd(
+    machine, bluetooth
+):
+    if not all((MCHESS / name).exists() for name in MCHESS_FILES):
+        pytest.skip(f"python-mchess is not checked out at {MCHESS}")
+    for name in MCHESS_FILES:
+        machine.write(f"/run/ble/mchess/{name}", (MCHESS / name).read_text())
+    start_board(machine, "chesslink")
+    report = play_game(
+        machine, "chesslink", disconnect_at=20, extra=("--mchess", "/run/ble/mchess")
+    )
+    game = report["game"]
+    assert report["found"]["name"] == "MILLENNIUM CHESS"
+    assert not report["problems"], report["problems"]
+    assert report["moves"] == len(game["moves"])
+    assert report["stored"] == [m["san"] for m in game["moves"]]
+    assert report["led_checks"] and all("lit, out" in c for c in report["led_checks"])
+    assert report["reconnects"] == [{"after_ply": 22, "reading_matches": True, "stored": True}]

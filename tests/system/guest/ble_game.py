@@ -26,7 +26,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
+import queue
 import sys
+import tempfile
+import threading
 import time
 import urllib.request
 from typing import Any, ClassVar
@@ -178,6 +182,61 @@ class ChessLinkView:
     OFF = b""  # set in main (X with its block check)
 
 
+class MchessView:
+    """python-mchess's own protocol code: its ``ChessLinkAgent`` (``chess_link_agent.py``,
+    ``chess_link.py``, ``chess_link_protocol.py`` of domschl/python-mchess, passed in, not
+    part of magboard) on our bleak transport (``chess_link_bleak.py``). Its view is the
+    position its driver reads (``raw_board_position``); it also recognises each move
+    itself among the legal moves it is given, as its agent does."""
+
+    def __init__(self, directory: str, address: str, adapter: str) -> None:
+        sys.path[:0] = [directory, os.path.dirname(os.path.abspath(__file__))]
+        os.environ["MCHESS_BLEAK_ADAPTER"] = adapter
+        os.chdir(tempfile.mkdtemp(prefix="mchess-"))
+        config = {"transport": "chess_link_bleak", "address": address, "autodetect": False,
+                  "orientation": True, "btle_iface": 0, "protocol_debug": False}  # fmt: skip
+        with open("chess_link_config.json", "w") as file:
+            json.dump(config, file)
+        self.fen = ""
+        self.moves: list[str] = []
+        self.events: queue.Queue = queue.Queue()
+        self.agent = None
+        self.transport = None
+
+    def start(self) -> None:
+        """Blocking (python-mchess connects in its constructor): run it in a thread."""
+        import chess_link_bleak
+        from chess_link_agent import ChessLinkAgent
+
+        self.agent = ChessLinkAgent(self.events, {"ply_vis_delay": 80, "max_plies_board": 3},
+                                    timeout=30)  # fmt: skip
+        self.transport = chess_link_bleak.LAST
+        threading.Thread(target=self._follow, daemon=True).start()
+
+    def _follow(self) -> None:
+        while True:
+            event = self.events.get()
+            if event.get("cmd") == "raw_board_position":
+                self.fen = event["fen"].split()[0]
+            elif event.get("cmd") == "move":
+                self.moves.append(event["uci"])
+
+    def ready(self) -> bool:
+        return bool(self.fen)
+
+    def board_fen(self) -> str:
+        return self.fen
+
+    def expect(self, board: chess.Board) -> None:
+        """The legal moves, handed to the driver as its agent's caller does."""
+        legal = {}
+        for move in board.legal_moves:
+            board.push(move)
+            legal[self.agent.cl_brd.short_fen(board.fen())] = move.uci()
+            board.pop()
+        self.agent.set_valid_moves(board, legal)
+
+
 def _a1(dgt_field: int) -> int:
     """DGT's field (a8 = 0) as a square a1 = 0."""
     return (7 - dgt_field // 8) * 8 + dgt_field % 8
@@ -218,9 +277,10 @@ class Api:
 
 
 class App:
-    def __init__(self, protocol: str, adapter: str) -> None:
+    def __init__(self, protocol: str, adapter: str, mchess: str = "") -> None:
         self.protocol = protocol
         self.adapter = adapter
+        self.mchess = mchess
         self.service, self.write_uuid, self.notify_uuid = SERVICES[protocol]
         self.client: BleakClient | None = None
         self.view: Any = None
@@ -241,6 +301,17 @@ class App:
         if device is None:
             raise SystemExit(json.dumps({"problems": ["no board found by the scan"]}))
         self.found = {"name": device.name, "address": device.address}
+        if self.mchess:
+            if self.view is None:
+                self.view = MchessView(self.mchess, device.address, self.adapter)
+                await asyncio.to_thread(self.view.start)
+            else:
+                await asyncio.to_thread(self.view.transport.come_back)
+                self.view.fen = ""
+                self.view.agent.cl_brd.get_position()  # what a reconnecting app asks
+            await until(self.view.ready, 60, "python-mchess's first position")
+            self.found["mtu"] = 23  # (bleak's own MTU is not python-mchess's business)
+            return
         self.client = BleakClient(device, timeout=60, bluez={"adapter": self.adapter})
         await self.client.connect()
         try:  # the MTU BlueZ negotiated (bleak asks for it only when told to)
@@ -264,7 +335,24 @@ class App:
         assert self.client is not None
         await self.client.write_gatt_char(self.write_uuid, data, response=True)
 
+    async def show(self, board: chess.Board, uci: str) -> None:
+        """The app shows a move with the board's LEDs."""
+        if self.mchess:
+            self.view.agent.visualize_variant(board, [uci], plies=1)
+            return
+        squares = [chess.parse_square(uci[:2]), chess.parse_square(uci[2:4])]
+        await self.send(self.view.lights(squares))
+
+    async def lights_off(self) -> None:
+        if self.mchess:
+            self.view.agent.cl_brd.set_led_off()
+            return
+        await self.send(self.view.OFF)
+
     async def disconnect(self) -> None:
+        if self.mchess and self.view is not None:
+            await asyncio.to_thread(self.view.transport.drop)
+            return
         if self.client is not None:
             await self.client.disconnect()
             self.client = None
@@ -334,18 +422,20 @@ async def play(args: argparse.Namespace) -> dict:
     with open(args.game) as file:
         game = json.load(file)
     api = Api(args.port, args.token)
-    app = App(args.protocol, args.adapter)
+    app = App(args.protocol, args.adapter, args.mchess)
     if args.protocol == "chesslink":
         ChessLinkView.OFF = ChessLinkView.command("X")
     started = time.monotonic()
     report: dict[str, Any] = {"protocol": args.protocol, "led_checks": [], "reconnects": []}
     await app.connect()
     report["found"] = dict(app.found)
-    report["opening"] = (
-        {"version": app.view.version, "trademark": app.view.trademark.splitlines()[:1]}
-        if args.protocol == "pegasus"
-        else {"answers": app.view.answers[:3]}
-    )
+    if args.mchess:
+        report["opening"] = {"python-mchess": app.view.fen}
+    elif args.protocol == "pegasus":
+        report["opening"] = {"version": app.view.version,
+                             "trademark": app.view.trademark.splitlines()[:1]}  # fmt: skip
+    else:
+        report["opening"] = {"answers": app.view.answers[:3]}
     player = Player(app, game)
     if not player.reading_matches(chess.STARTING_FEN):
         player.problems.append("the first reading is not the start position")
@@ -375,6 +465,8 @@ async def play(args: argparse.Namespace) -> dict:
                 player.board.push(chess.Move.from_uci(other["uci"]))  # the app catches up
             played += len(away)
             continue
+        if args.mchess:
+            app.view.expect(player.board.copy())
         await api.post("sim", {"steps": move["steps"]})
         if move.get("choose"):
             await api.post("choose", {"piece": move["choose"]})
@@ -385,6 +477,12 @@ async def play(args: argparse.Namespace) -> dict:
             await until(lambda f=move["fen"]: player.reading_matches(f), 20, "the position")
         except TimeoutError:
             player.problems.append(f"ply {index + 1} {move['san']}: the app reads otherwise")
+        if args.mchess:
+            try:
+                await until(lambda u=move["uci"]: u in app.view.moves, 10, "the move recognised")
+            except TimeoutError:
+                player.problems.append(f"ply {index + 1} {move['san']}: python-mchess "
+                                       f"recognised {app.view.moves[-1:]}")  # fmt: skip
         player.follow(move)
         if player.board.board_fen() != chess.Board(move["fen"]).board_fen():
             player.problems.append(f"ply {index + 1} {move['san']}: the app's game went astray")
@@ -397,8 +495,8 @@ async def play(args: argparse.Namespace) -> dict:
         moves=played,
         stored=list(state["moves"]),
         problems=player.problems,
-        notifications=app.notifications,
-        largest_notification=app.largest,
+        notifications=app.view.transport.notifications if args.mchess else app.notifications,
+        largest_notification=app.view.transport.largest if args.mchess else app.largest,
         seconds=round(time.monotonic() - started, 1),
     )
     await app.disconnect()
@@ -408,14 +506,14 @@ async def play(args: argparse.Namespace) -> dict:
 async def check_lights(app: App, api: Api, move: dict, report: dict, player: Player) -> None:
     """The app shows the move with its LEDs; the daemon's lights show it; then off."""
     squares = [chess.parse_square(move["uci"][:2]), chess.parse_square(move["uci"][2:4])]
-    await app.send(app.view.lights(squares))
+    await app.show(player.board.copy(), move["uci"])
 
     def lit(state: dict, want: bool) -> bool:
         colours = state["leds"]["colours"]
         return all((colours[sq] == "c") == want for sq in squares)
 
     on = await wait_state(api, lambda s: lit(s, True), 10)
-    await app.send(app.view.OFF)
+    await app.lights_off()
     off = await wait_state(api, lambda s: lit(s, False), 10)
     report["led_checks"].append(f"{move['uci']}: {'lit' if on else 'NOT lit'}, "
                                 f"{'out' if off else 'NOT out'}")  # fmt: skip
@@ -432,10 +530,12 @@ def main() -> int:
     parser.add_argument("--adapter", default="hci1")
     parser.add_argument("--leds-every", type=int, default=8)
     parser.add_argument("--disconnect-at", type=int, default=-1)
+    parser.add_argument("--mchess", default="", help="python-mchess's mchess/ (its own code)")
     args = parser.parse_args()
     report = asyncio.run(play(args))
     print(json.dumps(report))
-    return 0
+    sys.stdout.flush()
+    os._exit(0)  # python-mchess's threads do not end by themselves
 
 
 if __name__ == "__main__":
