@@ -89,7 +89,7 @@ class Machine:
         workdir: Path,
         *,
         memory_mb: int = 1536,
-        cpus: int = 2,
+        cpus: int = 1,
         timeout: float = 300,
     ) -> Machine:
         """Start QEMU and wait until the agent inside answers (MachineError after
@@ -210,7 +210,9 @@ class Machine:
         try:
             return json.loads(result.stdout.strip().splitlines()[-1])
         except (ValueError, IndexError):
-            raise MachineError(f"the check {script} printed no JSON:\n{result.describe()}") from None
+            raise MachineError(
+                f"the check {script} printed no JSON:\n{result.describe()}"
+            ) from None
 
     def write(self, path: str, text: str, mode: str = "0644") -> None:
         """A file inside, written whole (atomically: a reader never sees half of it)."""
