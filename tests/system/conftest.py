@@ -153,12 +153,14 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
 
 @pytest.fixture(scope="session")
 def installed(machine):
-    """magboard installed in the machine by ``systemd/install.sh`` (the simulated board
-    showing the start position first); the install's output and time."""
+    """magboard installed in the machine by ``systemd/install.sh``, then the pieces set up
+    on the simulated board (as a builder would: the service waits for them); the install's
+    output and time."""
     from tests.system import steps
 
+    done = steps.install(machine)
     steps.start_board(machine)
-    return steps.install(machine)
+    return done
 
 
 @pytest.fixture

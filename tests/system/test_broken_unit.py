@@ -60,21 +60,32 @@ def _device_allow_without(device: str) -> str:
     return "[Service]\nDeviceAllow=\n" + "\n".join(kept) + "\n"
 
 
+#: Each breakage, and what the journal must say of it (the builder's only clue).
 BREAKAGES = {
-    "no DeviceAllow for the GPIO chips": _device_allow_without("char-gpiochip"),
-    "a read-only state directory": "[Service]\nReadOnlyPaths=/var/lib/magboard\n",
+    "no DeviceAllow for the GPIO chips": (
+        _device_allow_without("char-gpiochip"),
+        "cannot open /dev/gpiochip0: Operation not permitted (a systemd unit must allow the "
+        "device: DeviceAllow=char-gpiochip rw)",
+    ),
+    "a read-only state directory": (
+        "[Service]\nReadOnlyPaths=/var/lib/magboard\n",
+        "[store] path: /var/lib/magboard/magboard.sqlite cannot be read and written",
+    ),
 }
 
 
 @pytest.mark.parametrize("name", list(BREAKAGES))
 def test_a_broken_unit_fails_the_check_that_the_installed_unit_passes(service, name):
     assert service_problems(service) == []  # the unit as installed
-    service.write(DROP_IN, BREAKAGES[name])
+    drop_in, words = BREAKAGES[name]
+    service.write(DROP_IN, drop_in)
     try:
         service.run("systemctl", "daemon-reload", check=True)
+        cursor = steps.journal_cursor(service)
         problems = service_problems(service)
-        said = steps.journal(service)[-3000:]
-        assert problems, f"{name}: the check passed a broken unit\n{said}"
+        said = steps.journal(service, cursor)
+        assert problems, f"{name}: the check passed a broken unit\n{said[-3000:]}"
+        assert words in said, said[-3000:]
         print(f"{name}: {problems}")
     finally:
         service.run("rm", "-f", DROP_IN)

@@ -41,6 +41,7 @@ def test_every_frame_of_a_game_reaches_the_strip_in_its_order(machine, installed
     full = round(255 * layout["brightness"])
     lit = seen["last_lit"]
     assert lit["e1"] == [0, full, 0] and lit["e8"] == [full, 0, 0], lit
+    assert seen["dark_after_close"]  # the daemon stopping turns the strip off
     if layout["backend"] == "neopixel_spi":
         strip = seen["strip"]
         assert strip["frequency"] == 6_400_000

@@ -33,7 +33,7 @@ ROWS = (4, 17, 27, 22, 5, 6, 13, 26)  # rank 1 first (hardware/README.md's pin m
 COLUMNS = (23, 24, 25, 12, 16, 20, 21, 19)  # file a first
 PULL_UP, PULL_DOWN = b"pull-up", b"pull-down"
 #: How often the rows are looked at: well inside the daemon's settle time (steps.py).
-POLL_S = 0.0005
+POLL_S = 0.002
 
 
 def chip_dir(label: str) -> Path:

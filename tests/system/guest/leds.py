@@ -208,14 +208,19 @@ state_file = "{work / "sim-board.json"}"
     last_colours = shown[-1][0] if shown else []
     names = [f + r for r in "12345678" for f in "abcdefgh"]
     lit = {names[sq]: list(c) for sq, c in enumerate(last_colours) if any(c)}
-    strip = None
-    if args.backend == "neopixel_spi" and writes:
-        s = ws2812.decode(writes[-1][1], writes[-1][0], chip_order)
+    strip, dark = None, None
+    if args.backend == "neopixel_spi" and shown:
+        frequency, data = writes[shown[-1][1]]
+        s = ws2812.decode(data, frequency, chip_order)
         strip = {"reset_us": [round(s.reset_before_us, 1), round(s.reset_after_us, 1)],
-                 "high_ns": [round(h, 1) for h in s.high_ns], "frequency": writes[-1][0]}
+                 "high_ns": [round(h, 1) for h in s.high_ns], "frequency": frequency}
+        # Closing the port (the daemon stopping) leaves the strip dark.
+        dark = set(ws2812.decode(writes[-1][1], writes[-1][0], chip_order).colours) == {(0, 0, 0)}
+    elif writes:
+        dark = set(writes[-1][1]) == {0}
     print(json.dumps({"frames": len(shown), "writes": len(writes), "problems": problems,
-                      "last_lit": lit, "result": snapshot.game.result if snapshot else None,
-                      "strip": strip, "leds_after_close": len(writes)}))  # fmt: skip
+                      "last_lit": lit, "result": snapshot.result,
+                      "strip": strip, "dark_after_close": dark}))  # fmt: skip
     return 0
 
 

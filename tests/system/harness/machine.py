@@ -14,6 +14,7 @@ will not go) and removes the overlay.
 
 from __future__ import annotations
 
+import ctypes
 import itertools
 import json
 import os
@@ -58,6 +59,13 @@ class Image:
     disk: Path
     kernel: Path
     initrd: Path
+
+
+def _die_with_parent() -> None:
+    """In the child before QEMU starts: killed when the test run that started it dies, so
+    no machine outlives an interrupted run."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
 
 
 def _accel() -> list[str]:
@@ -120,7 +128,7 @@ class Machine:
         started = time.monotonic()
         log = (workdir / "qemu.log").open("w")
         process = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT,
-                                   start_new_session=True)  # fmt: skip
+                                   start_new_session=True, preexec_fn=_die_with_parent)  # fmt: skip
         sock = None
         while sock is None:
             if process.poll() is not None:

@@ -111,3 +111,49 @@ def test_a_failed_build_leaves_no_stage_that_looks_finished(tmp_path):
     with pytest.raises(RuntimeError):
         cache.stage("demo", {"a": "1"}, broken)
     assert [p.name for p in tmp_path.iterdir() if not p.name.startswith(".")] == []
+
+
+def _module(name: str, source: str):
+    import types
+
+    module = types.ModuleType(name)
+    exec(compile(source, name, "exec"), module.__dict__)
+    return module
+
+
+def test_the_signature_check_finds_a_fake_that_drifted_from_its_library():
+    signatures = _guest("signatures")
+    real = _module("real", """
+import enum
+LOW = 0
+class Drive(enum.Enum):
+    PUSH_PULL = 1
+    OPEN_DRAIN = 2
+def setup(channel, direction, *, pull=None): ...
+class Chip:
+    def request(self, config, *, consumer=None): ...
+""")  # fmt: skip
+    fake = _module("fake", """
+import enum
+LOW = 1
+class Drive(enum.Enum):
+    PUSH_PULL = 1
+    OPEN_COLLECTOR = 2
+def setup(channel, direction, *, pull=None, initial=None): ...
+def gone(): ...
+class Chip:
+    def request(self, config=None, *, consumer=None): ...
+""")  # fmt: skip
+    problems, notes = [], []
+    signatures.compare("lib", fake, real, problems, notes)
+    text = "\n".join(problems)
+    assert "lib.LOW = 1 in the fake, 0 in the real" in text
+    assert "lib.Drive.OPEN_COLLECTOR: not a member of the real enum" in text
+    assert "takes no keyword 'initial'" in text
+    assert "lib.gone: not in the real" in text
+    assert "'config' is optional in the fake, required in the real" in text
+    assert len(problems) == 5
+    # The same module against itself: nothing to say.
+    problems.clear()
+    signatures.compare("lib", real, real, problems, notes)
+    assert problems == []
