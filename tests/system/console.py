@@ -66,6 +66,7 @@ def serve(install: bool) -> int:
                                      env=request.get("env"), cwd=request.get("cwd"))  # fmt: skip
             conn.sendall(json.dumps(result.__dict__).encode() + b"\n")
 
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # even when started with &
     signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
     try:
         while True:

@@ -55,6 +55,7 @@ def test_the_buttons_resign_and_start_a_new_game(service):
 
 
 def test_diagnose_reads_the_chip_and_finds_a_stuck_column(service):
+    steps.set_board(service, steps.START)
     # While the service runs, the lines are its: diagnose says so instead of failing obscurely.
     busy = service.run("magboard", "diagnose", "--once", "--no-walk", "--no-ghost-test",
                        timeout=120)  # fmt: skip
