@@ -35,7 +35,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, Protocol, runtime_checkable
 
 from board_driver.events import BoardEvent, Button, Choose
-from board_driver.physical.gpiolines import open_lines
+from board_driver.physical.gpiolines import open_chip, open_lines
 from board_driver.physical.hwlib import require_library
 from board_driver.physical.pinmap import DEFAULT_BUTTON_PINS, check_distinct
 from board_driver.physical.sensing.loop import monotonic_ms
@@ -146,7 +146,7 @@ class _GpiodReader:
         self._active = Value.ACTIVE
         path, self._offsets = open_lines(gpiod, chip, pins, dev_dir)
         settings = gpiod.LineSettings(direction=Direction.INPUT, bias=Bias.PULL_UP, active_low=True)
-        with gpiod.Chip(path) as handle:
+        with open_chip(gpiod, path) as handle:
             self._request = handle.request_lines(
                 config={tuple(self._offsets): settings}, consumer="magboard-buttons"
             )

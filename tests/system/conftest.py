@@ -69,10 +69,24 @@ MACHINE = build.GuestSpec(
 )
 
 
+#: The order the modules run in, one machine for all: the install first, the breakages last.
+ORDER = ("test_machine", "test_service", "test_matrix", "test_leds", "test_fakes",
+         "test_scan_cost", "test_bluetooth", "test_broken_unit")  # fmt: skip
+
+
 def pytest_collection_modifyitems(config, items):
-    for item in items:
-        if HERE in Path(str(item.fspath)).parents:
-            item.add_marker(pytest.mark.system)
+    def rank(item) -> int:
+        name = Path(str(item.fspath)).stem
+        return ORDER.index(name) if name in ORDER else len(ORDER)
+
+    # The modules right here need the machine; unit/ holds quick tests of the harness's
+    # own parts, which the default suite runs.
+    mine = [item for item in items if Path(str(item.fspath)).parent == HERE]
+    for item in mine:
+        item.add_marker(pytest.mark.system)
+    ordered = iter(sorted(mine, key=rank))  # stable: a module's tests keep their order
+    items[:] = [next(ordered) if Path(str(item.fspath)).parent == HERE else item
+                for item in items]  # fmt: skip
 
 
 def _run_dir(cache: Cache) -> Path:
@@ -139,3 +153,30 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
         terminalreporter.section("magboard system machine")
         for line in report:
             terminalreporter.write_line(line)
+
+
+@pytest.fixture(scope="session")
+def installed(machine):
+    """magboard installed in the machine by ``systemd/install.sh``, then the pieces set up
+    on the simulated board (as a builder would: the service waits for them); the install's
+    output and time."""
+    from tests.system import steps
+
+    done = steps.install(machine)
+    steps.start_board(machine)
+    return done
+
+
+@pytest.fixture
+def service(machine, installed):
+    """The installed service, running (READY sent); the machine."""
+    from tests.system import steps
+
+    if not installed.result.ok:
+        pytest.fail("the install failed, so the service cannot run:\n"
+                    + installed.result.describe())
+    machine.run("systemctl", "reset-failed", "magboard")
+    if steps.show(machine, "ActiveState")["ActiveState"] != "active":
+        machine.run("systemctl", "start", "magboard", timeout=120)
+    steps.wait_active(machine)
+    return machine

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import os
-import time
 from pathlib import Path
 
 import chess
@@ -22,8 +21,8 @@ import chess.pgn
 import pytest
 
 from tests.conftest import SHARED_DATA
+from tests.system.steps import journal, journal_cursor, wait_active, wait_until
 
-CLONE = "/root/magboard"
 CONFIG = "/etc/magboard/config.toml"
 CLIENT = "/opt/ble-client/bin/python"
 TOKEN = "bluetooth-system-test"
@@ -38,10 +37,10 @@ backend = "sim"
 touch_move = "off"
 
 [store]
-path = "/var/lib/magboard/magboard.sqlite"
+path = "/var/lib/magboard/bluetooth.sqlite"
 
 [sim]
-state_file = "/var/lib/magboard/sim-board.json"
+state_file = "/var/lib/magboard/bluetooth-sim.json"
 
 [web]
 host = "127.0.0.1"
@@ -59,17 +58,6 @@ GAMES = {"pegasus": 69, "chesslink": 73}
 #: tests/board_driver/connectors/emulation/fixtures/README.md says how).
 MCHESS = Path(os.environ.get("MAGBOARD_EXT", "/work/ext")) / "python-mchess" / "mchess"
 MCHESS_FILES = ("chess_link.py", "chess_link_agent.py", "chess_link_protocol.py")
-
-
-def wait_for(check, timeout: float, what: str, every: float = 0.5):
-    deadline = time.monotonic() + timeout
-    while True:
-        value = check()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"waited {timeout:.0f} s for {what}; last: {value!r}")
-        time.sleep(every)
 
 
 def game_file(index: int) -> dict:
@@ -105,7 +93,7 @@ def game_file(index: int) -> dict:
 
 
 @pytest.fixture(scope="module")
-def bluetooth(machine):
+def bluetooth(machine, installed):
     """Both controllers up under bluetoothd, magboard installed, the app's venv made; the
     machine's config put back afterwards."""
 
@@ -114,38 +102,31 @@ def bluetooth(machine):
         return listed if listed.count("Controller") >= 2 else ""
 
     try:
-        listed = wait_for(controllers, 30, "bluetoothd to have both of btvirt's controllers")
+        listed = wait_until(controllers, 30, "bluetoothd to have both of btvirt's controllers")
     except AssertionError:
         # A controller whose first reset timed out under emulation: initialise it again.
         machine.sh("for h in /sys/class/bluetooth/hci*; do hciconfig ${h##*/} up || true; done")
-        listed = wait_for(controllers, 30, "both controllers, after bringing them up again")
-    if not machine.run("test", "-x", "/opt/magboard/bin/magboard").ok:
-        machine.sh(f"rm -rf {CLONE} && cp -a /srv/payload/repo {CLONE}", check=True)
-        machine.run("bash", f"{CLONE}/systemd/install.sh", check=True, timeout=900)
+        listed = wait_until(controllers, 30, "both controllers, after bringing them up again")
     machine.run("python3", "-m", "venv", "/opt/ble-client", check=True, timeout=300)
     machine.run("/opt/ble-client/bin/pip", "install", "--quiet", "bleak", "chess",
-                check=True, timeout=600)  # fmt: skip
+                check=True, timeout=900)  # fmt: skip
     before = machine.run("cat", CONFIG).stdout
     yield listed
     if before:
         machine.write(CONFIG, before)
-    machine.run("systemctl", "restart", "magboard", timeout=60)
+    machine.run("systemctl", "restart", "magboard", timeout=300)
 
 
 def start_board(machine, protocol: str) -> None:
+    """The installed service as a Bluetooth LE board of ``protocol``, on a fresh store."""
     machine.write(CONFIG, BOARD_CONFIG.format(token=TOKEN, protocol=protocol))
-    state = "/var/lib/magboard"
-    machine.sh(f"rm -f {state}/sim-board.json {state}/magboard.sqlite*", check=True)
-    since = machine.run("date", "+%Y-%m-%d %H:%M:%S").stdout.strip()
-    machine.run("systemctl", "restart", "magboard", check=True, timeout=120)
-    wait_for(
-        lambda: (
-            "advertised as"
-            in machine.run(
-                "journalctl", "-u", "magboard", "--since", since, "--no-pager", timeout=30
-            ).stdout
-        ),
-        60,
+    machine.sh("rm -f /var/lib/magboard/bluetooth-sim.json /var/lib/magboard/bluetooth.sqlite*")
+    cursor = journal_cursor(machine)
+    machine.run("systemctl", "restart", "magboard", check=True, timeout=300)
+    wait_active(machine, timeout=300)
+    wait_until(
+        lambda: "advertised as" in journal(machine, cursor),
+        120,
         f"the service to advertise the {protocol} board",
     )
 

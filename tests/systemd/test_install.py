@@ -263,3 +263,13 @@ def test_the_installer_frees_gpio_7_to_9_for_the_buttons_once(tmp_path):
     (other / "boot/firmware/config.txt").write_text("dtoverlay=spi0-2cs\n")
     install(other)
     assert (other / "boot/firmware/config.txt").read_text() == "dtoverlay=spi0-2cs\n"
+
+
+def test_lgpio_makes_its_pipes_in_the_state_directory_not_in_the_read_only_root():
+    """rpi-lgpio (RPi.GPIO on a Pi 5) makes FIFOs in lgpio's working directory, the current
+    one (/) by default, which ProtectSystem=strict makes read-only: the rpigpio backend then
+    failed to start (found in tests/system, test_matrix.py)."""
+    s = unit_settings(UNIT.read_text())
+    assert "ProtectSystem" in s and s["ProtectSystem"] == ["strict"]
+    assert "LG_WD=%S/magboard" in s["Environment"]
+    assert s["StateDirectory"] == ["magboard"]  # %S/magboard is the service's own

@@ -9,12 +9,13 @@ closed switch through its diode pulls the column low. Buttons are lines shorted 
 while held (pull-down) and left to the daemon's pull-up otherwise.
 
 What stands on the board comes from a state file the tests write (atomically) and this
-program polls: ``{"pieces": "ffff00000000ffff", "buttons": [7]}`` (the pieces as the
-board-script's 64-bit hex, and the BCM lines of the buttons held). It reports in a status
+program polls: ``{"pieces": "ffff00000000ffff", "buttons": [7], "stuck_low": [24]}`` (the
+pieces as the board-script's 64-bit hex, the BCM lines of the buttons held, and column
+lines shorted to ground: a fault for ``magboard diagnose`` to find). It reports in a status
 file which state it applies and how many times it answered a row change, so that a test
 waits for the board to have taken a change before the next one.
 
-Standard library only: it runs on Debian's python3, as root (sysfs).
+Standard library only: it runs on Debian's python3, as root (sysfs, real-time priority).
 
     python3 boardsim.py --chip-label pinctrl-bcm2711 --state /run/boardsim/state.json
 """
@@ -31,6 +32,8 @@ from pathlib import Path
 ROWS = (4, 17, 27, 22, 5, 6, 13, 26)  # rank 1 first (hardware/README.md's pin map)
 COLUMNS = (23, 24, 25, 12, 16, 20, 21, 19)  # file a first
 PULL_UP, PULL_DOWN = b"pull-up", b"pull-down"
+#: How often the rows are looked at: well inside the daemon's settle time (steps.py).
+POLL_S = 0.002
 
 
 def chip_dir(label: str) -> Path:
@@ -53,6 +56,9 @@ class Lines:
 
     def levels(self) -> list[int]:
         return [os.pread(fd, 4, 0)[:1] == b"1" for fd in self.values]
+
+    def forget(self) -> None:
+        self.set_to = [None] * len(self.set_to)
 
     def pull(self, index: int, pull: bytes) -> bool:
         """Set one line's pull; True if it changed."""
@@ -78,6 +84,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--status", type=Path)
     parser.add_argument("--buttons", default="2,3,7,8,9", help="BCM lines of the buttons")
     args = parser.parse_args(argv)
+    # Real-time priority on the machine's one CPU: once a row changes, the next look at the
+    # rows (at most POLL_S later) runs before the daemon, asleep for its settle time, reads
+    # the columns, however the host schedules the emulator. The settle time then only has
+    # to be longer than POLL_S, not than whatever the host's load makes of it.
+    os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(50))
     status_path = args.status or args.state.with_name("status.json")
     chip = chip_dir(args.chip_label)
     rows = Lines(chip, ROWS)
@@ -90,10 +101,11 @@ def main(argv: list[str] | None = None) -> int:
     for i in range(len(button_pins)):
         buttons.pull(i, PULL_UP)
 
-    pieces, held, version = 0, frozenset(), None
+    pieces, held, stuck, version = 0, frozenset(), frozenset(), None
     stamp = None
     answered = 0
     answered_at_change = 0.0
+    dirty = True
     last_selected: tuple[int, ...] = ()
     next_look = 0.0
     while True:
@@ -110,7 +122,9 @@ def main(argv: list[str] | None = None) -> int:
                 state = json.loads(args.state.read_text())
                 pieces = int(state.get("pieces", "0"), 16)
                 held = frozenset(state.get("buttons", ()))
+                stuck = frozenset(state.get("stuck_low", ()))
                 version = state.get("version")
+                dirty = True
                 for i, pin in enumerate(button_pins):
                     buttons.pull(i, PULL_DOWN if pin in held else PULL_UP)
                 answered_at_change = answered
@@ -121,11 +135,16 @@ def main(argv: list[str] | None = None) -> int:
                 answered_at_change = float("inf")
         levels = rows.levels()
         selected = tuple(r for r in range(8) if not levels[r])
-        for c, pull in enumerate(column_pulls(pieces, selected)):
-            columns.pull(c, pull)
-        if selected != last_selected:
-            last_selected = selected
-            answered += len(selected) == 1  # one row selected: a step of a scan answered
+        if selected != last_selected or dirty:
+            # Every column written again on each step of a scan: a program that requests
+            # the lines anew (the daemon restarted, diagnose) resets their pull with its bias.
+            columns.forget()
+            for c, pull in enumerate(column_pulls(pieces, selected)):
+                columns.pull(c, PULL_DOWN if COLUMNS[c] in stuck else pull)
+            answered += selected != last_selected and len(selected) == 1
+            last_selected, dirty = selected, False
+        else:
+            time.sleep(POLL_S)
 
 
 def _write_status(path: Path, version, answered: int, pieces: int, seen: bool = False) -> None:

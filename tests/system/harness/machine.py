@@ -14,6 +14,7 @@ will not go) and removes the overlay.
 
 from __future__ import annotations
 
+import ctypes
 import itertools
 import json
 import os
@@ -60,6 +61,13 @@ class Image:
     initrd: Path
 
 
+def _die_with_parent() -> None:
+    """In the child before QEMU starts: killed when the test run that started it dies, so
+    no machine outlives an interrupted run."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+
+
 def _accel() -> list[str]:
     # The probe found /dev/kvm unusable here (a nested hypervisor Debian's kernel hangs
     # under); plain emulation is the default, KVM an option for machines where it works.
@@ -89,7 +97,7 @@ class Machine:
         workdir: Path,
         *,
         memory_mb: int = 1536,
-        cpus: int = 2,
+        cpus: int = 1,
         timeout: float = 300,
     ) -> Machine:
         """Start QEMU and wait until the agent inside answers (MachineError after
@@ -120,7 +128,7 @@ class Machine:
         started = time.monotonic()
         log = (workdir / "qemu.log").open("w")
         process = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT,
-                                   start_new_session=True)  # fmt: skip
+                                   start_new_session=True, preexec_fn=_die_with_parent)  # fmt: skip
         sock = None
         while sock is None:
             if process.poll() is not None:
@@ -210,7 +218,9 @@ class Machine:
         try:
             return json.loads(result.stdout.strip().splitlines()[-1])
         except (ValueError, IndexError):
-            raise MachineError(f"the check {script} printed no JSON:\n{result.describe()}") from None
+            raise MachineError(
+                f"the check {script} printed no JSON:\n{result.describe()}"
+            ) from None
 
     def write(self, path: str, text: str, mode: str = "0644") -> None:
         """A file inside, written whole (atomically: a reader never sees half of it)."""
