@@ -11,11 +11,4 @@ while [ ! -e /sys/class/bluetooth/hci1 ]; do
     [ "$i" -le 100 ] || { echo "bluetooth.sh: btvirt made no controllers" >&2; exit 1; }
     sleep 0.1
 done
-# Under emulation the kernel's first reset of a new controller can time out before btvirt
-# answers (dmesg: "hci0: Opcode 0x0c03 failed: -110"), leaving it out of bluetoothd's
-# list: bringing each up again runs its initialisation again.
-sleep 1
-for hci in hci0 hci1; do
-    hciconfig "$hci" up 2>/dev/null || { sleep 1; hciconfig "$hci" up || true; }
-done
 systemctl start --no-block bluetooth.service
