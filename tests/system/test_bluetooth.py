@@ -125,14 +125,24 @@ def bluetooth(machine, installed):
     machine.run("systemctl", "restart", "magboard", timeout=300)
 
 
-def start_board(machine, protocol: str, adapter: str) -> None:
+def start_board(machine, protocol: str, adapter: str, app: str) -> None:
     """The installed service as a Bluetooth LE board of ``protocol`` on ``adapter``, on a
-    fresh store."""
+    fresh store; the app's controller ``app`` meets it anew."""
     machine.write(CONFIG, BOARD_CONFIG.format(token=TOKEN, protocol=protocol, adapter=adapter))
     machine.sh("rm -f /var/lib/magboard/bluetooth-sim.json /var/lib/magboard/bluetooth.sqlite*")
     cursor = journal_cursor(machine)
     machine.run("systemctl", "restart", "magboard", check=True, timeout=300)
     wait_active(machine, timeout=300)
+    # A new board for the app: bluetoothd forgets what it cached of the last one (its name).
+    machine.sh(
+        f"for d in $(busctl tree --list org.bluez | grep '^/org/bluez/{app}/dev_'); do "
+        f"busctl call org.bluez /org/bluez/{app} org.bluez.Adapter1 RemoveDevice o $d; done"
+    )
+    # What the radio carried, for a failure's report.
+    machine.run("systemctl", "stop", "btmon-capture", timeout=30)
+    machine.run("mkdir", "-p", "/run/ble")
+    machine.run("systemd-run", "--unit=btmon-capture", "sh", "-c",
+                "btmon > /run/ble/btmon.txt 2>&1", check=True)  # fmt: skip
     wait_until(
         lambda: "advertised as" in journal(machine, cursor),
         120,
@@ -145,13 +155,24 @@ def play_game(
 ) -> dict:
     game = game_file(GAMES[protocol])
     machine.write(f"/run/ble/{protocol}.json", json.dumps(game))
-    report = machine.python(
+    try:
+        report = _run_game(machine, protocol, adapter, disconnect_at, extra)
+    except Exception as exc:
+        seen = machine.sh(
+            "journalctl -u bluetooth -b --no-pager | tail -25; echo; dmesg | tail -15; echo; "
+            "grep -n -i -E 'disconnect|reason|error|fail' /run/ble/btmon.txt | tail -25"
+        ).stdout
+        raise AssertionError(f"{exc}\n--- bluetoothd, the kernel, btmon:\n{seen}") from None
+    report["game"] = game
+    return report
+
+
+def _run_game(machine, protocol, adapter, disconnect_at, extra) -> dict:
+    return machine.python(
         "ble_game.py", "--protocol", protocol, "--game", f"/run/ble/{protocol}.json",
         "--token", TOKEN, "--adapter", adapter, "--disconnect-at", str(disconnect_at), *extra,
         python=CLIENT, timeout=1800,
     )  # fmt: skip
-    report["game"] = game
-    return report
 
 
 def test_bluetoothd_runs_two_controllers_on_the_emulated_radio(machine, bluetooth):
@@ -165,7 +186,7 @@ def test_an_app_on_the_other_controller_plays_a_whole_game_through_bluetoothd(
     machine, bluetooth, protocol
 ):
     board, app = bluetooth
-    start_board(machine, protocol, board)
+    start_board(machine, protocol, board, app)
     report = play_game(machine, protocol, app, disconnect_at=20)
     game = report["game"]
     expected_name = {"pegasus": "DGT_PEGASUS_00001", "chesslink": "MILLENNIUM CHESS"}[protocol]
@@ -190,7 +211,7 @@ def test_python_mchess_own_driver_on_bleak_plays_a_whole_game_through_bluetoothd
     for name in MCHESS_FILES:
         machine.write(f"/run/ble/mchess/{name}", (MCHESS / name).read_text())
     board, app = bluetooth
-    start_board(machine, "chesslink", board)
+    start_board(machine, "chesslink", board, app)
     report = play_game(
         machine, "chesslink", app, disconnect_at=20, extra=("--mchess", "/run/ble/mchess")
     )

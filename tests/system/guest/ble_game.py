@@ -313,7 +313,15 @@ class App:
             self.found["mtu"] = 23  # (bleak's own MTU is not python-mchess's business)
             return
         self.client = BleakClient(device, timeout=60, bluez={"adapter": self.adapter})
-        await self.client.connect()
+        for attempt in range(3):  # as apps do: a connection can fail to come up
+            try:
+                await self.client.connect()
+                break
+            except Exception as exc:
+                self.found.setdefault("connect_failures", []).append(repr(exc))
+                if attempt == 2:
+                    raise
+                await asyncio.sleep(2)
         try:  # the MTU BlueZ negotiated (bleak asks for it only when told to)
             await self.client._backend._acquire_mtu()
         except Exception as exc:
