@@ -312,15 +312,21 @@ class App:
             await until(self.view.ready, 60, "python-mchess's first position")
             self.found["mtu"] = 23  # (bleak's own MTU is not python-mchess's business)
             return
-        self.client = BleakClient(device, timeout=60, bluez={"adapter": self.adapter})
         for attempt in range(3):  # as apps do: a connection can fail to come up
+            self.client = BleakClient(device, timeout=60, bluez={"adapter": self.adapter})
             try:
                 await self.client.connect()
                 break
             except Exception as exc:
                 self.found.setdefault("connect_failures", []).append(repr(exc))
+                try:
+                    await self.client.disconnect()
+                except Exception:
+                    pass
                 if attempt == 2:
-                    raise
+                    raise SystemExit(
+                        json.dumps({"problems": [f"cannot connect: {exc!r}"], "found": self.found})
+                    ) from None
                 await asyncio.sleep(2)
         try:  # the MTU BlueZ negotiated (bleak asks for it only when told to)
             await self.client._backend._acquire_mtu()

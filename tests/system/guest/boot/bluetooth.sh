@@ -11,4 +11,7 @@ while [ ! -e /sys/class/bluetooth/hci1 ]; do
     [ "$i" -le 100 ] || { echo "bluetooth.sh: btvirt made no controllers" >&2; exit 1; }
     sleep 0.1
 done
+# One bluetoothd runs both ends: it need not also browse the app's own GATT database from
+# the board's side while the app browses the board's.
+sed -i 's/^#*ReverseServiceDiscovery *=.*/ReverseServiceDiscovery = false/' /etc/bluetooth/main.conf
 systemctl start --no-block bluetooth.service
