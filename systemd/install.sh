@@ -133,12 +133,14 @@ install_all() {
         system apt-get install -y --no-install-recommends "${missing[@]}"
     fi
 
-    for group in gpio spi dialout; do ensure_group "$group"; done
+    # bluetooth: BlueZ's group (made here when bluez is not installed yet, as its package
+    # would), for [emulation] over Bluetooth LE; the unit asks for all four.
+    for group in gpio spi dialout bluetooth; do ensure_group "$group"; done
     if [ -n "$PREFIX" ] || ! getent passwd magboard >/dev/null; then
         system useradd --system --user-group --home-dir /var/lib/magboard --no-create-home \
-            --shell /usr/sbin/nologin --groups gpio,spi,dialout magboard
+            --shell /usr/sbin/nologin --groups gpio,spi,dialout,bluetooth magboard
     else
-        system usermod --append --groups gpio,spi,dialout magboard
+        system usermod --append --groups gpio,spi,dialout,bluetooth magboard
     fi
 
     if [ -z "$PREFIX" ] || [ "$WITH_VENV" = 1 ]; then

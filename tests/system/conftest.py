@@ -27,8 +27,9 @@ from tests.system.harness.machine import Machine
 
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
-#: Test-only packages beside the product's: lgpio's RPi.GPIO, for the rpigpio backend.
-TEST_REQUIREMENTS = ("rpi-lgpio>=0.6",)
+#: Test-only packages beside the product's: lgpio's RPi.GPIO, for the rpigpio backend;
+#: bleak and python-chess for the phone's app on the second Bluetooth controller.
+TEST_REQUIREMENTS = ("rpi-lgpio>=0.6", "bleak>=0.22", "chess>=1.11")
 
 
 def installer_packages() -> tuple[str, ...]:
@@ -57,17 +58,20 @@ MACHINE = build.GuestSpec(
         *installer_packages(),
         # For the checks: libgpiod's tools (gpioinfo), strace for the scan's syscalls.
         "gpiod", "strace",
+        # Bluetooth LE: the real bluetoothd, and btvirt for two controllers on an emulated
+        # radio (the board's and the app's).
+        "bluez", "bluez-test-tools",
     ),
     out_of_tree=(GPIO_SIM,),
     requirements=(*product_requirements(), *TEST_REQUIREMENTS),
-    boot_steps=(HERE / "guest" / "boot" / "gpio-chip.sh",),
+    boot_steps=(HERE / "guest" / "boot" / "gpio-chip.sh", HERE / "guest" / "boot" / "bluetooth.sh"),
     checks=HERE / "guest",
 )
 
 
 #: The order the modules run in, one machine for all: the install first, the breakages last.
 ORDER = ("test_machine", "test_service", "test_matrix", "test_leds", "test_fakes",
-         "test_scan_cost", "test_broken_unit")  # fmt: skip
+         "test_scan_cost", "test_bluetooth", "test_broken_unit")  # fmt: skip
 
 
 def pytest_collection_modifyitems(config, items):

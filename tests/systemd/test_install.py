@@ -66,7 +66,7 @@ def test_install_stages_unit_rules_and_config_and_lists_skipped_system_steps(tmp
     skipped = re.findall(r"skipped \(prefix\): (\S+)", result.stdout)
     for tool in ("apt-get", "useradd", "systemctl", "udevadm"):
         assert tool in skipped
-    assert "--groups gpio,spi,dialout magboard" in result.stdout
+    assert "--groups gpio,spi,dialout,bluetooth magboard" in result.stdout
 
 
 def test_install_twice_changes_nothing_and_keeps_an_edited_config(tmp_path):
@@ -138,7 +138,7 @@ def test_unit_is_a_notify_service_with_watchdog_user_and_device_allow_list():
     assert s["Type"] == ["notify"]
     assert s["Restart"] == ["on-failure"]
     assert s["WatchdogSec"] and s["User"] == ["magboard"]
-    assert s["SupplementaryGroups"] == ["gpio spi dialout"]
+    assert s["SupplementaryGroups"] == ["gpio spi dialout bluetooth"]
     assert s["StateDirectory"] == ["magboard"] and s["ConfigurationDirectory"] == ["magboard"]
     assert s["DevicePolicy"] == ["closed"]
     allowed = " ".join(s["DeviceAllow"])

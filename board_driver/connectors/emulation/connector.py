@@ -33,6 +33,9 @@ RESYNC_EVENTS = ("move", "promotion_amended", "takeback", "new_game", "restored"
 
 
 class Transport(Protocol):
+    """Carries bytes both ways. A transport with ``per_message = True`` (Bluetooth LE) is
+    given one protocol message per :meth:`write`, as the session splits them."""
+
     def start(
         self, on_data: Callable[[bytes], None], on_link: Callable[[bool, str], None]
     ) -> None: ...
@@ -54,6 +57,8 @@ class Session(Protocol):
     def tick(self, now_ms: int) -> bytes: ...
 
     def close(self) -> None: ...
+
+    def split(self, data: bytes) -> list[bytes]: ...
 
 
 SessionFactory = Callable[..., Session]
@@ -274,8 +279,13 @@ class Emulation:
         self._schedule()
 
     def _send(self, data: bytes) -> None:
-        if data:
-            self._record("out", data.hex())
+        if not data:
+            return
+        self._record("out", data.hex())
+        if getattr(self.transport, "per_message", False):
+            for one in self.session.split(data):
+                self.transport.write(one)
+        else:
             self.transport.write(data)
 
     def _link(self, up: bool, reason: str) -> None:
@@ -320,21 +330,43 @@ def _lit_squares(frame: Frame) -> str:
 
 
 async def start_emulation(door: Any, section: Any) -> Emulation:
-    """Start the ``[emulation]`` section's protocol on its device."""
-    from board_driver.connectors.emulation.chesslink import ChessLinkSession
-    from board_driver.connectors.emulation.dgt import DgtSession
-    from board_driver.connectors.emulation.serial_port import BAUDRATES, SerialTransport
+    """Start the ``[emulation]`` section's protocol on its transport."""
     from board_driver.frame import COLOUR_NAMES
 
-    sessions = {"dgt": DgtSession, "chesslink": ChessLinkSession}
     letter = {name: letter for letter, name in COLOUR_NAMES.items()}[section.colour]
-    transport = SerialTransport(section.device, BAUDRATES[section.protocol])
+    transport: Transport
+    if section.transport == "ble":
+        from board_driver.connectors.emulation.ble import BleTransport
+        from board_driver.connectors.emulation.gatt import PROFILES
+
+        transport = BleTransport(PROFILES[section.protocol], section.name, adapter=section.adapter)
+        where = f"Bluetooth LE as {transport.name!r}"
+    else:
+        from board_driver.connectors.emulation.serial_port import BAUDRATES, SerialTransport
+
+        transport = SerialTransport(section.device, BAUDRATES[section.protocol])
+        where = section.device
     emulation = Emulation(
         door,
-        sessions[section.protocol],
+        session_class(section.protocol),
         transport,
         colour=letter,
         trace=section.trace or None,
     )
-    log.info("emulation: %s on %s", section.protocol, section.device)
+    log.info("emulation: %s on %s", section.protocol, where)
     return await emulation.start()
+
+
+def session_class(protocol: str) -> SessionFactory:
+    """The session of ``protocol``: ``"dgt"``, ``"chesslink"`` or ``"pegasus"``."""
+    if protocol == "dgt":
+        from board_driver.connectors.emulation.dgt import DgtSession
+
+        return DgtSession
+    if protocol == "pegasus":
+        from board_driver.connectors.emulation.pegasus import PegasusSession
+
+        return PegasusSession
+    from board_driver.connectors.emulation.chesslink import ChessLinkSession
+
+    return ChessLinkSession

@@ -42,7 +42,7 @@ b''
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 from board_driver.clock.keeper import times_at
 from board_driver.connectors.emulation.view import BoardView, Change
@@ -114,6 +114,24 @@ def field(sq: int) -> int:
     return (7 - (sq >> 3)) * 8 + (sq & 7)
 
 
+def split_messages(data: bytes) -> list[bytes]:
+    """Messages to the app, one by one (each says its own length): the units a Bluetooth
+    LE notification carries, since some apps read one message per notification.
+
+    >>> both = message(MSG_VERSION, [1, 7]) + message(MSG_FIELD_UPDATE, [8, 1])
+    >>> [m.hex(" ") for m in split_messages(both)]
+    ['93 00 05 01 07', '8e 00 05 08 01']
+    """
+    out = []
+    index = 0
+    while index < len(data):
+        header = data[index : index + 3]
+        size = max(3, header[1] << 7 | header[2]) if len(header) == 3 else len(header)
+        out.append(bytes(data[index : index + size]))
+        index += size
+    return out
+
+
 def message(kind: int, data: bytes | Iterable[int] = b"") -> bytes:
     """A message to the app: ``kind`` (bit 7 set), the total length in two 7-bit bytes, data.
 
@@ -182,6 +200,10 @@ class DgtSession:
     """
 
     protocol = "dgt"
+    #: Commands followed by a size byte and that many bytes of data.
+    sized_commands: ClassVar[tuple[int, ...]] = (SET_LEDS, CLOCK_MESSAGE)
+    #: The messages in bytes this session sent (for a transport that sends them one by one).
+    split = staticmethod(split_messages)
 
     def __init__(
         self,
@@ -225,10 +247,9 @@ class DgtSession:
         self._partial = bytearray(buffer[index:])
         return bytes(out)
 
-    @staticmethod
-    def _length(buffer: bytearray, index: int) -> int | None:
+    def _length(self, buffer: bytearray, index: int) -> int | None:
         """The length of the command at ``index``, or None if its data have not all come."""
-        if buffer[index] not in (SET_LEDS, CLOCK_MESSAGE):
+        if buffer[index] not in self.sized_commands:
             return 1
         if index + 1 >= len(buffer):
             return None
