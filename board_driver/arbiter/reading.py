@@ -178,7 +178,23 @@ class MoveReading:
             return True
         return self.touch.allows(move, self.legal)
 
-    def only_put_right_since(self, index: int, squares: int) -> bool:
+    def undoing(self, index: int, fp: Footprint) -> bool:
+        """Out of sync since the first ``index`` events of :attr:`history`: is ``fp``, which
+        the board shows, only what remains of an action being undone (putting right is not
+        moving, board-script.md "An illegal state ends")? So it is when hands have since
+        only put its pieces right, unless its piece is the first of the mover's lifted (the
+        king or the rook, for castling: after an illegal move the replacing move is made
+        with the piece touched first, FIDE 7.5.1 with 4.3), or the board showed it done
+        before the illegal state (what was seen counts)."""
+        if not self._only_put_right_since(index, fp.touched):
+            return False
+        move = fp.move
+        first = self.first_own_lifted()
+        if first == move.from_square or (move.is_castling and first == move.rook_from):
+            return False
+        return not self.shown_done(fp, index)
+
+    def _only_put_right_since(self, index: int, squares: int) -> bool:
         """After the first ``index`` events of :attr:`history`, did hands only put pieces
         right, as far as ``squares`` go (a piece lifted from a square the position leaves
         empty, or set down where the position has one), and at least once?"""
@@ -187,6 +203,42 @@ class MoveReading:
         return bool(since) and not any(
             squares >> sq & 1 and lifted == bool(before >> sq & 1) for _, lifted, sq in since
         )
+
+    def first_own_lifted(self) -> int | None:
+        """The square of the first of the mover's pieces lifted in this move's hands (one
+        set back within the pass time only flickered: no hand), or None."""
+        history = self.history
+        pass_ms = self.timing.pass_ms
+        seen = 0  # squares whose piece has moved already: not the position's own piece
+        for i, (t, lifted, sq) in enumerate(history):
+            if lifted and self.own & ~seen & bit(sq):
+                back = next((e for e in history[i + 1 :] if e[2] == sq), None)
+                if back is None or back[0] - t >= pass_ms:
+                    return sq
+                continue
+            seen |= bit(sq)
+        return None
+
+    def shown_done(self, fp: Footprint, index: int) -> bool:
+        """Did the board show ``fp`` done at some moment before the first ``index`` events
+        of :attr:`history` were over (the other side's pieces lifted then aside; a capture's
+        square emptied and filled again after the mover left)?"""
+        theirs = self.start_board & self.before & ~self.own
+        source, target = fp.move.from_square, fp.target
+        left = emptied = refilled = False
+        for at, board in enumerate(self.boards()[:index]):
+            if at:
+                _, lifted, sq = self.history[at - 1]
+                if sq == source and lifted:
+                    left = True
+                elif sq == target:
+                    refilled = refilled or (not lifted and emptied and left)
+                    emptied = emptied or lifted
+            if (target is None or refilled) and not (fp.after ^ board) & ~(
+                theirs & ~board & ~fp.lifts
+            ):
+                return True
+        return False
 
     def released(self, fp: Footprint, t: int) -> bool:
         """Has every piece ``fp`` places rested at least the pass time by ``t``?"""

@@ -287,19 +287,17 @@ class Tracker(Amendments, Controls, Hands, Lights, NewGameSetup, OtherSide, Rere
     def _complete(self) -> Footprint | None:
         """The one legal move the board shows done, if any (the other side's pieces lifted
         while its piece moved are the next move's, unless it captured them). Out of sync,
-        not a move the board came to show by putting pieces right (none of its pieces
-        moved since, other than put right): the steps of putting pieces back are not
-        moves, even where the board then looks like one (board-script.md, "An illegal
-        state ends")."""
+        not one that is only what remains of an action being undone (putting right is not
+        moving: :meth:`.reading.MoveReading.undoing`)."""
         reading = self._reading
         found = reading.complete(self.board, self._choice, reading.others_off)
         if (
             found is not None
             and self._out_of_sync
             and self._rereading != "turn"  # the hands read afresh, as several moves
-            and reading.only_put_right_since(self._out_since, found.touched)
+            and reading.undoing(self._out_since, found)
         ):
-            return None  # putting right is not moving: none of its pieces moved since
+            return None
         return found
 
     def _mover_first(self, found: Footprint) -> bool:
