@@ -30,7 +30,7 @@ from board_driver.arbiter.footprint import Footprint, bit
 from board_driver.arbiter.options import Timing
 from board_driver.arbiter.touch import TouchMove
 from board_driver.squares import squares_of
-from rules import QUEEN, Move, Position
+from rules import KING, QUEEN, ROOK, Move, Position
 
 _NEVER = -(1 << 62)
 
@@ -205,19 +205,29 @@ class MoveReading:
         )
 
     def first_own_lifted(self) -> int | None:
-        """The square of the first of the mover's pieces lifted in this move's hands (one
-        set back within the pass time only flickered: no hand), or None."""
+        """The square of the first of the mover's pieces lifted in this move's hands, or
+        None. One set back within the pass time only flickered (no hand); a rook and then
+        its king lifted within the pass time are one grip, the king first (FIDE 4.4.1, as
+        for touch-move)."""
         history = self.history
         pass_ms = self.timing.pass_ms
         seen = 0  # squares whose piece has moved already: not the position's own piece
+        first: tuple[int, int] | None = None  # (t, square) of the first own lift
         for i, (t, lifted, sq) in enumerate(history):
+            if first is not None and t - first[0] >= pass_ms:
+                break
             if lifted and self.own & ~seen & bit(sq):
                 back = next((e for e in history[i + 1 :] if e[2] == sq), None)
                 if back is None or back[0] - t >= pass_ms:
-                    return sq
+                    if first is None:
+                        first = (t, sq)
+                        if self.position.piece_at(sq).piece_type != ROOK:
+                            break
+                    elif self.position.piece_at(sq).piece_type == KING:
+                        return sq
                 continue
             seen |= bit(sq)
-        return None
+        return None if first is None else first[1]
 
     def shown_done(self, fp: Footprint, index: int) -> bool:
         """Did the board show ``fp`` done at some moment before the first ``index`` events
