@@ -15,9 +15,11 @@ move counts" and "Rulings for fast and messy hands"):
 - a piece placed elsewhere while the other side's hand is out is the other side's, and
   releases the mover's piece where it stands whatever its rest (a *release*; "The other
   side's move is a release"): the move before is committed first;
-- the mover's piece, rested the pass time while the other side's hand was out, then lifted
-  again: let go there (released means rested) and lifted for the mover's next move (a
-  *release* too), unless what follows says the slide only paused;
+- the mover's piece, rested the pass time while the other side holds a piece it lifted
+  during the slide, then lifted again: the judgment was *deferred*, and this lift does not
+  settle it; the next place does (the other side's capture there, the slide going on, or
+  the other side's piece set down: the lift was the next move's). Nothing is committed or
+  announced before it;
 - a piece placed where a sliding piece last stood under the pass time, while the other
   side holds a piece that can capture there, is that capture (the slide had *stood* there).
 
@@ -27,7 +29,7 @@ Readings that only what follows can confirm are taken as choices (see :mod:`.rer
 
 from __future__ import annotations
 
-from board_driver.arbiter.footprint import Footprint, bit
+from board_driver.arbiter.footprint import Footprint, between, bit
 from board_driver.arbiter.game_events import Event
 from board_driver.arbiter.rereading import EARLY
 from board_driver.squares import square_name, squares_of
@@ -78,17 +80,9 @@ class Hands:
                 if not found.touched & bit(sq):
                     if self._committed & bit(sq):  # a piece that took no part
                         return self._commit(found, t), False
-                elif self._snatchable(found, sq):
-                    if self._choose_reading("snatch", t, sq):
-                        return self._commit(found, t), False
-                elif (
-                    found.places & bit(sq)
-                    and reading.others_off & self._committed & ~reading.own
-                    and self._choose_reading("release", t, sq)
-                ):
-                    # It rested the pass time while the other side's hand was out: let go
-                    # there (released means rested), and lifted again it starts the mover's
-                    # next move.
+                elif found.places & bit(sq) and reading.others_off & self._committed & ~reading.own:
+                    return self._deferred_lift(found, t, sq), False
+                elif self._snatchable(found, sq) and self._choose_reading("snatch", t, sq):
                     return self._commit(found, t), False
             elif theirs and not found.touched & bit(sq):
                 return [], True  # the other side reached out before the piece was let go
@@ -107,6 +101,45 @@ class Hands:
                 return [], self._choose_reading("reach", t, sq)
             return [], not self._choose_reading("touch", t, sq)
         return [], False
+
+    def _deferred_lift(self, found: Footprint, t: int, sq: int) -> list[Event]:
+        """The piece just landed and rested, lifted again while the other side holds a
+        piece it lifted during the slide: the judgment was deferred, and this lift does
+        not settle it (board-script.md, "Released means rested"); the next place does
+        (:meth:`_resolve_deferred`). Until then the slide going on is read: nothing is
+        committed, nothing announced."""
+        if not self._choose_reading("deferred", t, sq):
+            return self._commit(found, t)  # read the other way: let go there
+        move = found.move
+        origin = move.rook_from if move.is_castling and sq == move.rook_to else move.from_square
+        self._deferred = (t, sq, origin, self._capture_ways(found, sq))
+        return []
+
+    def _resolve_deferred(self, t: int, sq: int) -> list[Event]:
+        """A piece set down on ``sq`` while a deferred lift waits. On the way of the other
+        side's capture of the lifted piece (where it lands: its square, or behind it en
+        passant; or a square its capturer passes over), it is that capture (the piece was
+        let go where it stood); back on its square, the piece put down again; on a square
+        the mover's piece can reach from where it started (or pass over), the slide went
+        on; anywhere else it is the other side's piece, and the lift was the next move's.
+        Read the other way, the move is committed now, before this place; the events of
+        that, or none."""
+        (when, lifted, origin, capture_ways), self._deferred = self._deferred, None
+        if capture_ways & bit(sq) or sq == lifted:
+            other_way = bool(capture_ways & bit(sq))
+        else:
+            other_way = not any(
+                m.from_square == origin
+                and (m.to_square == sq or between(origin, m.to_square) & bit(sq))
+                for m in self._reading.legal
+            )
+        if not other_way or self._rereading:
+            return []
+        named = ("deferred", when, lifted)
+        choice = next((c for c in self._choices if (c.kind, c.t, c.square) == named), None)
+        if choice is None:
+            return []
+        return self._read_again(t, choices_only=True, choices=[choice]) or []
 
     def _released(self, found: Footprint, t: int) -> bool:
         """Has ``found``'s piece rested the pass time by ``t``? When the hands are read
@@ -132,11 +165,21 @@ class Hands:
     def _capturable_after(self, found: Footprint, sq: int) -> bool:
         """Can the other side capture on ``sq`` once ``found`` is played (and does it
         know the move: not a player away from the board)?"""
+        return bool(self._capture_ways(found, sq))
+
+    def _capture_ways(self, found: Footprint, sq: int) -> int:
+        """The squares the other side's captures of the piece on ``sq`` land on (``sq``,
+        or behind it en passant) or pass over, once ``found`` is played: a bitmap, 0 if
+        it has none (or does not know the move: a player away from the board)."""
         after = self._position.copy()
         after.push(found.move)
         if self._other_side is not None and after.turn == self._other_side:
-            return False
-        return any(m.captured_square == sq for m in after.legal_moves())
+            return 0
+        ways = 0
+        for m in after.legal_moves():
+            if m.captured_square == sq:
+                ways |= bit(m.to_square) | between(m.from_square, m.to_square)
+        return ways
 
     def _note_lift(self, t: int, sq: int) -> None:
         """Record a lift in the history of this move (and what it touched)."""
@@ -153,6 +196,8 @@ class Hands:
         stood = False
         if self._playing():
             self._warned = None
+            if self._deferred is not None:
+                out += self._resolve_deferred(t, sq)
             reading = self._reading
             if reading.others_off:
                 # A piece placed where the sliding piece just rested under the pass time,
@@ -161,8 +206,9 @@ class Hands:
                 on = self._stood_on(sq)
                 stood = on is not None and self._choose_reading("stood", t, sq)
                 if not reading.passing(t, sq):
-                    out = self._before_place(t, sq)
-                    stood = stood and not out
+                    released = self._before_place(t, sq)
+                    out += released
+                    stood = stood and not released
             self._reading.note_place(t, sq)
         self.board |= b
         if self._pending_choice is not None and sq == self._promotion_square:

@@ -26,8 +26,10 @@ explain, if another reading reads every piece standing as moves made. A committe
 can still grow by the same side before the other side lifts anything (:mod:`.amendments`).
 Take-backs go one move at a time, as soon as the pieces set back have rested the pass time
 (:mod:`.takebacks`). An illegal position ends only when the board matches the last
-position again or shows a legal move from it, not one it came to show by pieces put back
-(putting right is not moving); its ``illegal`` event says why, once (:mod:`.words`). The
+position again or shows a legal move from it, not the remains of an action being undone
+(putting right is not moving: a move shown once pieces were put back counts if its piece
+was the first lifted, or if the board showed it done before); its ``illegal`` event says
+why, once (:mod:`.words`). The
 board is in sync only while one move on its way explains what it shows besides the
 position (the other side's hand may hold one piece of its own). The game events it
 announces are listed in :mod:`.game_events`.
@@ -263,6 +265,10 @@ class Tracker(Amendments, Controls, Hands, Lights, NewGameSetup, OtherSide, Rere
         self._whys_said: set[str] = set()  # the reasons announced while out of sync
         self._expected = None
         self._hint = None
+        # A lift of the piece just landed whose judgment waits for the next place (see
+        # hands): its time and square, the square its piece came from, and where the
+        # other side's captures of it land.
+        self._deferred: tuple[int, int, int, int] | None = None
         self._reading = self._fresh_reading()
 
     def _fresh_reading(self, start_board: int | None = None) -> MoveReading:
@@ -333,7 +339,7 @@ class Tracker(Amendments, Controls, Hands, Lights, NewGameSetup, OtherSide, Rere
         Still and in sync, the hands so far are read for good.
         """
         out = self._judge_still(t)
-        if not self._out_of_sync:
+        if not self._out_of_sync and self._deferred is None:  # a deferred lift waits on
             self._forget_choices()
         return out
 
