@@ -96,11 +96,23 @@ class Hands:
                 return [], self._choose_reading("reach", t, sq)
         elif theirs:
             # While the mover's piece moves: the other side reaching out; else: the mover
-            # touching it (its victim, most often). Only what follows can tell for sure.
-            if reading.moving(t, self.board):
+            # touching it (its victim, most often: an en-passant victim beside the pawn
+            # just landed, however soon). Only what follows can tell for sure.
+            if reading.moving(t, self.board) and not self._en_passant_victim(sq):
                 return [], self._choose_reading("reach", t, sq)
             return [], not self._choose_reading("touch", t, sq)
         return [], False
+
+    def _en_passant_victim(self, sq: int) -> bool:
+        """Is ``sq`` the victim's square of an en-passant capture whose pawn has landed?"""
+        board = self.board
+        return any(
+            fp.move.is_en_passant
+            and fp.move.captured_square == sq
+            and board & bit(fp.move.to_square)
+            and not board & bit(fp.move.from_square)
+            for fp in self._reading.footprints
+        )
 
     def _deferred_lift(self, found: Footprint, t: int, sq: int) -> list[Event]:
         """The piece just landed and rested, lifted again while the other side holds a
@@ -110,29 +122,23 @@ class Hands:
         committed, nothing announced."""
         if not self._choose_reading("deferred", t, sq):
             return self._commit(found, t)  # read the other way: let go there
-        move = found.move
-        origin = move.rook_from if move.is_castling and sq == move.rook_to else move.from_square
-        self._deferred = (t, sq, origin, self._capture_ways(found, sq))
+        self._deferred = (t, sq, self._capture_ways(found, sq))
         return []
 
     def _resolve_deferred(self, t: int, sq: int) -> list[Event]:
         """A piece set down on ``sq`` while a deferred lift waits. On the way of the other
         side's capture of the lifted piece (where it lands: its square, or behind it en
         passant; or a square its capturer passes over), it is that capture (the piece was
-        let go where it stood); back on its square, the piece put down again; on a square
-        the mover's piece can reach from where it started (or pass over), the slide went
-        on; anywhere else it is the other side's piece, and the lift was the next move's.
+        let go where it stood); back on its square, the piece put down again; further
+        along the line it came (where a legal move passing over its square goes), the
+        slide went on; anywhere else it is the other side's piece, and the lift was the next move's.
         Read the other way, the move is committed now, before this place; the events of
         that, or none."""
-        (when, lifted, origin, capture_ways), self._deferred = self._deferred, None
+        (when, lifted, capture_ways), self._deferred = self._deferred, None
         if capture_ways & bit(sq) or sq == lifted:
             other_way = bool(capture_ways & bit(sq))
         else:
-            other_way = not any(
-                m.from_square == origin
-                and (m.to_square == sq or between(origin, m.to_square) & bit(sq))
-                for m in self._reading.legal
-            )
+            other_way = not self._ways_beyond(lifted) & bit(sq)
         if not other_way or self._rereading:
             return []
         named = ("deferred", when, lifted)
@@ -240,17 +246,31 @@ class Hands:
 
     def _slide_ended_on(self, sq: int) -> bool:
         """Did the slide stop on ``sq``: no piece set down after it left there, before the
-        other side's hand reached out (else the slide went on: it only passed over)?"""
+        other side's hand reached out (else the slide went on: it only passed over)? A
+        piece set down where the sliding piece cannot go is not it (the other side's, its
+        hand out already)."""
         reading = self._reading
         history = reading.history
         left = max(i for i, (_, lifted, at) in enumerate(history) if lifted and at == sq)
         reached = set(reading.others)
+        ways = self._ways_beyond(sq)
         for when, lifted, at in history[left + 1 :]:
             if not lifted:
+                if not ways & bit(at) and reading.others_off:
+                    continue
                 return False
             if (when, at) in reached:
                 return True
         return True
+
+    def _ways_beyond(self, sq: int) -> int:
+        """Where a piece of the side to move sliding over ``sq`` can go on to: the squares
+        beyond it of its legal moves that pass over it (none for a jump)."""
+        ways = 0
+        for m in self._reading.legal:
+            if between(m.from_square, m.to_square) & bit(sq):
+                ways |= bit(m.to_square) | between(sq, m.to_square)
+        return ways
 
     def _before_place(self, t: int, sq: int) -> list[Event]:
         """The other side has lifted a piece of its own while the mover's piece moved: a

@@ -197,7 +197,15 @@ class Rereading:
         try:
             for fp in self._reading.footprints:
                 if fp.move.to_square == sq:
-                    out = self._trial(t, (landed + 1, fp))
+                    # Done once it landed; en passant, once its victim was lifted too.
+                    done = landed
+                    if fp.move.is_en_passant:
+                        victim = fp.move.captured_square
+                        done = max(
+                            (i for i in range(left) if history[i][1] and history[i][2] == victim),
+                            default=done,
+                        )
+                    out = self._trial(t, (max(done, landed) + 1, fp))
                     if out is not None:
                         return out
         finally:

@@ -266,9 +266,9 @@ class Tracker(Amendments, Controls, Hands, Lights, NewGameSetup, OtherSide, Rere
         self._expected = None
         self._hint = None
         # A lift of the piece just landed whose judgment waits for the next place (see
-        # hands): its time and square, the square its piece came from, and where the
-        # other side's captures of it land.
-        self._deferred: tuple[int, int, int, int] | None = None
+        # hands): its time and square, and the squares the other side's captures of it
+        # land on or pass over.
+        self._deferred: tuple[int, int, int] | None = None
         self._reading = self._fresh_reading()
 
     def _fresh_reading(self, start_board: int | None = None) -> MoveReading:
