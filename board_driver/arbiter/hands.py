@@ -131,9 +131,9 @@ class Hands:
         passant; or a square its capturer passes over), it is that capture (the piece was
         let go where it stood); back on its square, the piece put down again; further
         along the line it came (where a legal move passing over its square goes), the
-        slide went on; anywhere else it is the other side's piece, and the lift was the next move's.
-        Read the other way, the move is committed now, before this place; the events of
-        that, or none."""
+        slide went on; anywhere else it is the other side's piece, and the lift was the
+        next move's. Read the other way, the move is committed now, before this place; the
+        events of that, or none."""
         (when, lifted, capture_ways), self._deferred = self._deferred, None
         if capture_ways & bit(sq) or sq == lifted:
             other_way = bool(capture_ways & bit(sq))
