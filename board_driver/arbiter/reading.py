@@ -211,22 +211,21 @@ class MoveReading:
         for touch-move)."""
         history = self.history
         pass_ms = self.timing.pass_ms
-        seen = 0  # squares whose piece has moved already: not the position's own piece
         first: tuple[int, int] | None = None  # (t, square) of the first own lift
         for i, (t, lifted, sq) in enumerate(history):
             if first is not None and t - first[0] >= pass_ms:
                 break
-            if lifted and self.own & ~seen & bit(sq):
-                back = next((e for e in history[i + 1 :] if e[2] == sq), None)
-                if back is None or back[0] - t >= pass_ms:
-                    if first is None:
-                        first = (t, sq)
-                        if self.position.piece_at(sq).piece_type != ROOK:
-                            break
-                    elif self.position.piece_at(sq).piece_type == KING:
-                        return sq
+            if not (lifted and self.own & bit(sq)):
                 continue
-            seen |= bit(sq)
+            back = next((e for e in history[i + 1 :] if e[2] == sq), None)
+            if back is not None and back[0] - t < pass_ms:
+                continue  # a flicker: the piece still stands there
+            if first is None:
+                first = (t, sq)
+                if self.position.piece_at(sq).piece_type != ROOK:
+                    break
+            elif self.position.piece_at(sq).piece_type == KING:
+                return sq
         return None if first is None else first[1]
 
     def shown_done(self, fp: Footprint, index: int) -> bool:
