@@ -142,6 +142,9 @@ def snapshot(snap: Snapshot, page: PageState) -> dict[str, Any]:
         # rook still to move, an en-passant victim to lift, why a position is illegal).
         "asks": list(snap.asks),
         "engine": engine_snapshot(snap, page),
+        # The board's chess clock (None without one): the page counts the running one
+        # down from ``at``, when the snapshot was read.
+        "clock": dict(snap.clock) if snap.clock is not None else None,
         # The hall broadcast's link, when [broadcast] is on and has said something.
         "broadcast": page.broadcast,
         "can_take_back": bool(
