@@ -58,6 +58,9 @@ class MoveReading:
         self.lift_t: dict[int, int] = {}
         self.place_t: dict[int, int] = {}
         self.refill_t: dict[int, int] = {}  # a square lifted and filled again
+        #: The mover's squares whose every lift so far only flickered (set back within the
+        #: pass time): the piece standing there is still the position's own, untouched.
+        self.flickered = 0
         self.history: list[tuple[int, bool, int]] = []  # (t, lifted?, square) since the move
         #: The other side's lifts while the mover's piece moved, ``(t, square)``, and the
         #: squares among them still empty: the next move's, not this one's.
@@ -137,7 +140,10 @@ class MoveReading:
         if passing:
             del self.place_t[sq]  # a sliding piece crossed this square
             self.passed |= bit(sq)
-        exempt = exempt or passing or sq in self.lift_t or self.adjusting or touch_mode == "off"
+        # A piece lifted again from a square it was set on is not the position's (its
+        # touch was counted when it first left), unless that square only flickered.
+        again = sq in self.lift_t and not self.flickered & bit(sq)
+        exempt = exempt or passing or again or self.adjusting or touch_mode == "off"
         if self.adjusting:
             self.adjusted.add(sq)
         if not exempt and self.before & bit(sq):
@@ -157,6 +163,11 @@ class MoveReading:
             self.refill_t[sq] = t
             if t - lifted < self.timing.pass_ms:
                 self.touch.forget(sq, lifted)  # the square flickered: no hand touched it
+                first = next(w for w, up, at in self.history if up and at == sq)
+                if self.own & bit(sq) and lifted == first:
+                    self.flickered |= bit(sq)
+            else:
+                self.flickered &= ~bit(sq)
         self.place_t[sq] = t
         if self.adjusting:
             if sq in self.adjusted:
