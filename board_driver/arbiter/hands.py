@@ -15,9 +15,11 @@ move counts" and "Rulings for fast and messy hands"):
 - a piece placed elsewhere while the other side's hand is out is the other side's, and
   releases the mover's piece where it stands whatever its rest (a *release*; "The other
   side's move is a release"): the move before is committed first;
-- the mover's piece, rested the pass time while the other side's hand was out, then lifted
-  again: let go there (released means rested) and lifted for the mover's next move (a
-  *release* too), unless what follows says the slide only paused;
+- the mover's piece, rested the pass time while the other side holds a piece it lifted
+  during the slide, then lifted again: the judgment was *deferred*, and this lift does not
+  settle it; the next place does (the other side's capture there, the slide going on, or
+  the other side's piece set down: the lift was the next move's). Nothing is committed or
+  announced before it;
 - a piece placed where a sliding piece last stood under the pass time, while the other
   side holds a piece that can capture there, is that capture (the slide had *stood* there).
 
@@ -27,7 +29,7 @@ Readings that only what follows can confirm are taken as choices (see :mod:`.rer
 
 from __future__ import annotations
 
-from board_driver.arbiter.footprint import Footprint, bit
+from board_driver.arbiter.footprint import Footprint, between, bit
 from board_driver.arbiter.game_events import Event
 from board_driver.arbiter.rereading import EARLY
 from board_driver.squares import square_name, squares_of
@@ -78,17 +80,9 @@ class Hands:
                 if not found.touched & bit(sq):
                     if self._committed & bit(sq):  # a piece that took no part
                         return self._commit(found, t), False
-                elif self._snatchable(found, sq):
-                    if self._choose_reading("snatch", t, sq):
-                        return self._commit(found, t), False
-                elif (
-                    found.places & bit(sq)
-                    and reading.others_off & self._committed & ~reading.own
-                    and self._choose_reading("release", t, sq)
-                ):
-                    # It rested the pass time while the other side's hand was out: let go
-                    # there (released means rested), and lifted again it starts the mover's
-                    # next move.
+                elif found.places & bit(sq) and reading.others_off & self._committed & ~reading.own:
+                    return self._deferred_lift(found, t, sq), False
+                elif self._snatchable(found, sq) and self._choose_reading("snatch", t, sq):
                     return self._commit(found, t), False
             elif theirs and not found.touched & bit(sq):
                 return [], True  # the other side reached out before the piece was let go
@@ -102,11 +96,56 @@ class Hands:
                 return [], self._choose_reading("reach", t, sq)
         elif theirs:
             # While the mover's piece moves: the other side reaching out; else: the mover
-            # touching it (its victim, most often). Only what follows can tell for sure.
-            if reading.moving(t, self.board):
+            # touching it (its victim, most often: an en-passant victim beside the pawn
+            # just landed, however soon). Only what follows can tell for sure.
+            if reading.moving(t, self.board) and not self._en_passant_victim(sq):
                 return [], self._choose_reading("reach", t, sq)
             return [], not self._choose_reading("touch", t, sq)
         return [], False
+
+    def _en_passant_victim(self, sq: int) -> bool:
+        """Is ``sq`` the victim's square of an en-passant capture whose pawn has landed?"""
+        board = self.board
+        return any(
+            fp.move.is_en_passant
+            and fp.move.captured_square == sq
+            and board & bit(fp.move.to_square)
+            and not board & bit(fp.move.from_square)
+            for fp in self._reading.footprints
+        )
+
+    def _deferred_lift(self, found: Footprint, t: int, sq: int) -> list[Event]:
+        """The piece just landed and rested, lifted again while the other side holds a
+        piece it lifted during the slide: the judgment was deferred, and this lift does
+        not settle it (board-script.md, "Released means rested"); the next place does
+        (:meth:`_resolve_deferred`). Until then the slide going on is read: nothing is
+        committed, nothing announced."""
+        if not self._choose_reading("deferred", t, sq):
+            return self._commit(found, t)  # read the other way: let go there
+        self._deferred = (t, sq, self._capture_ways(found, sq))
+        return []
+
+    def _resolve_deferred(self, t: int, sq: int) -> list[Event]:
+        """A piece set down on ``sq`` while a deferred lift waits. On the way of the other
+        side's capture of the lifted piece (where it lands: its square, or behind it en
+        passant; or a square its capturer passes over), it is that capture (the piece was
+        let go where it stood); back on its square, the piece put down again; further
+        along the line it came (where a legal move passing over its square goes), the
+        slide went on; anywhere else it is the other side's piece, and the lift was the
+        next move's. Read the other way, the move is committed now, before this place; the
+        events of that, or none."""
+        (when, lifted, capture_ways), self._deferred = self._deferred, None
+        if capture_ways & bit(sq) or sq == lifted:
+            other_way = bool(capture_ways & bit(sq))
+        else:
+            other_way = not self._ways_beyond(lifted) & bit(sq)
+        if not other_way or self._rereading:
+            return []
+        named = ("deferred", when, lifted)
+        choice = next((c for c in self._choices if (c.kind, c.t, c.square) == named), None)
+        if choice is None:
+            return []
+        return self._read_again(t, choices_only=True, choices=[choice]) or []
 
     def _released(self, found: Footprint, t: int) -> bool:
         """Has ``found``'s piece rested the pass time by ``t``? When the hands are read
@@ -132,11 +171,21 @@ class Hands:
     def _capturable_after(self, found: Footprint, sq: int) -> bool:
         """Can the other side capture on ``sq`` once ``found`` is played (and does it
         know the move: not a player away from the board)?"""
+        return bool(self._capture_ways(found, sq))
+
+    def _capture_ways(self, found: Footprint, sq: int) -> int:
+        """The squares the other side's captures of the piece on ``sq`` land on (``sq``,
+        or behind it en passant) or pass over, once ``found`` is played: a bitmap, 0 if
+        it has none (or does not know the move: a player away from the board)."""
         after = self._position.copy()
         after.push(found.move)
         if self._other_side is not None and after.turn == self._other_side:
-            return False
-        return any(m.captured_square == sq for m in after.legal_moves())
+            return 0
+        ways = 0
+        for m in after.legal_moves():
+            if m.captured_square == sq:
+                ways |= bit(m.to_square) | between(m.from_square, m.to_square)
+        return ways
 
     def _note_lift(self, t: int, sq: int) -> None:
         """Record a lift in the history of this move (and what it touched)."""
@@ -153,6 +202,8 @@ class Hands:
         stood = False
         if self._playing():
             self._warned = None
+            if self._deferred is not None:
+                out += self._resolve_deferred(t, sq)
             reading = self._reading
             if reading.others_off:
                 # A piece placed where the sliding piece just rested under the pass time,
@@ -161,8 +212,9 @@ class Hands:
                 on = self._stood_on(sq)
                 stood = on is not None and self._choose_reading("stood", t, sq)
                 if not reading.passing(t, sq):
-                    out = self._before_place(t, sq)
-                    stood = stood and not out
+                    released = self._before_place(t, sq)
+                    out += released
+                    stood = stood and not released
             self._reading.note_place(t, sq)
         self.board |= b
         if self._pending_choice is not None and sq == self._promotion_square:
@@ -194,17 +246,31 @@ class Hands:
 
     def _slide_ended_on(self, sq: int) -> bool:
         """Did the slide stop on ``sq``: no piece set down after it left there, before the
-        other side's hand reached out (else the slide went on: it only passed over)?"""
+        other side's hand reached out (else the slide went on: it only passed over)? A
+        piece set down where the sliding piece cannot go is not it (the other side's, its
+        hand out already)."""
         reading = self._reading
         history = reading.history
         left = max(i for i, (_, lifted, at) in enumerate(history) if lifted and at == sq)
         reached = set(reading.others)
+        ways = self._ways_beyond(sq)
         for when, lifted, at in history[left + 1 :]:
             if not lifted:
+                if not ways & bit(at) and reading.others_off:
+                    continue
                 return False
             if (when, at) in reached:
                 return True
         return True
+
+    def _ways_beyond(self, sq: int) -> int:
+        """Where a piece of the side to move sliding over ``sq`` can go on to: the squares
+        beyond it of its legal moves that pass over it (none for a jump)."""
+        ways = 0
+        for m in self._reading.legal:
+            if between(m.from_square, m.to_square) & bit(sq):
+                ways |= bit(m.to_square) | between(sq, m.to_square)
+        return ways
 
     def _before_place(self, t: int, sq: int) -> list[Event]:
         """The other side has lifted a piece of its own while the mover's piece moved: a

@@ -30,7 +30,7 @@ from board_driver.arbiter.footprint import Footprint, bit
 from board_driver.arbiter.options import Timing
 from board_driver.arbiter.touch import TouchMove
 from board_driver.squares import squares_of
-from rules import QUEEN, Move, Position
+from rules import KING, QUEEN, ROOK, Move, Position
 
 _NEVER = -(1 << 62)
 
@@ -58,6 +58,9 @@ class MoveReading:
         self.lift_t: dict[int, int] = {}
         self.place_t: dict[int, int] = {}
         self.refill_t: dict[int, int] = {}  # a square lifted and filled again
+        #: The mover's squares whose every lift so far only flickered (set back within the
+        #: pass time): the piece standing there is still the position's own, untouched.
+        self.flickered = 0
         self.history: list[tuple[int, bool, int]] = []  # (t, lifted?, square) since the move
         #: The other side's lifts while the mover's piece moved, ``(t, square)``, and the
         #: squares among them still empty: the next move's, not this one's.
@@ -137,7 +140,10 @@ class MoveReading:
         if passing:
             del self.place_t[sq]  # a sliding piece crossed this square
             self.passed |= bit(sq)
-        exempt = exempt or passing or sq in self.lift_t or self.adjusting or touch_mode == "off"
+        # A piece lifted again from a square it was set on is not the position's (its
+        # touch was counted when it first left), unless that square only flickered.
+        again = sq in self.lift_t and not self.flickered & bit(sq)
+        exempt = exempt or passing or again or self.adjusting or touch_mode == "off"
         if self.adjusting:
             self.adjusted.add(sq)
         if not exempt and self.before & bit(sq):
@@ -157,6 +163,11 @@ class MoveReading:
             self.refill_t[sq] = t
             if t - lifted < self.timing.pass_ms:
                 self.touch.forget(sq, lifted)  # the square flickered: no hand touched it
+                first = next(w for w, up, at in self.history if up and at == sq)
+                if self.own & bit(sq) and lifted == first:
+                    self.flickered |= bit(sq)
+            else:
+                self.flickered &= ~bit(sq)
         self.place_t[sq] = t
         if self.adjusting:
             if sq in self.adjusted:
@@ -178,7 +189,23 @@ class MoveReading:
             return True
         return self.touch.allows(move, self.legal)
 
-    def only_put_right_since(self, index: int, squares: int) -> bool:
+    def undoing(self, index: int, fp: Footprint) -> bool:
+        """Out of sync since the first ``index`` events of :attr:`history`: is ``fp``, which
+        the board shows, only what remains of an action being undone (putting right is not
+        moving, board-script.md "An illegal state ends")? So it is when hands have since
+        only put its pieces right, unless its piece is the first of the mover's lifted (the
+        king or the rook, for castling: after an illegal move the replacing move is made
+        with the piece touched first, FIDE 7.5.1 with 4.3), or the board showed it done
+        before the illegal state (what was seen counts)."""
+        if not self._only_put_right_since(index, fp.touched):
+            return False
+        move = fp.move
+        first = self.first_own_lifted()
+        if first == move.from_square or (move.is_castling and first == move.rook_from):
+            return False
+        return not self.shown_done(fp, index)
+
+    def _only_put_right_since(self, index: int, squares: int) -> bool:
         """After the first ``index`` events of :attr:`history`, did hands only put pieces
         right, as far as ``squares`` go (a piece lifted from a square the position leaves
         empty, or set down where the position has one), and at least once?"""
@@ -187,6 +214,51 @@ class MoveReading:
         return bool(since) and not any(
             squares >> sq & 1 and lifted == bool(before >> sq & 1) for _, lifted, sq in since
         )
+
+    def first_own_lifted(self) -> int | None:
+        """The square of the first of the mover's pieces lifted in this move's hands, or
+        None. One set back within the pass time only flickered (no hand); a rook and then
+        its king lifted within the pass time are one grip, the king first (FIDE 4.4.1, as
+        for touch-move)."""
+        history = self.history
+        pass_ms = self.timing.pass_ms
+        first: tuple[int, int] | None = None  # (t, square) of the first own lift
+        for i, (t, lifted, sq) in enumerate(history):
+            if first is not None and t - first[0] >= pass_ms:
+                break
+            if not (lifted and self.own & bit(sq)):
+                continue
+            back = next((e for e in history[i + 1 :] if e[2] == sq), None)
+            if back is not None and back[0] - t < pass_ms:
+                continue  # a flicker: the piece still stands there
+            if first is None:
+                first = (t, sq)
+                if self.position.piece_at(sq).piece_type != ROOK:
+                    break
+            elif self.position.piece_at(sq).piece_type == KING:
+                return sq
+        return None if first is None else first[1]
+
+    def shown_done(self, fp: Footprint, index: int) -> bool:
+        """Did the board show ``fp`` done at some moment before the first ``index`` events
+        of :attr:`history` were over (the other side's pieces lifted then aside; a capture's
+        square emptied and filled again after the mover left)?"""
+        theirs = self.start_board & self.before & ~self.own
+        source, target = fp.move.from_square, fp.target
+        left = emptied = refilled = False
+        for at, board in enumerate(self.boards()[:index]):
+            if at:
+                _, lifted, sq = self.history[at - 1]
+                if sq == source and lifted:
+                    left = True
+                elif sq == target:
+                    refilled = refilled or (not lifted and emptied and left)
+                    emptied = emptied or lifted
+            if (target is None or refilled) and not (fp.after ^ board) & ~(
+                theirs & ~board & ~fp.lifts
+            ):
+                return True
+        return False
 
     def released(self, fp: Footprint, t: int) -> bool:
         """Has every piece ``fp`` places rested at least the pass time by ``t``?"""

@@ -11,9 +11,14 @@ tells which was meant (board-script.md, "Rulings for fast and messy hands"):
   capture it: the other side taking its victim first (the move is committed), or the
   mover's hand going on (a slide that paused);
 - ``release``: the other side's piece set down elsewhere while the mover's piece stands
-  (its move, releasing the mover's), or the mover's piece lifted again after resting the
-  pass time while the other side's hand was out (let go there, lifted for the mover's next
-  move): the move is committed; or only a piece put down, a slide that paused;
+  (its move, releasing the mover's): the move is committed; or only a piece put down, a
+  slide that paused;
+- ``deferred``: the mover's piece lifted again after resting the pass time while the
+  other side holds a piece it lifted during the slide: the slide going on (nothing
+  committed), or the move let go there and the lift the next move's (the other side's
+  capture, its victim lifted; or its hand going on). The next place decides at once
+  (see :mod:`.hands`); a board that stops making sense later reads it again like the
+  others;
 - ``reach`` / ``touch``: one of the other side's pieces lifted while a move is under way:
   the other side reaching out for its next move (while the mover's piece moves), or the
   mover taking it (its victim; while the mover's piece is held);
@@ -27,7 +32,8 @@ latest such choice, takes the other reading, and plays every event since again w
 same rulings (:meth:`Rereading._chosen_again`); the first reading that ends in sync is
 kept. Moves it commits are announced then; a move it no longer commits is *replaced*
 (``move`` with ``replaces``, as a rook move that became castling). The choices are
-forgotten once the board has been still and in sync.
+forgotten once the board has been still and in sync (not while a deferred lift waits for
+its place).
 
 **Left alone, the board is judged.** A board still for the settle time that only a piece in
 the hand explains (or a move done that leaves the other side's pieces lifted) is read again
@@ -77,7 +83,7 @@ RECENT_EVENTS, LATER_EVENTS = 3, 12
 class Choice:
     """A reading taken on the way, that what follows may overturn."""
 
-    kind: str  # snatch, release, reach, touch or stood (see the module docstring)
+    kind: str  # snatch, release, deferred, reach, touch or stood (see the module docstring)
     t: int
     square: int  # the square lifted (for a release: the square the piece rests on)
     index: int  # the event of the log it was taken at (a release: the next one)
@@ -191,7 +197,15 @@ class Rereading:
         try:
             for fp in self._reading.footprints:
                 if fp.move.to_square == sq:
-                    out = self._trial(t, (landed + 1, fp))
+                    # Done once it landed; en passant, once its victim was lifted too.
+                    done = landed
+                    if fp.move.is_en_passant:
+                        victim = fp.move.captured_square
+                        done = max(
+                            (i for i in range(left) if history[i][1] and history[i][2] == victim),
+                            default=done,
+                        )
+                    out = self._trial(t, (max(done, landed) + 1, fp))
                     if out is not None:
                         return out
         finally:

@@ -26,8 +26,10 @@ explain, if another reading reads every piece standing as moves made. A committe
 can still grow by the same side before the other side lifts anything (:mod:`.amendments`).
 Take-backs go one move at a time, as soon as the pieces set back have rested the pass time
 (:mod:`.takebacks`). An illegal position ends only when the board matches the last
-position again or shows a legal move from it, not one it came to show by pieces put back
-(putting right is not moving); its ``illegal`` event says why, once (:mod:`.words`). The
+position again or shows a legal move from it, not the remains of an action being undone
+(putting right is not moving: a move shown once pieces were put back counts if its piece
+was the first lifted, or if the board showed it done before); its ``illegal`` event says
+why, once (:mod:`.words`). The
 board is in sync only while one move on its way explains what it shows besides the
 position (the other side's hand may hold one piece of its own). The game events it
 announces are listed in :mod:`.game_events`.
@@ -263,6 +265,10 @@ class Tracker(Amendments, Controls, Hands, Lights, NewGameSetup, OtherSide, Rere
         self._whys_said: set[str] = set()  # the reasons announced while out of sync
         self._expected = None
         self._hint = None
+        # A lift of the piece just landed whose judgment waits for the next place (see
+        # hands): its time and square, and the squares the other side's captures of it
+        # land on or pass over.
+        self._deferred: tuple[int, int, int] | None = None
         self._reading = self._fresh_reading()
 
     def _fresh_reading(self, start_board: int | None = None) -> MoveReading:
@@ -287,19 +293,17 @@ class Tracker(Amendments, Controls, Hands, Lights, NewGameSetup, OtherSide, Rere
     def _complete(self) -> Footprint | None:
         """The one legal move the board shows done, if any (the other side's pieces lifted
         while its piece moved are the next move's, unless it captured them). Out of sync,
-        not a move the board came to show by putting pieces right (none of its pieces
-        moved since, other than put right): the steps of putting pieces back are not
-        moves, even where the board then looks like one (board-script.md, "An illegal
-        state ends")."""
+        not one that is only what remains of an action being undone (putting right is not
+        moving: :meth:`.reading.MoveReading.undoing`)."""
         reading = self._reading
         found = reading.complete(self.board, self._choice, reading.others_off)
         if (
             found is not None
             and self._out_of_sync
             and self._rereading != "turn"  # the hands read afresh, as several moves
-            and reading.only_put_right_since(self._out_since, found.touched)
+            and reading.undoing(self._out_since, found)
         ):
-            return None  # putting right is not moving: none of its pieces moved since
+            return None
         return found
 
     def _mover_first(self, found: Footprint) -> bool:
@@ -335,7 +339,7 @@ class Tracker(Amendments, Controls, Hands, Lights, NewGameSetup, OtherSide, Rere
         Still and in sync, the hands so far are read for good.
         """
         out = self._judge_still(t)
-        if not self._out_of_sync:
+        if not self._out_of_sync and self._deferred is None:  # a deferred lift waits on
             self._forget_choices()
         return out
 

@@ -4,7 +4,9 @@ The generator (tests/generate_scripts.py) plays each game the way people move pi
 (capture orders, castling orders, slides, en-passant orders, promotion choices, pauses,
 quick replies); python-chess, not our rules core, says what the moves are. A replay must
 commit every move with python-chess's SAN, end on its final position and result, and
-never call anything illegal. The same games as raw scans with switch bounce and one-scan
+never call anything illegal; and it must read the moves as they are made, not a batch of
+them once the board is still (a tracker stuck for half a game that reads it all again at
+the end would otherwise pass). The same games as raw scans with switch bounce and one-scan
 flickers must give the same, with no phantom move.
 
 The same games at blitz pace (issue 15: the other side lifting 120-200 ms after a piece
@@ -44,6 +46,9 @@ BLITZ_SHORT = slice(0, None, 4)
 VERY_FAST_SHORT = slice(1, None, 4)
 #: At a very fast pace, at most this many games in a hundred may misread (issue 22).
 VERY_FAST_MISREADS_PER_100 = 1
+#: More moves than this announced at one instant is a game read late, in a batch (a chain
+#: of quick recaptures read once the board is still is two or three).
+MOVES_AT_ONCE = 3
 
 
 @pytest.fixture(scope="module")
@@ -87,6 +92,13 @@ def _problems(generated: GeneratedGame, script) -> list[str]:
     wrong = Counter(e["type"] for e in result.events if e["type"] in ("illegal", "takeback"))
     if wrong:
         out.append(f"announced {dict(wrong)}")
+    # Read as they are made, not in a batch once the board is still (or the script ends):
+    # the page, a clock, an online opponent would see nothing until then.
+    at_once = Counter(e["t"] for e in result.events if e["type"] == "move")
+    batch = max(at_once.values(), default=0)
+    if batch > MOVES_AT_ONCE:
+        t = at_once.most_common(1)[0][0]
+        out.append(f"announced {batch} moves at once, at {t} ms (read late, in a batch)")
     json.dumps(result.to_json())  # what --json prints must be JSON
     return [f"{script.name}: {problem}" for problem in out]
 
