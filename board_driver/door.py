@@ -75,6 +75,8 @@ DOOR_EVENTS = {
     "players": "who plays each side changed: ``white``, ``black``",
     "headers": "the game's PGN headers changed: ``headers``",
     "board_state": "the daemon's own state changed: ``state`` (see Snapshot.board_state)",
+    "question": "after a restart the pieces read several ways: ``readings``, ``squares``",
+    "answered": "the question was answered: ``reading`` (``nothing``: the pieces put back)",
     "overflow": "this subscriber was too slow and lost ``lost`` events: read the snapshot",
     "lift": "(board=True) a piece left ``square`` (the tracker's view, debounced)",
     "place": "(board=True) a piece arrived on ``square``",
@@ -153,6 +155,10 @@ class Snapshot:
     #: piece resting less only passed over a square) and ``debounce_ms`` (a switch's
     #: change counts once it has held this long).
     timing: Mapping[str, int] = field(default_factory=dict)
+    #: After a restart, the readings of the pieces the board cannot choose between (``Qxg7+``,
+    #: ``nothing yet: the piece from g8 is in the hand``), lit yellow and asked until
+    #: :meth:`Door.answer` says which (or the pieces are put back as stored); else empty.
+    question: tuple[str, ...] = ()
 
     def position(self) -> rules.Position:
         """The position after the last committed move, as a :class:`rules.Position`."""
@@ -369,6 +375,13 @@ class Door(Protocol):
     def take_back(self, plies: int = 1, *, t_ms: int | None = None) -> list[dict[str, Any]]:
         """Take back ``plies`` moves decided outside the board (an online take-back):
         the game goes back at once; the lights show how to put the pieces back."""
+        ...
+
+    def answer(self, reading: int) -> list[dict[str, Any]]:
+        """Answer the question the board asks after a restart (the snapshot's
+        ``question``): reading number ``reading`` (from 0) is what happened while it was
+        away. The moves it holds are stored, and the board's events held meanwhile follow.
+        ActionRefused when nothing is asked."""
         ...
 
     # ------------------------------------------------------------------ players

@@ -15,8 +15,13 @@ idle board costs one heartbeat a second and nothing more.
 A committed move is in the store (one transaction, ``synchronous=FULL``) before the LEDs
 confirm it, or the board shows that it could not store it (the store-failing pattern on
 the edge squares; the game is kept in memory and written again every second until the
-store takes it). After a crash the daemon resumes the newest game at its last stored
-move, with the pieces as the sensors find them: if they differ, the lights guide them back.
+store takes it; the log says "stored" only of what the store took, and a stop that still
+cannot store says what it could not, and where it was kept instead). Every event given to
+the tracker is first written to the hands journal beside the store
+(:mod:`.hands_journal`). After a crash the daemon resumes the game on the board at its
+last stored move, replays the hands of the move that was in progress, then judges the
+pieces as the sensors find them; what the pieces alone cannot tell is asked
+(:mod:`.resumption`), and the lights guide anything else back.
 
 Everything else (the page, the engine, online play, app protocols, broadcasting) is an
 extension (:mod:`board_driver.extension`) that sees the board only through its door
@@ -43,6 +48,7 @@ from board_driver.extension import ExtensionConfigError
 from board_driver.frame import Frame
 from board_driver.service.config import Config
 from board_driver.service.doorway import BoardDoor
+from board_driver.service.hands_journal import Anchor, Expect, HandsJournal, journal_path
 from board_driver.service.hardware import Hardware, HardwareError, gpio_present, open_hardware
 from board_driver.service.intake import Intake
 from board_driver.service.journal import (
@@ -61,6 +67,7 @@ from board_driver.service.lights import (
 )
 from board_driver.service.notify import Notifier
 from board_driver.service.recorder import Recorder, lock_store, options_record
+from board_driver.service.resumption import Question, Reading, readings, replay
 from board_driver.service.store import Store, StoreError
 from board_driver.service.store_errors import EXIT_STORE_REFUSED, StoreRefusedError
 from board_driver.squares import square, square_name, squares_of
@@ -142,6 +149,12 @@ class Daemon:
         self._lock: Any = None
         self._extensions: list[tuple[str, Any]] = []
         self._store_failing: str | None = None
+        self._store_problem = ""  # the store's own words for the failure
+        #: The hands of the move in progress, kept beside the store (see hands_journal).
+        self.journal: HandsJournal | None = None
+        #: What the board cannot tell after a restart, asked until answered (resumption).
+        self.question: Question | None = None
+        self._question_lights = self.lights.layer("question")
 
     # ------------------------------------------------------------------ clock
 
@@ -230,17 +243,17 @@ class Daemon:
         self._note_online(game)
         self.tracker = Tracker(game, options=options, timing=self._timing)
         self.door.restore_seats()
+        self.journal = HandsJournal.open(journal_path(path))
+        replayed = self._replay_journal(game)
         self.intake = Intake(self, first)
         self.intake.start()
         self.lights.set_pattern(LINK_LOST_FRAME if self.intake.link_up is False else None)
-        self.after([])
+        self.after(replayed)
         self._catch_up(first)
 
     def _ready(self) -> None:
         plies = len(self.tracker.game.moves)
-        where = (
-            f"simulated board {self.config.sim_state_file()}" if self.hw.sim_board else "board"
-        )
+        where = f"simulated board {self.config.sim_state_file()}" if self.hw.sim_board else "board"
         log.info(
             "ready: game %s at ply %d, %s, store %s",
             self.game_id,
@@ -272,6 +285,12 @@ class Daemon:
         self.lights.close()
         # A clean stop turns the lights off; a fault leaves its pattern lit for whoever looks.
         self.hw.close(lights_off=self.exit_code == 0)
+        if self._store_failing is not None and self.tracker is not None:
+            self._timers.pop("store", None)
+            if not self._sync_store(False):  # once more: the disk may have room by now
+                self._say_unstored()
+        if self.journal is not None:
+            self.journal.close()
         if self.store is not None:
             self.store.close()
         if self._lock is not None:
@@ -283,22 +302,223 @@ class Daemon:
     def _catch_up(self, standing: int) -> None:
         """Pieces that moved while the daemon was away (a crash, a power cut): as if moved now.
 
-        A move completed but not yet judged when the power went is then judged as usual
-        and committed; half a move waits to be finished; anything else is out of sync and
-        the lights show what to put right.
+        With a move in progress (its hands replayed from the journal) the changes are its
+        next events. With none, the pieces alone are read (:func:`.resumption.readings`):
+        one reading is taken (a move completed but not yet judged is judged, half a move
+        waits to be finished); several are asked, never one stored silently; none is out
+        of sync, and the lights show what to put right.
         """
-        committed = self.tracker.board
+        tracker = self.tracker
+        committed = tracker.board
         if standing == committed:
             return
         lifted = squares_of(committed & ~standing)
         placed = squares_of(standing & ~committed)
         log.info(
-            "the pieces differ from the stored game:%s%s",
+            "the pieces differ from the %s:%s%s",
+            "stored game" if tracker.at_rest() else "move in progress",
             " lifted " + " ".join(map(square_name, lifted)) if lifted else "",
             " placed " + " ".join(map(square_name, placed)) if placed else "",
         )
+        if tracker.at_rest() and tracker.game.outcome() is None:
+            found = readings(tracker.game.position, standing)
+            if len(found) > 1 and any(reading.moves for reading in found):
+                self._ask(found, standing)
+                return
+            if len(found) == 1 and found[0].moves:
+                self._play_unseen(found[0], standing)
+                return
+        self._hand_differences(committed, standing)
+
+    def _hand_differences(self, committed: int, standing: int) -> None:
+        """The tracker is given what changed from ``committed`` to ``standing``, now."""
         t = self.now_ms()
+        lifted = squares_of(committed & ~standing)
+        placed = squares_of(standing & ~committed)
         self.handle([*(Lift(t, sq) for sq in lifted), *(Place(t, sq) for sq in placed)])
+
+    # ------------------------------------------------------------------ after a restart
+
+    def _replay_journal(self, game: rules.Game) -> list[dict]:
+        """The hands of the move that was in progress, from the journal, replayed through a
+        tracker made from the stored game at the journal's anchor. Returns the game events
+        to announce (the moves the store did not have yet); none, and the journal starts
+        again here, when it holds nothing of this game's line."""
+        journal = self.journal
+        kept = journal.kept
+        stored = [str(m) for m in game.moves]
+        why = (
+            "it holds nothing"
+            if kept is None
+            else kept.fits(self.game_id, self.recorder.started, game.start.fen(), stored)
+        )
+        if why or not kept.events:
+            if kept is not None and why:
+                log.warning("the hands journal %s is not replayed: %s", journal.path, why)
+            self._restart_journal()
+            return []
+        anchored = game
+        if kept.plies < len(stored):
+            anchored = rules.Game.from_record(game.start.copy(), stored[: kept.plies])
+            anchored.dead_position_ends = game.dead_position_ends
+        tracker = Tracker(anchored, options=self.tracker.options, timing=self._timing)
+        previous = self.tracker
+        self.tracker = tracker
+        self.door.restore_seats()
+        # The daemon's clock goes on from the journal's: the board has been left alone since
+        # its last event for at least the settle time (the time the daemon was away).
+        first_t = kept.events[0].t_ms
+        last_t = max(first_t, kept.events[-1].t_ms)
+        resume_at = last_t + self._timing.settle_ms + 1
+        self._t0 = self.loop.time() - resume_at / 1000
+        out = replay(tracker, kept.events)
+        out += tracker.tick(self.now_ms())
+        line = [str(m) for m in tracker.game.moves]
+        if line[: len(stored)] != stored:
+            log.warning(
+                "the hands journal %s is not replayed: its %d events do not lead to the "
+                "stored moves (they lead to %s)",
+                journal.path,
+                len(kept.events),
+                " ".join(line[kept.plies :]) or "none",
+            )
+            self.tracker = previous
+            self.door.restore_seats()
+            self._restart_journal()
+            return []
+        log.info(
+            "the hands of the move in progress replayed: %d events since ply %d, from %s",
+            len(kept.events),
+            kept.plies,
+            journal.path,
+        )
+        journal.go_on()
+        fresh = next(
+            (i for i, e in enumerate(out) if e.get("type") == "move" and e["ply"] > len(stored)),
+            None,
+        )
+        return [] if fresh is None else out[fresh:]
+
+    def _restart_journal(self) -> None:
+        """The journal starts again from the game as it stands (the store has it)."""
+        if self.journal is None or self.recorder is None or self.recorder.game_id is None:
+            return
+        game = self.tracker.game
+        self.journal.start(
+            Anchor(
+                self.recorder.game_id,
+                self.recorder.started,
+                game.start.fen(),
+                tuple(map(str, game.moves)),
+            )
+        )
+
+    def _keep_journal(self, fresh: bool) -> None:
+        """After a step the store took: the journal starts again when the tracker holds
+        nothing but its game (or a new game began)."""
+        journal = self.journal
+        if journal is None or self.question is not None:
+            return
+        if fresh or (
+            self.tracker.at_rest()
+            and journal.unsettled(self.recorder.game_id, len(self.tracker.game.moves))
+        ):
+            self._restart_journal()
+
+    def keep(self, event: BoardEvent | Expect) -> None:
+        """Write ``event`` to the journal, before the tracker is given it."""
+        if self.journal is not None and self.question is None:
+            self.journal.add(event)
+
+    def game_changed_outside(self) -> None:
+        """The game changed outside the board's events (a take-back or an ending decided
+        elsewhere, new options, another game): the journal starts again from it."""
+        if self._store_failing is None:
+            self._restart_journal()
+
+    # ------------------------------------------------------------------ what the board cannot tell
+
+    def _ask(self, found: list[Reading], standing: int) -> None:
+        """Several readings of the pieces after a restart: asked on the page and lit, the
+        board's events held back until the answer."""
+        question = Question(found, self.tracker.game.position.copy(), standing, standing)
+        self.question = question
+        log.warning("%s", question.words())
+        frame = Frame.off()
+        for sq in squares_of(question.squares()):
+            frame = frame.with_square(sq, "y", blink=True)
+        self._question_lights.show(frame)
+        self.after(
+            [
+                {
+                    "t": self.now_ms(),
+                    "type": "question",
+                    "readings": list(question.options()),
+                    "squares": [square_name(sq) for sq in squares_of(question.squares())],
+                }
+            ]
+        )
+
+    def answer(self, choice: int) -> list[dict]:
+        """The answer to the question asked after a restart: reading ``choice`` (numbered
+        as :meth:`Question.options`) is what happened. ValueError if none stands."""
+        question = self.question
+        if question is None:
+            raise ValueError("the board asks nothing now")
+        if not 0 <= choice < len(question.choices):
+            raise ValueError(f"reading: {choice} is not one of 0..{len(question.choices) - 1}")
+        reading = question.choices[choice]
+        log.info("answered: %s", question.options()[choice])
+        self._end_question()
+        events = [{"t": self.now_ms(), "type": "answered", "reading": question.options()[choice]}]
+        if reading.moves:
+            events += self._play_unseen(reading, question.standing)
+        else:
+            self.after(events)
+            self._hand_differences(self.tracker.board, question.standing)
+        events += self.handle(question.held)
+        return events
+
+    def _end_question(self) -> None:
+        self.question = None
+        self._question_lights.show(None)
+
+    def _held(self, event: BoardEvent) -> None:
+        """A lift or place while a question stands: held for after the answer. The pieces
+        put back as the game stands answer it: nothing was played."""
+        question = self.question
+        question.note(event)
+        if question.board == self.tracker.board:
+            log.info("the pieces are back as stored: nothing was played while the daemon was away")
+            self._end_question()
+            self.after([{"t": self.now_ms(), "type": "answered", "reading": "nothing"}])
+
+    def _play_unseen(self, reading: Reading, standing: int) -> list[dict]:
+        """Moves played while nothing was kept, read from the pieces (the one reading, or
+        the one answered): committed as they are, the pieces then standing given to a
+        tracker of the game they lead to."""
+        from board_driver.arbiter.game_events import check_event, move_event
+
+        game = self.tracker.game
+        t = self.now_ms()
+        events: list[dict] = []
+        for move in reading.moves:
+            position = game.position
+            san, mover = position.san(move), position.turn
+            game.push(move)
+            events.append(move_event(game, t, "move", move, san, mover))
+            check = check_event(game, t)
+            if check is not None:
+                events.append(check)
+        log.info("read from the pieces: %s played while the daemon was away",
+                 " ".join(e["san"] for e in events if e["type"] == "move"))  # fmt: skip
+        options = self.tracker.options
+        self.tracker = Tracker(game, options=options, timing=self._timing, board=standing)
+        self.door.restore_seats()
+        events += self.tracker.starting_events(t)
+        self.after(events)
+        self.game_changed_outside()
+        return events
 
     def new_game(
         self,
@@ -326,6 +546,7 @@ class Daemon:
         if online:
             events[0]["online"] = True
         events += self.tracker.starting_events(now)
+        self._end_question()
         self.after(events)
         return events
 
@@ -344,7 +565,9 @@ class Daemon:
         log.info("game %d resumed at ply %d", game_id, len(game.moves))
         events = [{"t": self.now_ms(), "type": "game_resumed", "game_id": game_id,
                    "fen": game.position.fen()}]  # fmt: skip
+        self._end_question()  # another game: what was asked was of the one before
         self.after(events)
+        self.game_changed_outside()
         return events
 
     def _note_online(self, game: rules.Game) -> None:
@@ -373,6 +596,7 @@ class Daemon:
             }
         ]
         self.after(events)
+        self.game_changed_outside()  # the journal's events replay with the options stored
         return events
 
     def announce(self, events: list[dict]) -> None:
@@ -393,6 +617,10 @@ class Daemon:
         announced: list[dict] = []
         for event in events:
             log.debug("event %s", describe(event))
+            if self.question is not None and isinstance(event, Lift | Place):
+                self._held(event)
+                continue
+            self.keep(event)
             try:
                 found = self.tracker.handle(event)  # judges first what fell due before it
             except ValueError as exc:  # an event no board can make: the tracker keeps its state
@@ -409,15 +637,18 @@ class Daemon:
         if self.intake is not None:
             self.intake.schedule_tick()
         fresh = any(e.get("type") == "new_game" for e in announced)
-        self._sync_store(fresh)
+        stored = self._sync_store(fresh)
+        if stored:
+            self._keep_journal(fresh)
         if fresh:
             announced = [*announced, *self.door.on_new_game()]
         for event in announced:
-            log_announcement(event, self.game_id)
+            log_announcement(event, self.game_id, stored=stored)
             if event.get("type") == "move" and event.get("uci"):
                 uci = event["uci"]
                 self.lights.flash((1 << square(uci[0:2])) | (1 << square(uci[2:4])))
-                self.notifier.status(f"game {self.game_id}: {event.get('san')} stored")
+                said = "stored" if stored else "played, not stored yet"
+                self.notifier.status(f"game {self.game_id}: {event.get('san')} {said}")
         in_sync = bool(self.tracker.in_sync)
         if in_sync != self._in_sync:
             if self._in_sync is not None or not in_sync:
@@ -432,18 +663,28 @@ class Daemon:
 
     def _sync_store(self, fresh: bool) -> bool:
         """The game in the store; a failure is loud, lit, and retried (the game is kept)."""
+        before = len(self.recorder.stored_line)
         try:
             self.recorder.sync(self.tracker.game, self.tracker.options, fresh)
         except StoreRefusedError as exc:  # damaged under us: retrying cannot mend it
             self.fault(f"{exc}", code=EXIT_STORE_REFUSED)
             return False
         except STORE_ERRORS as exc:
-            self._store_failed(f"cannot store the game: {exc}")
+            self._store_failed("cannot store the game", exc)
             return False
         if self._store_failing is not None:
             self._store_failing = None
-            self._timers.pop("store", None)
-            log.warning("the store works again: game %s is stored", self.game_id)
+            handle = self._timers.pop("store", None)
+            if handle is not None:
+                handle.cancel()
+            sans = self.tracker.game.san_moves()[before:]
+            log.warning(
+                "the store works again: game %s is stored (%d plies%s)",
+                self.game_id,
+                len(self.tracker.game.moves),
+                f"; now stored: {' '.join(sans)}" if sans else "",
+            )
+            self._keep_journal(False)
             self.lights.set_warning(None)
             self.door.announce_state()
         return True
@@ -456,9 +697,11 @@ class Daemon:
         except StoreRefusedError as exc:
             self.fault(f"{exc}", code=EXIT_STORE_REFUSED)
         except STORE_ERRORS as exc:
-            self._store_failed(f"cannot store: {exc}")
+            self._store_failed("cannot store", exc)
 
-    def _store_failed(self, message: str) -> None:
+    def _store_failed(self, what: str, exc: BaseException) -> None:
+        message = f"{what}: {exc}"
+        self._store_problem = str(exc)
         if self._store_failing != message:
             log.error("%s (the game is kept in memory; retrying every %g s)",
                       message, STORE_RETRY_S)  # fmt: skip
@@ -474,6 +717,43 @@ class Daemon:
         self._timers.pop("store", None)
         if self._sync_store(False):
             self.lights.refresh()
+
+    def _say_unstored(self) -> None:
+        """At a stop with the store still failing: what could not be stored, loudly, and
+        where it was kept instead (the journal, which the next start replays; a PGN beside
+        the store, if it can be written)."""
+        game = self.tracker.game
+        stored = self.recorder.stored_line
+        moves = tuple(game.moves)
+        same = 0
+        while same < min(len(stored), len(moves)) and stored[same] == moves[same]:
+            same += 1
+        sans = game.san_moves()[same:]
+        what = (
+            f"ply {same + 1}{f'-{len(moves)}' if len(sans) > 1 else ''} ({' '.join(sans)})"
+            if sans
+            else f"as it stands (the store has {len(stored)} plies, the game {len(moves)})"
+        )
+        kept = []
+        journal = self.journal
+        if journal is not None and journal.keeps(self.game_id, len(stored)):
+            kept.append(f"in the hands journal {journal.path} (the next start stores them)")
+        pgn = self.config.store_path().with_name(
+            f"{self.config.store_path().name}.game-{self.game_id}-unstored.pgn"
+        )
+        try:
+            headers = {"Event": f"magboard game {self.game_id} (not stored)", "Site": "magboard"}
+            pgn.write_text(game.pgn({**headers, **self.recorder.headers()}), encoding="utf-8")
+            kept.append(f"as PGN in {pgn}")
+        except OSError as exc:
+            kept.append(f"not as PGN ({pgn}: {exc.strerror})")
+        log.error(
+            "NOT STORED: game %s, %s: %s. Kept %s.",
+            self.game_id,
+            what,
+            self._store_problem,
+            "; ".join(kept),
+        )
 
     def _mismatch(self) -> str:
         empty_bits, fill_bits = self.tracker.to_put_right()

@@ -16,6 +16,7 @@ from typing import Any
 import rules
 from board_driver.door import HUMAN, SIDES, ActionRefused, Player, Snapshot
 from board_driver.events import BUTTON_NAMES, PROMOTION_LETTERS, Button, Choose
+from board_driver.service.hands_journal import Expect
 from board_driver.service.subscriptions import Subscription
 from board_driver.squares import square, square_name, squares_of
 
@@ -88,6 +89,7 @@ class BoardDoor:
         position = game.position
         outcome = game.outcome()
         empty, fill = (0, 0) if tracker.in_sync else tracker.to_put_right()
+        question = (board.question.words(),) if board.question is not None else ()
         sim = board.hw.sim_board
         timing = tracker.timing
         return Snapshot(
@@ -120,7 +122,8 @@ class BoardDoor:
             headers=board.recorder.headers(),
             online=board.online,
             setup_pending=self.followed.setup_pending,
-            asks=tuple(tracker.asks()),
+            asks=(*question, *tracker.asks()),
+            question=board.question.options() if board.question is not None else (),
             draw_offer=self.followed.draw_offer,
             sim_pieces=sim.pieces if sim is not None else None,
             timing={
@@ -338,6 +341,7 @@ class BoardDoor:
         except ValueError as exc:
             raise ActionRefused(str(exc)) from None
         self._board.announce(events)
+        self._board.game_changed_outside()
         return events
 
     def take_back(self, plies: int = 1, *, t_ms: int | None = None) -> list[dict[str, Any]]:
@@ -346,7 +350,14 @@ class BoardDoor:
         except ValueError as exc:
             raise ActionRefused(str(exc)) from None
         self._board.announce(events)
+        self._board.game_changed_outside()
         return events
+
+    def answer(self, reading: int) -> list[dict[str, Any]]:
+        try:
+            return self._board.answer(reading)
+        except ValueError as exc:
+            raise ActionRefused(str(exc)) from None
 
     # ------------------------------------------------------------------ players
 
@@ -414,8 +425,10 @@ class BoardDoor:
         self.follow_turn()
 
     def expect(self, move: str, *, t_ms: int | None = None) -> list[dict[str, Any]]:
+        t = self._t(t_ms)
+        self._board.keep(Expect(t, str(move)))  # replayed after a restart, as a board event
         try:
-            events = self._board.tracker.expect(move, self._t(t_ms))
+            events = self._board.tracker.expect(move, t)
         except ValueError as exc:
             raise ActionRefused(str(exc)) from None
         self._board.announce(events)

@@ -19,7 +19,7 @@ def _chattr(flag: str, path: Path) -> subprocess.CompletedProcess:
 
 
 def _supports_immutable(directory: Path) -> str:
-    """"" when ``chattr +i`` works in ``directory``, else why not."""
+    """ "" when ``chattr +i`` works in ``directory``, else why not."""
     probe = directory / ".immutable-probe"
     probe.write_text("x")
     try:

@@ -22,6 +22,8 @@ Routes::
          takeback {}  the simulated board's pieces moved back one move
          headers  {"White": "Ann", "Round": "3", ...}  PGN headers ("" removes one)
          resume   {"game": n}  an adjourned game (stored, not over) back on the board
+         answer   {"reading": n}  which reading of the pieces is right, when the board asks
+                  after a restart (the state's "question", numbered from 0)
          player/<name>/<action> {...}   a player's own action (online play: seek, ...)
 
 The page is a connector: it sees the board only through the door

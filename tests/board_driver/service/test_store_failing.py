@@ -80,3 +80,49 @@ def test_a_store_that_cannot_be_written_is_said_lit_retried_and_loses_nothing(
             assert await task == 0
 
     asyncio.run(scenario())
+
+
+def test_a_stop_tries_the_store_once_more_before_it_says_anything_is_lost(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The disk has room again, but the next retry has not come yet when the daemon is
+    stopped: the stop stores the game, and says so; nothing is reported lost (issue 24)."""
+    import logging
+
+    caplog.set_level(logging.INFO, logger="magboard")
+    config = parse_config(
+        f'[sensing]\nbackend = "sim"\n[leds]\nbackend = "sim"\n[web]\nenabled = false\n'
+        f'[store]\npath = "{tmp_path / "g.sqlite"}"\n'
+    )
+    board = SimulatedBoard()
+    daemon = Daemon(config, Hardware(board, SimulatedLeds(), Renderer().render, sim_board=board),
+                    notifier=Notifier(environ={}))  # fmt: skip
+    full = {"disk": True}
+    sync_moves = Store.sync_moves
+
+    def failing_sync(self: Store, game_id: int, line: list) -> None:
+        if full["disk"]:
+            raise StoreWriteError(f"{self.path}: the disk is full", str(self.path), "full")
+        sync_moves(self, game_id, line)
+
+    monkeypatch.setattr(Store, "sync_moves", failing_sync)
+
+    async def scenario() -> None:
+        task = asyncio.create_task(daemon.run())
+        await until(lambda: daemon.tracker is not None and daemon.lights.pattern is None)
+        board.lift(square("e2"))
+        await asyncio.sleep(0.06)
+        board.place(square("e4"))
+        await until(lambda: daemon.door.snapshot().moves == ("e4",))
+        full["disk"] = False
+        daemon.stop()  # before the retry a second later
+        assert await task == 0
+
+    asyncio.run(scenario())
+    said = [r.getMessage() for r in caplog.records]
+    assert any("ply 1: e4 (e2e4) played in game 1, NOT stored yet" in line for line in said)
+    assert not any("e4 (e2e4) stored" in line for line in said)
+    assert any("the store works again" in line and "now stored: e4" in line for line in said)
+    assert not any("NOT STORED" in line for line in said)
+    with Store.open(tmp_path / "g.sqlite") as store:
+        assert store.game(1).ucis == ["e2e4"]
