@@ -357,20 +357,15 @@ class Daemon:
                 log.warning("the hands journal %s is not replayed: %s", journal.path, why)
             self._restart_journal()
             return []
-        anchored = game
-        if kept.plies < len(stored):
-            anchored = rules.Game.from_record(game.start.copy(), stored[: kept.plies])
-            anchored.dead_position_ends = game.dead_position_ends
-        tracker = Tracker(anchored, options=self.tracker.options, timing=self._timing)
-        previous = self.tracker
+        while len(game.moves) > kept.plies:  # the same game, so that the store goes on with it
+            game.pop()
+        tracker = Tracker(game, options=self.tracker.options, timing=self._timing)
         self.tracker = tracker
         self.door.restore_seats()
         # The daemon's clock goes on from the journal's: the board has been left alone since
         # its last event for at least the settle time (the time the daemon was away).
-        first_t = kept.events[0].t_ms
-        last_t = max(first_t, kept.events[-1].t_ms)
-        resume_at = last_t + self._timing.settle_ms + 1
-        self._t0 = self.loop.time() - resume_at / 1000
+        last_t = max(event.t_ms for event in kept.events)
+        self._t0 = self.loop.time() - (last_t + self._timing.settle_ms + 1) / 1000
         out = replay(tracker, kept.events)
         out += tracker.tick(self.now_ms())
         line = [str(m) for m in tracker.game.moves]
@@ -382,7 +377,9 @@ class Daemon:
                 len(kept.events),
                 " ".join(line[kept.plies :]) or "none",
             )
-            self.tracker = previous
+            game, options = self.recorder.reload()
+            self._note_online(game)
+            self.tracker = Tracker(game, options=options, timing=self._timing)
             self.door.restore_seats()
             self._restart_journal()
             return []

@@ -100,6 +100,14 @@ class Recorder:
         self._line = tuple(game.moves)
         return game, options
 
+    def reload(self) -> tuple[rules.Game, GameOptions]:
+        """The game on the board, read again from the store (the one in memory is set
+        aside)."""
+        game, options = self._load(self.game_id)
+        self._game = game
+        self._line = tuple(game.moves)
+        return game, options
+
     def load(self, game_id: int) -> tuple[rules.Game, GameOptions]:
         """A stored game, to be the game on the board again (LookupError: no such game).
 

@@ -244,3 +244,44 @@ def test_a_journal_that_does_not_fit_the_store_is_not_replayed_and_says_why(
     # The journal starts again from the game as stored.
     kept = HandsJournal.open(journal_path(tmp_path / "g.sqlite")).kept
     assert kept.plies == 2 and kept.events == ()
+
+
+def test_a_journal_from_before_the_stores_last_move_goes_on_with_the_same_game(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The journal starts again only when nothing is under way: here it began before e5,
+    which was stored (black's hand had not let go long enough to be at rest), and White's
+    knight was in the hand when the daemon died. Replayed, it leads through e5 to the knight
+    in the hand: the game goes on (no new game), e5 once."""
+    caplog.set_level(logging.INFO, logger="magboard")
+    started = _store(tmp_path, ["e2e4", "e7e5"])
+    hands = [Lift(1000, square("e7")), Place(1200, square("e5")), Lift(1400, square("g1"))]
+    _journal(tmp_path, Anchor(1, started, START, ("e2e4",)), hands)
+    after = rules.Game.from_record(rules.Position(), ["e2e4", "e7e5"]).position.occupancy()
+    board = SimulatedBoard(pieces=after & ~(1 << square("g1")))
+    daemon = _daemon(tmp_path, board)
+
+    async def scenario() -> None:
+        task = asyncio.create_task(daemon.run())
+        try:
+            loop = asyncio.get_running_loop()
+            deadline = loop.time() + 8
+            while daemon.tracker is None or daemon.lights.pattern is not None:
+                assert loop.time() < deadline
+                await asyncio.sleep(0.01)
+            assert daemon.door.snapshot().moves == ("e4", "e5")
+            assert daemon.door.snapshot().in_sync  # the knight in the hand: on its way
+            board.place(square("f3"))
+            while daemon.door.snapshot().moves != ("e4", "e5", "Nf3"):
+                assert loop.time() < deadline + 5
+                await asyncio.sleep(0.01)
+        finally:
+            daemon.stop()
+            assert await task == 0
+
+    asyncio.run(scenario())
+    with Store.open(tmp_path / "g.sqlite", readonly=True) as store:
+        assert [g.id for g in store.games()] == [1]
+        assert store.game(1).ucis == ["e2e4", "e7e5", "g1f3"]
+    said = "\n".join(r.getMessage() for r in caplog.records)
+    assert "replayed: 3 events since ply 1" in said
