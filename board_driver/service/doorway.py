@@ -106,7 +106,9 @@ class BoardDoor:
             in_sync=bool(tracker.in_sync),
             empty=tuple(map(square_name, squares_of(empty))),
             fill=tuple(map(square_name, squares_of(fill))),
-            sensed=tracker.board,
+            # While the board asks, the tracker keeps the stored position: the pieces are
+            # the question's.
+            sensed=board.question.board if board.question is not None else tracker.board,
             lights=board.lights.current(),
             board_state=board.lights.pattern_name,
             options={

@@ -146,7 +146,7 @@ def test_the_question_is_asked_the_board_held_and_the_pages_answer_stores_the_re
             snap = door.snapshot()
             assert snap.question == ("nothing yet: the piece from g8 is in the hand", "Qxg7+")
             assert "cannot tell what happened on g8" in snap.asks[0]
-            assert snap.moves == ()
+            assert snap.moves == () and snap.sensed == start & ~_bits("g8")
             lit = {sq for sq in range(64) if snap.lights.colours[sq] == "y"}
             assert lit == {square("g8"), square("g7")} and snap.lights.blink >> square("g8") & 1
             # Black plays on: held, nothing read or stored from it meanwhile.
