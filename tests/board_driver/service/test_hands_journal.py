@@ -18,10 +18,8 @@ import pytest
 
 import rules
 from board_driver.events import Button, Choose, Lift, Place
-from board_driver.physical.leds import Renderer, SimulatedLeds
 from board_driver.physical.sensing.sim import SimulatedBoard
-from board_driver.service.config import parse_config
-from board_driver.service.daemon import Daemon, Hardware
+from board_driver.service.daemon import Daemon
 from board_driver.service.hands_journal import (
     CHUNK,
     Anchor,
@@ -30,9 +28,9 @@ from board_driver.service.hands_journal import (
     journal_path,
     parse,
 )
-from board_driver.service.notify import Notifier
 from board_driver.service.store import Store
 from board_driver.squares import square
+from tests.board_driver.service.sim_daemon import sim_daemon, start, until
 from tests.board_driver.service.test_store_full_disk import SmallDisk
 
 START = rules.STARTING_FEN
@@ -149,24 +147,10 @@ def test_the_journal_goes_on_when_the_disk_is_full(tmp_path: Path) -> None:
 # ---------------------------------------------------------------------- a restart
 
 
-def _daemon(tmp_path: Path, board: SimulatedBoard) -> Daemon:
-    config = parse_config(
-        f'[sensing]\nbackend = "sim"\n[leds]\nbackend = "sim"\n[web]\nenabled = false\n'
-        f'[store]\npath = "{tmp_path / "g.sqlite"}"\n'
-    )
-    return Daemon(config, Hardware(board, SimulatedLeds(), Renderer().render, sim_board=board),
-                  notifier=Notifier(environ={}))  # fmt: skip
-
-
 def _start_and_stop(daemon: Daemon) -> tuple[str, ...]:
     async def scenario() -> tuple[str, ...]:
-        task = asyncio.create_task(daemon.run())
+        task = await start(daemon)
         try:
-            loop = asyncio.get_running_loop()
-            deadline = loop.time() + 8
-            while daemon.tracker is None or daemon.lights.pattern is not None:
-                assert loop.time() < deadline
-                await asyncio.sleep(0.01)
             await asyncio.sleep(0.1)
             return daemon.door.snapshot().moves
         finally:
@@ -206,7 +190,7 @@ def test_a_restart_replays_a_journal_that_fits_and_stores_the_move_it_finishes(
     _journal(tmp_path, Anchor(1, started, START, ("e2e4",)), hands)
     after = rules.Game.from_record(rules.Position(), ["e2e4", "d7d5"]).position.occupancy()
     board = SimulatedBoard(pieces=after)
-    assert _start_and_stop(_daemon(tmp_path, board)) == ("e4", "d5")
+    assert _start_and_stop(sim_daemon(tmp_path, board)) == ("e4", "d5")
     said = "\n".join(r.getMessage() for r in caplog.records)
     assert "the hands of the move in progress replayed: 2 events since ply 1" in said
     with Store.open(tmp_path / "g.sqlite", readonly=True) as store:
@@ -238,7 +222,7 @@ def test_a_journal_that_does_not_fit_the_store_is_not_replayed_and_says_why(
     board = SimulatedBoard(
         pieces=rules.Game.from_record(rules.Position(), ["e2e4", "e7e5"]).position.occupancy()
     )
-    assert _start_and_stop(_daemon(tmp_path, board)) == ("e4", "e5"), case
+    assert _start_and_stop(sim_daemon(tmp_path, board)) == ("e4", "e5"), case
     said = "\n".join(r.getMessage() for r in caplog.records)
     assert "is not replayed" in said and why in said, said
     # The journal starts again from the game as stored.
@@ -259,22 +243,15 @@ def test_a_journal_from_before_the_stores_last_move_goes_on_with_the_same_game(
     _journal(tmp_path, Anchor(1, started, START, ("e2e4",)), hands)
     after = rules.Game.from_record(rules.Position(), ["e2e4", "e7e5"]).position.occupancy()
     board = SimulatedBoard(pieces=after & ~(1 << square("g1")))
-    daemon = _daemon(tmp_path, board)
+    daemon = sim_daemon(tmp_path, board)
 
     async def scenario() -> None:
-        task = asyncio.create_task(daemon.run())
+        task = await start(daemon)
         try:
-            loop = asyncio.get_running_loop()
-            deadline = loop.time() + 8
-            while daemon.tracker is None or daemon.lights.pattern is not None:
-                assert loop.time() < deadline
-                await asyncio.sleep(0.01)
             assert daemon.door.snapshot().moves == ("e4", "e5")
             assert daemon.door.snapshot().in_sync  # the knight in the hand: on its way
             board.place(square("f3"))
-            while daemon.door.snapshot().moves != ("e4", "e5", "Nf3"):
-                assert loop.time() < deadline + 5
-                await asyncio.sleep(0.01)
+            await until(lambda: daemon.door.snapshot().moves == ("e4", "e5", "Nf3"))
         finally:
             daemon.stop()
             assert await task == 0

@@ -18,15 +18,12 @@ import pytest
 import rules
 from board_driver.connectors.web.actions import Actions
 from board_driver.door import ActionRefused
-from board_driver.physical.leds import Renderer, SimulatedLeds
 from board_driver.physical.sensing.sim import SimulatedBoard
-from board_driver.service.config import parse_config
-from board_driver.service.daemon import Daemon, Hardware
 from board_driver.service.hands_journal import journal_path
-from board_driver.service.notify import Notifier
 from board_driver.service.resumption import readings
 from board_driver.service.store import Store
 from board_driver.squares import square
+from tests.board_driver.service.sim_daemon import sim_daemon, start, until
 from tests.conftest import SHARED_DATA
 
 ISSUE_FEN = "6Q1/4k1p1/2n4r/4p3/4p3/p5Pp/PP2NP1P/1R4K1 w - - 2 32"
@@ -42,26 +39,26 @@ def _words(fen: str, standing: int) -> list[str]:
 
 
 def test_the_readings_of_the_issues_boards() -> None:
-    start = rules.Position.from_fen(ISSUE_FEN).occupancy()
+    before = rules.Position.from_fen(ISSUE_FEN).occupancy()
     # g8 emptied, g7 full before and after: the capture, or the queen in the hand.
-    assert _words(ISSUE_FEN, start & ~_bits("g8")) == [
+    assert _words(ISSUE_FEN, before & ~_bits("g8")) == [
         "nothing yet: the piece from g8 is in the hand",
         "Qxg7+",
     ]
     # Then the black king on e8: Qxg7+ Ke8, or Qe8+ and the king taking it (two readings
     # of the same squares), or the king in the hand after Qe8+.
-    after = start & ~_bits("g8", "e7") | _bits("e8")
+    after = before & ~_bits("g8", "e7") | _bits("e8")
     assert _words(ISSUE_FEN, after) == [
         "Qxg7+ Ke8",
         "Qe8+, the piece from e7 is in the hand",
         "Qe8+ Kxe8",
     ]
     # The queen and the king both off: only Qxg7+ explains it (the king in the hand).
-    assert _words(ISSUE_FEN, start & ~_bits("g8", "e7")) == [
+    assert _words(ISSUE_FEN, before & ~_bits("g8", "e7")) == [
         "Qxg7+, the piece from e7 is in the hand"
     ]
     # The same pieces as stored: nothing to read.
-    assert _words(ISSUE_FEN, start) == []
+    assert _words(ISSUE_FEN, before) == []
 
 
 def test_a_quiet_move_castling_and_en_passant_read_one_way() -> None:
@@ -104,25 +101,6 @@ def test_every_move_of_real_games_is_among_the_readings_of_the_board_it_leaves()
 # ---------------------------------------------------------------------- in the daemon
 
 
-def _daemon(tmp_path: Path, board: SimulatedBoard) -> Daemon:
-    config = parse_config(
-        f'[sensing]\nbackend = "sim"\n[leds]\nbackend = "sim"\n[web]\nenabled = false\n'
-        f'[store]\npath = "{tmp_path / "g.sqlite"}"\n'
-    )
-    leds = SimulatedLeds()
-    return Daemon(config, Hardware(board, leds, Renderer().render, sim_board=board),
-                  notifier=Notifier(environ={}))  # fmt: skip
-
-
-async def _until(predicate, timeout: float = 8.0) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not predicate():
-        if loop.time() > deadline:
-            raise AssertionError("timed out")
-        await asyncio.sleep(0.01)
-
-
 def _stored_game(tmp_path: Path, fen: str = ISSUE_FEN) -> None:
     with Store.open(tmp_path / "g.sqlite") as store:
         store.new_game(fen)
@@ -133,20 +111,19 @@ def test_the_question_is_asked_the_board_held_and_the_pages_answer_stores_the_re
 ) -> None:
     caplog.set_level(logging.INFO, logger="magboard")
     _stored_game(tmp_path)
-    start = rules.Position.from_fen(ISSUE_FEN).occupancy()
-    board = SimulatedBoard(pieces=start & ~_bits("g8"))  # the daemon died mid-capture
+    stored = rules.Position.from_fen(ISSUE_FEN).occupancy()
+    board = SimulatedBoard(pieces=stored & ~_bits("g8"))  # the daemon died mid-capture
     assert not journal_path(tmp_path / "g.sqlite").exists()
-    daemon = _daemon(tmp_path, board)
+    daemon = sim_daemon(tmp_path, board)
 
     async def scenario() -> None:
-        task = asyncio.create_task(daemon.run())
+        task = await start(daemon)
         try:
-            await _until(lambda: daemon.tracker is not None and daemon.lights.pattern is None)
             door = daemon.door
             snap = door.snapshot()
             assert snap.question == ("nothing yet: the piece from g8 is in the hand", "Qxg7+")
             assert "cannot tell what happened on g8" in snap.asks[0]
-            assert snap.moves == () and snap.sensed == start & ~_bits("g8")
+            assert snap.moves == () and snap.sensed == stored & ~_bits("g8")
             lit = {sq for sq in range(64) if snap.lights.colours[sq] == "y"}
             assert lit == {square("g8"), square("g7")} and snap.lights.blink >> square("g8") & 1
             # Black plays on: held, nothing read or stored from it meanwhile.
@@ -159,7 +136,7 @@ def test_the_question_is_asked_the_board_held_and_the_pages_answer_stores_the_re
                 door.answer(2)
             await Actions(door).do_answer({"reading": 1})  # the page: "Qxg7+"
             assert door.snapshot().question == ()
-            await _until(lambda: door.snapshot().moves == ("Qxg7+", "Ke8"))
+            await until(lambda: door.snapshot().moves == ("Qxg7+", "Ke8"))
             assert door.snapshot().in_sync
             with Store.open(tmp_path / "g.sqlite", readonly=True) as store:
                 assert store.game(1).ucis == ["g8g7", "e7e8"]
@@ -179,19 +156,18 @@ def test_one_reading_is_taken_as_it_is_and_none_is_put_right(tmp_path: Path) -> 
     out of sync and lit to be put right, as before: neither asks."""
     _stored_game(tmp_path, rules.STARTING_FEN)
     board = SimulatedBoard(pieces=0xFFFF00001000EFFF)
-    daemon = _daemon(tmp_path, board)
+    daemon = sim_daemon(tmp_path, board)
 
     async def scenario() -> None:
-        task = asyncio.create_task(daemon.run())
+        task = await start(daemon)
         try:
-            await _until(lambda: daemon.tracker is not None and daemon.lights.pattern is None)
             door = daemon.door
-            await _until(lambda: door.snapshot().moves == ("e4",))
+            await until(lambda: door.snapshot().moves == ("e4",))
             assert door.snapshot().question == () and door.snapshot().in_sync
             board.lift(square("a7"))
             await asyncio.sleep(0.06)
             board.place(square("a4"))  # no legal move: out of sync, not a question
-            await _until(lambda: not door.snapshot().in_sync)
+            await until(lambda: not door.snapshot().in_sync)
             assert door.snapshot().question == ()
         finally:
             daemon.stop()
