@@ -46,7 +46,6 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
-import secrets
 import stat
 import threading
 import zlib
@@ -259,7 +258,7 @@ class HandsJournal:
         """Start again from ``anchor``: the events written so far are dropped."""
         if self._fd is None:
             return
-        generation = secrets.token_hex(8)
+        generation = os.urandom(8).hex()
         header = _header(generation, anchor)
         line = f"{header} {_crc(generation, header)}\n".encode()
         try:
