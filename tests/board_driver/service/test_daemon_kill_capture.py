@@ -5,6 +5,11 @@ it judged the move. The board's occupancy cannot tell ``Qxg7+`` from the queen s
 hand (g7 was full before and after); the journal of the hands can. The game must read
 ``32. Qxg7+ Ke8 33. bxa3 Rd6 34. Qg8+``, never ``32. Qe8+ Kxe8`` as it did.
 
+The tracker's re-reading now happens to read that game right after Black's reply (it takes
+the capture no switch saw), but only by guessing: where the queen could have captured on two
+squares, ``Qxh5+`` read back from the pieces was ``Qxd5`` half the time before the journal
+(a wrong move stored silently). Both are played here.
+
 Without the journal (lost, or from an older magboard), the board must not guess: it says
 what it cannot tell and asks, and putting the queen back answers "nothing was played".
 The soak over real games is in ``test_daemon_kill_soak.py`` (``-m slow``).
@@ -35,6 +40,8 @@ from tests.board_driver.service.kill_hands import (
 
 ISSUE_FEN = "6Q1/4k1p1/2n4r/4p3/4p3/p5Pp/PP2NP1P/1R4K1 w - - 2 32"
 ISSUE_SANS = ["Qxg7+", "Ke8", "bxa3", "Rd6", "Qg8+"]
+#: The queen on d1 can take on d5 or on h5: the pieces left after either are the same.
+TWO_CAPTURES_FEN = "4k3/8/8/3p3p/8/8/8/3QK3 w - - 0 1"
 #: The blinking yellow the board asks with.
 YELLOW = Renderer().render(Frame.off().with_square(0, "y"), True)[0]
 
@@ -62,6 +69,23 @@ def test_a_kill_in_a_captures_settle_time_stores_the_capture_and_the_game_goes_o
     assert stored_moves(tmp_path) == ["g8g7", "e7e8", "b2a3", "h6d6", "g7g8"]
 
 
+@pytest.mark.parametrize("delay_ms", [20, 150])
+def test_a_kill_after_one_of_two_captures_the_pieces_cannot_tell_apart_stores_the_one_made(
+    tmp_path: Path, delay_ms: int
+) -> None:
+    _config(tmp_path)
+    hands = hands_for(["Qxh5+", "Ke7", "Qxd5"], TWO_CAPTURES_FEN)
+    play_with_kills(
+        tmp_path,
+        hands,
+        [(3, delay_ms)],
+        random.Random(20),  # the same pace each time: only the kill moves
+        label=f"Qxh5+, killed {delay_ms} ms after the place",
+        header=(f"fen {TWO_CAPTURES_FEN}",),
+    )
+    assert stored_moves(tmp_path) == ["d1h5", "e8e7", "h5d5"]
+
+
 def test_without_the_journal_the_board_asks_and_the_queen_put_back_answers(
     tmp_path: Path,
 ) -> None:
@@ -73,7 +97,8 @@ def test_without_the_journal_the_board_asks_and_the_queen_put_back_answers(
     wait_for_pieces(daemon, hands.boards[3])
     daemon.kill()
     assert stored_moves(tmp_path) == []
-    (tmp_path / "games.sqlite.hands").unlink()  # nothing kept: an older magboard, a lost file
+    # Nothing kept: a magboard from before the journal, or the file lost.
+    (tmp_path / "games.sqlite.hands").unlink(missing_ok=True)
 
     again = DaemonProcess(tmp_path)
     again.wait_ready()
