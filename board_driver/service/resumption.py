@@ -113,7 +113,11 @@ def _visit(position: Position, standing: int, line: tuple[Move, ...], found: lis
             found.append(Reading(line, True))
     if len(line) >= MAX_UNSEEN_PLIES or differing > _MOVE_SQUARES * (MAX_UNSEEN_PLIES - len(line)):
         return
+    last = len(line) + 1 == MAX_UNSEEN_PLIES
+    emptied = before & ~standing
     for move in legal:
+        if last and not emptied >> move.from_square & 1:
+            continue  # nothing after it fills its square again: it must stand empty
         after = position.copy()
         after.push(move)
         _visit(after, standing, (*line, move), found)
