@@ -253,7 +253,9 @@ class Daemon:
 
     def _ready(self) -> None:
         plies = len(self.tracker.game.moves)
-        where = f"simulated board {self.config.sim_state_file()}" if self.hw.sim_board else "board"
+        where = (
+            f"simulated board {self.config.sim_state_file()}" if self.hw.sim_board else "board"
+        )
         log.info(
             "ready: game %s at ply %d, %s, store %s",
             self.game_id,
@@ -282,13 +284,15 @@ class Daemon:
             self.intake.stop()
         for handle in self._timers.values():
             handle.cancel()
+        if self._store_failing is not None and self.tracker is not None:
+            if not self._sync_store(False):  # once more: the disk may have room by now
+                self._say_unstored()
+            retry = self._timers.pop("store", None)
+            if retry is not None:
+                retry.cancel()
         self.lights.close()
         # A clean stop turns the lights off; a fault leaves its pattern lit for whoever looks.
         self.hw.close(lights_off=self.exit_code == 0)
-        if self._store_failing is not None and self.tracker is not None:
-            self._timers.pop("store", None)
-            if not self._sync_store(False):  # once more: the disk may have room by now
-                self._say_unstored()
         if self.journal is not None:
             self.journal.close()
         if self.store is not None:
@@ -468,10 +472,10 @@ class Daemon:
         log.info("answered: %s", question.options()[choice])
         self._end_question()
         events = [{"t": self.now_ms(), "type": "answered", "reading": question.options()[choice]}]
+        self.after(events)
         if reading.moves:
             events += self._play_unseen(reading, question.standing)
         else:
-            self.after(events)
             self._hand_differences(self.tracker.board, question.standing)
         events += self.handle(question.held)
         return events
