@@ -165,8 +165,10 @@ class Kept:
         """Why this journal is not of the stored game ``game_id`` (started ``started``)
         whose line is ``moves``: "" when it is (its anchor is that game at one of the
         line's plies)."""
-        if game_id != self.game_id or started != self.started:
+        if game_id != self.game_id:
             return f"it is of game {self.game_id}, not of the game on the board ({game_id})"
+        if started != self.started:
+            return f"it is of another game {game_id} (started {self.started}, not {started})"
         if self.plies > len(moves):
             return f"it starts at ply {self.plies}; the store has {len(moves)}"
         if line_digest(start_fen, moves[: self.plies]) != self.digest:

@@ -106,7 +106,7 @@ def test_which_stored_game_a_journal_fits() -> None:
     assert kept.fits(1, "T1", START, ["e2e4", "e7e5"]) == ""
     assert kept.fits(1, "T1", START, ["e2e4", "e7e5", "g1f3"]) == ""  # the store went on
     assert "of game 1, not of the game on the board (2)" in kept.fits(2, "T1", START, [])
-    assert "not of the game" in kept.fits(1, "T2", START, ["e2e4", "e7e5"])  # another store
+    assert "another game 1 (started T1, not T2)" in kept.fits(1, "T2", START, [])  # a new store
     assert "starts at ply 2; the store has 1" in kept.fits(1, "T1", START, ["e2e4"])
     assert "not the ones it followed" in kept.fits(1, "T1", START, ["d2d4", "d7d5"])
 
