@@ -36,10 +36,12 @@ class Hands:
     sans: list[str] = field(default_factory=list)
     ucis: list[str] = field(default_factory=list)
 
-    def captures(self) -> list[int]:
-        """The event index after which each capture is complete (its last place)."""
+    def captures(self) -> dict[int, int]:
+        """Each capture's ply, by the event count after which it is complete (its last
+        place)."""
         ends = [*self.move_starts[1:], len(self.lines)]
-        return [end for end, san in zip(ends, self.sans, strict=True) if "x" in san]
+        return {end: ply for ply, (end, san) in enumerate(zip(ends, self.sans, strict=True), 1)
+                if "x" in san}  # fmt: skip
 
 
 def hands_for(sans: list[str], fen: str = chess.STARTING_FEN) -> Hands:
@@ -112,6 +114,7 @@ def wait_for_pieces(daemon: DaemonProcess, pieces: int, timeout: float = 15.0) -
 @dataclass
 class KillReport:
     kills: int = 0
+    #: Kills after a capture's last place and before the daemon had stored the capture.
     in_capture_settle: int = 0
     logs: list[str] = field(default_factory=list)
 
@@ -129,8 +132,7 @@ def play_with_kills(
     (event counted from 1; sorted), then the rest without; check what is stored after
     every restart and at the end (see the module docstring)."""
     report = KillReport()
-    captures = set(hands.captures())
-    settle_ms = 250
+    captures = hands.captures()
     starts = set(hands.move_starts)
     position = 0
     logged: dict[int, str] = {}
@@ -169,8 +171,10 @@ def play_with_kills(
         daemon.kill()
         position = event
         report.kills += 1
-        report.in_capture_settle += event in captures and delay < settle_ms
-        for ply, _san, uci in daemon.moves_logged():
+        said = daemon.moves_logged()
+        judged = [ply for ply, _san, _uci in said]
+        report.in_capture_settle += event in captures and captures[event] not in judged
+        for ply, _san, uci in said:
             assert uci == hands.ucis[ply - 1], (
                 f"{label}: ply {ply} stored as {uci}, played as {hands.ucis[ply - 1]}"
                 f"\n{daemon.output()}"
