@@ -48,7 +48,7 @@ from board_driver.extension import ExtensionConfigError
 from board_driver.frame import Frame
 from board_driver.service.config import Config
 from board_driver.service.doorway import BoardDoor
-from board_driver.service.hands_journal import Anchor, Expect, HandsJournal, journal_path
+from board_driver.service.hands_journal import Anchor, Asked, Expect, HandsJournal, journal_path
 from board_driver.service.hardware import Hardware, HardwareError, gpio_present, open_hardware
 from board_driver.service.intake import Intake
 from board_driver.service.journal import (
@@ -313,6 +313,12 @@ class Daemon:
         of sync, and the lights show what to put right.
         """
         tracker = self.tracker
+        if self.question is not None:  # asked before the restart, asked again
+            if standing == self.question.board:
+                self._decide_when_still()
+            else:
+                self._hand_differences(self.question.board, standing)
+            return
         committed = tracker.board
         if standing == committed:
             return
@@ -361,17 +367,21 @@ class Daemon:
                 log.warning("the hands journal %s is not replayed: %s", journal.path, why)
             self._restart_journal()
             return []
+        events = list(kept.events)
+        asked = next((e for e in events if isinstance(e, Asked)), None)
+        if asked is not None:
+            events = events[: events.index(asked)]
         while len(game.moves) > kept.plies:  # the same game, so that the store goes on with it
             game.pop()
-        tracker = Tracker(game, options=self.tracker.options, timing=self._timing)
+        tracker = Tracker(game, options=self.tracker.options, timing=self._timing, board=kept.board)
         self.tracker = tracker
         self.door.restore_seats()
         # The daemon's clock goes on from the journal's: the board has been left alone since
         # its last event for at least the settle time (the time the daemon was away).
         last_t = max(event.t_ms for event in kept.events)
         self._t0 = self.loop.time() - (last_t + self._timing.settle_ms + 1) / 1000
-        out = replay(tracker, kept.events)
-        out += tracker.tick(self.now_ms())
+        out = replay(tracker, events)
+        out += tracker.tick(asked.t_ms if asked is not None else self.now_ms())
         line = [str(m) for m in tracker.game.moves]
         if line[: len(stored)] != stored:
             log.warning(
@@ -394,6 +404,8 @@ class Daemon:
             journal.path,
         )
         journal.go_on()
+        if asked is not None:
+            self._ask_again(asked, kept.events[kept.events.index(asked) + 1 :])
         fresh = next(
             (i for i, e in enumerate(out) if e.get("type") == "move" and e["ply"] > len(stored)),
             None,
@@ -401,16 +413,19 @@ class Daemon:
         return [] if fresh is None else out[fresh:]
 
     def _restart_journal(self) -> None:
-        """The journal starts again from the game as it stands (the store has it)."""
+        """The journal starts again from the game as it stands (the store has it), and the
+        pieces standing (a tracker made afresh from both reads on as this one)."""
         if self.journal is None or self.recorder is None or self.recorder.game_id is None:
             return
-        game = self.tracker.game
+        tracker = self.tracker
+        game = tracker.game
         self.journal.start(
             Anchor(
                 self.recorder.game_id,
                 self.recorder.started,
                 game.start.fen(),
                 tuple(map(str, game.moves)),
+                None if tracker.board == game.position.occupancy() else tracker.board,
             )
         )
 
@@ -426,9 +441,10 @@ class Daemon:
         ):
             self._restart_journal()
 
-    def keep(self, event: BoardEvent | Expect) -> None:
-        """Write ``event`` to the journal, before the tracker is given it."""
-        if self.journal is not None and self.question is None:
+    def keep(self, event: BoardEvent | Expect | Asked) -> None:
+        """Write ``event`` to the journal, before the tracker is given it (or held back
+        for a question)."""
+        if self.journal is not None:
             self.journal.add(event)
 
     def game_changed_outside(self) -> None:
@@ -441,8 +457,25 @@ class Daemon:
 
     def _ask(self, found: list[Reading], standing: int) -> None:
         """Several readings of the pieces after a restart: asked on the page and lit, the
-        board's events held back until the answer."""
-        question = Question(found, self.tracker.game.position.copy(), standing, standing)
+        board's lifts and places held back until the answer (and kept in the journal, so
+        that a restart asks again)."""
+        self.keep(Asked(self.now_ms(), standing))
+        self._set_question(Question(found, self.tracker.game.position.copy(), standing, standing))
+
+    def _ask_again(self, asked: Asked, held: list[Any]) -> None:
+        """The question in the journal, asked again after a restart, with the lifts and
+        places held since (the tracker is where it was when it was first asked)."""
+        found = readings(self.tracker.game.position, asked.standing)
+        if not self.tracker.at_rest() or len(found) < 2:
+            return  # not the same question: the pieces are judged as they stand
+        question = Question(found, self.tracker.game.position.copy(), asked.standing,
+                            asked.standing)  # fmt: skip
+        for event in held:
+            if isinstance(event, Lift | Place):
+                question.note(event)
+        self._set_question(question)
+
+    def _set_question(self, question: Question) -> None:
         self.question = question
         log.warning("%s", question.words())
         frame = Frame.off()
@@ -468,15 +501,21 @@ class Daemon:
             raise ValueError("the board asks nothing now")
         if not 0 <= choice < len(question.choices):
             raise ValueError(f"reading: {choice} is not one of 0..{len(question.choices) - 1}")
+        return self._resolve(choice, "answered")
+
+    def _resolve(self, choice: int, how: str) -> list[dict]:
+        """Reading ``choice`` is what happened: its moves stored, then the lifts and places
+        held meanwhile given to the tracker."""
+        question = self.question
         reading = question.choices[choice]
-        log.info("answered: %s", question.options()[choice])
+        words = question.options()[choice]
+        log.info("%s: %s", how, words)
         self._end_question()
-        events = [{"t": self.now_ms(), "type": "answered", "reading": question.options()[choice]}]
+        events = [{"t": self.now_ms(), "type": "answered", "reading": words}]
         self.after(events)
-        if reading.moves:
-            events += self._play_unseen(reading, question.standing)
-        else:
-            self._hand_differences(self.tracker.board, question.standing)
+        # As Question.decided tried it: a tracker of the game the reading makes, on the
+        # pieces standing when asked, given the hands since.
+        events += self._play_unseen(reading, question.standing)
         events += self.handle(question.held)
         return events
 
@@ -486,18 +525,44 @@ class Daemon:
 
     def _held(self, event: BoardEvent) -> None:
         """A lift or place while a question stands: held for after the answer. The pieces
-        put back as the game stands answer it: nothing was played."""
+        put back as the game stands answer it (nothing was played); the hands since, once
+        the board is still, may leave only one reading (:meth:`.Question.decided`)."""
         question = self.question
         question.note(event)
         if question.board == self.tracker.board:
             log.info("the pieces are back as stored: nothing was played while the daemon was away")
             self._end_question()
+            self._restart_journal()
             self.after([{"t": self.now_ms(), "type": "answered", "reading": "nothing"}])
+            return
+        self._decide_when_still()
+
+    def _decide_when_still(self) -> None:
+        """Once the board has been still for the settle time since the last hand: has it
+        left only one reading? (Not before: pieces being put right pass through boards no
+        reading explains.)"""
+        handle = self._timers.pop("question", None)
+        if handle is not None:
+            handle.cancel()
+        held = self.question.held if self.question is not None else []
+        if held and self.loop is not None:
+            when = self.loop_time(held[-1].t_ms + self._timing.settle_ms + 1)
+            self._timers["question"] = self.loop.call_at(when, self._check_decided)
+
+    def _check_decided(self) -> None:
+        self._timers.pop("question", None)
+        question = self.question
+        if question is None:
+            return
+        tracker = self.tracker
+        choice = question.decided(tracker.game, tracker.options, self._timing)
+        if choice is not None:
+            self._resolve(choice, "the hands since tell")
 
     def _play_unseen(self, reading: Reading, standing: int) -> list[dict]:
         """Moves played while nothing was kept, read from the pieces (the one reading, or
-        the one answered): committed as they are, the pieces then standing given to a
-        tracker of the game they lead to."""
+        the one answered; perhaps none, a piece in the hand): committed as they are, the
+        pieces then standing given to a tracker of the game they lead to."""
         from board_driver.arbiter.game_events import check_event, move_event
 
         game = self.tracker.game
@@ -511,8 +576,9 @@ class Daemon:
             check = check_event(game, t)
             if check is not None:
                 events.append(check)
-        log.info("read from the pieces: %s played while the daemon was away",
-                 " ".join(e["san"] for e in events if e["type"] == "move"))  # fmt: skip
+        if events:
+            log.info("read from the pieces: %s played while the daemon was away",
+                     " ".join(e["san"] for e in events if e["type"] == "move"))  # fmt: skip
         options = self.tracker.options
         self.tracker = Tracker(game, options=options, timing=self._timing, board=standing)
         self.door.restore_seats()
@@ -618,10 +684,10 @@ class Daemon:
         announced: list[dict] = []
         for event in events:
             log.debug("event %s", describe(event))
+            self.keep(event)
             if self.question is not None and isinstance(event, Lift | Place):
                 self._held(event)
                 continue
-            self.keep(event)
             try:
                 found = self.tracker.handle(event)  # judges first what fell due before it
             except ValueError as exc:  # an event no board can make: the tracker keeps its state

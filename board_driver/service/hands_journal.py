@@ -6,7 +6,9 @@ did is the tracker's memory. A kill, a crash or a power cut inside a capture's s
 guessing from the occupancy, which cannot tell ``Qxg7`` from the queen still in the hand
 (issue 24). So every event the tracker is given (lift, place, promotion choice, button, a
 player's expected move) is written here first, with its time, and a restart replays them
-through a tracker made from the stored game (:mod:`.resumption`).
+through a tracker made from the stored game (:mod:`.resumption`). When a restart finds
+pieces that read several ways, the question it asks is a line too, and the lifts and
+places held back while it stands follow it.
 
 The journal starts again from an *anchor* whenever the tracker holds nothing but its game
 (:meth:`~board_driver.arbiter.tracker.Tracker.at_rest`) and the store has every move: it
@@ -87,7 +89,16 @@ class Expect:
     uci: str
 
 
-JournalEvent = BoardEvent | Expect
+@dataclass(frozen=True, slots=True)
+class Asked:
+    """After a restart the board asked what the pieces ``standing`` then cannot tell: the
+    lifts and places after this line were held back from the tracker, for the answer."""
+
+    t_ms: int
+    standing: int
+
+
+JournalEvent = BoardEvent | Expect | Asked
 
 
 def event_line(event: JournalEvent) -> str:
@@ -95,6 +106,8 @@ def event_line(event: JournalEvent) -> str:
 
     >>> event_line(Choose(300, "n")), event_line(Expect(900, "e7e5"))
     ('@300 choose n', '@900 expect e7e5')
+    >>> event_line(Asked(950, 0xFFFF00000000FFF7))
+    '@950 question ffff00000000fff7'
     """
     if isinstance(event, Lift | Place):
         what = f"{type(event).__name__.lower()} {square_name(event.square)}"
@@ -104,6 +117,8 @@ def event_line(event: JournalEvent) -> str:
         what = f"button {event.name}"
     elif isinstance(event, Expect):
         what = f"expect {event.uci}"
+    elif isinstance(event, Asked):
+        what = f"question {event.standing:016x}"
     else:
         raise TypeError(f"not a journal event: {event!r}")
     return f"@{int(event.t_ms)} {what}"
@@ -125,18 +140,22 @@ def parse_event(line: str) -> JournalEvent:
         return Button(t, arg)
     if kind == "expect" and 4 <= len(arg) <= 5:
         return Expect(t, arg)
+    if kind == "question" and len(arg) == 16:
+        return Asked(t, int(arg, 16))
     raise ValueError(f"not an event: {line!r}")
 
 
 @dataclass(frozen=True)
 class Anchor:
     """Where the journal starts: a stored game (its number, when it started) at a line of
-    moves (UCI), with no move in progress."""
+    moves (UCI), with no move in progress, and the pieces standing then (``board``, None:
+    as the line leaves them)."""
 
     game_id: int
     started: str
     start_fen: str
     moves: tuple[str, ...]
+    board: int | None = None
 
     def digest(self) -> str:
         return line_digest(self.start_fen, self.moves)
@@ -156,6 +175,8 @@ class Kept:
     started: str
     plies: int
     digest: str
+    #: The pieces standing at the anchor (None: as its line leaves them).
+    board: int | None
     events: tuple[JournalEvent, ...]
     generation: str = ""
     #: Where the last whole line ends in the file (the next one goes there).
@@ -181,9 +202,10 @@ def _crc(generation: str, line: str) -> str:
 
 
 def _header(generation: str, anchor: Anchor) -> str:
+    board = "-" if anchor.board is None else f"{anchor.board:016x}"
     return (
         f"{MAGIC} {VERSION} {generation} {anchor.game_id} {anchor.started} "
-        f"{len(anchor.moves)} {anchor.digest()}"
+        f"{len(anchor.moves)} {anchor.digest()} {board}"
     )
 
 
@@ -193,10 +215,11 @@ def parse(data: bytes) -> Kept | None:
     lines = text.split("\n")
     try:
         header, crc = lines[0].rsplit(" ", 1)
-        magic, version, generation, game_id, started, plies, digest = header.split(" ")
+        magic, version, generation, game_id, started, plies, digest, board = header.split(" ")
         if magic != MAGIC or int(version) != VERSION or crc != _crc(generation, header):
             return None
-        anchor = (int(game_id), started, int(plies), digest)
+        standing = None if board == "-" else int(board, 16)
+        anchor = (int(game_id), started, int(plies), digest, standing)
     except ValueError:
         return None
     events: list[JournalEvent] = []

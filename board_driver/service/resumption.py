@@ -13,8 +13,11 @@ from the stored game. Two sources say what happened:
   the daemon was away, or no journal). :func:`readings` lists every way of reading it: up
   to two moves played from the stored position, perhaps with a piece still in the hand.
   One reading is taken as it is; several are asked (:class:`Question`), never one of them
-  stored silently. From ``6Q1/4k1p1/...`` with the queen's square g8 found empty, the board
-  cannot tell ``Qxg7+`` (g7 was full before and after) from the queen still in the hand:
+  stored by a guess. The hands that follow may tell (:meth:`Question.decided`): the queen
+  then set down on g4 was in the hand, not on h5.
+
+From ``6Q1/4k1p1/...`` with the queen's square g8 found empty, the board cannot tell
+``Qxg7+`` (g7 was full before and after) from the queen still in the hand:
 
 >>> from rules import Game, Position
 >>> from board_driver.squares import square
@@ -31,10 +34,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from board_driver.arbiter.footprint import Footprint
+from board_driver.arbiter.tracker import Tracker
 from board_driver.events import BoardEvent, Lift, Place
-from board_driver.service.hands_journal import Expect, JournalEvent
+from board_driver.service.hands_journal import Asked, Expect, JournalEvent
 from board_driver.squares import square_name, squares_of
-from rules import QUEEN, Move, Position
+from rules import QUEEN, Game, Move, Position
 
 #: Moves played while nothing was kept, read from the occupancy: at most this many.
 MAX_UNSEEN_PLIES = 2
@@ -45,9 +49,12 @@ _MOVE_SQUARES = 4
 def replay(tracker: Any, events: Iterable[JournalEvent]) -> list[dict]:
     """Play the journal's ``events`` through ``tracker``, in order and at their times, as
     the daemon gave them; returns the game events they led to. An event the tracker
-    refuses is passed over, as it was the first time."""
+    refuses is passed over, as it was the first time. A question asked (:class:`Asked`)
+    is not the tracker's: the caller stops before it."""
     out: list[dict] = []
     for event in events:
+        if isinstance(event, Asked):
+            raise ValueError("a question is the daemon's, not the tracker's: stop before it")
         try:
             if isinstance(event, Expect):
                 out += tracker.tick(event.t_ms)
@@ -164,3 +171,29 @@ class Question:
         elif isinstance(event, Place):
             self.board |= 1 << event.square
         self.held.append(event)
+
+    def decided(self, game: Game, options: Any, timing: Any) -> int | None:
+        """The reading the hands since the question leave possible (its number), or None
+        while they leave more than one (or none). A reading is possible when the game it
+        makes, given the held lifts and places and judged once the board is still, is in
+        sync: the queen in the hand then set down on g4 rules out ``Qxh5``, after which a
+        piece would have come from nowhere. Two readings both possible stay asked, however
+        alike what they lead to: telling them apart would be a guess."""
+        if not self.held:
+            return None
+        possible = []
+        played = [str(m) for m in game.moves]
+        for number, choice in enumerate(self.choices):
+            line = played + [str(m) for m in choice.moves]
+            trial_game = Game.from_record(game.start.copy(), line)
+            trial_game.dead_position_ends = game.dead_position_ends
+            trial = Tracker(trial_game, options=options, timing=timing, board=self.standing)
+            try:
+                for event in self.held:
+                    trial.handle(event)
+            except ValueError:
+                continue  # an event the board cannot make after this reading
+            trial.tick(self.held[-1].t_ms + timing.settle_ms + 1)
+            if trial.in_sync:
+                possible.append(number)
+        return possible[0] if len(possible) == 1 else None

@@ -55,7 +55,7 @@ def test_three_hundred_kills_across_real_games_lose_double_and_misread_nothing(
     seed = int(os.environ.get("MAGBOARD_KILL_SEED", "2024"))
     rng = random.Random(seed)
     games = _games(GAMES)
-    kills = capture_kills = captures = 0
+    kills = capture_kills = captures = asked = told = 0
     started = time.monotonic()
     per_game = -(-MIN_KILLS // GAMES)
     for number, sans in enumerate(games):
@@ -73,11 +73,14 @@ def test_three_hundred_kills_across_real_games_lose_double_and_misread_nothing(
         report = play_with_kills(directory, hands, points, rng, label=f"seed {seed} game {number}")
         kills += report.kills
         capture_kills += report.in_capture_settle
+        asked += report.said("cannot tell what happened")
+        told += report.said("the hands since tell")
     took = time.monotonic() - started
     print(
         f"seed {seed}: {kills} kills over {len(games)} games of {PLIES} plies in {took:.0f} s; "
         f"{capture_kills} after a capture's last place, before it was stored ({captures} "
         "captures, each with a kill 20-240 ms after it); "
+        f"{asked} runs asked what the pieces could not tell ({told} answered by the hands); "
         "0 moves lost, doubled or wrong"
     )
     # A kill meant for a capture's settle time may come after its judgment on a machine

@@ -199,3 +199,79 @@ def test_readings_stay_small_for_random_boards() -> None:
             assert not reading.in_hand or off
             assert reading.in_hand or int(replay.occupied) == standing
     assert list(itertools.islice(readings(rules.Position(), 0), 1)) == []
+
+
+TWO_CAPTURES_FEN = "4k3/8/8/3p3p/8/8/8/3QK3 w - - 0 1"
+
+
+def test_the_hands_that_follow_answer_the_question(tmp_path: Path) -> None:
+    """Killed right after the queen was lifted, before the daemon saw it: in the hand, or
+    Qxd5, or Qxh5+? The queen then set down on d3 can only have been in the hand."""
+    _stored_game(tmp_path, TWO_CAPTURES_FEN)
+    stored = rules.Position.from_fen(TWO_CAPTURES_FEN).occupancy()
+    board = SimulatedBoard(pieces=stored & ~_bits("d1"))
+    daemon = sim_daemon(tmp_path, board)
+
+    async def scenario() -> None:
+        task = await start(daemon)
+        try:
+            door = daemon.door
+            assert door.snapshot().question == (
+                "nothing yet: the piece from d1 is in the hand",
+                "Qxd5",
+                "Qxh5+",
+            )
+            board.place(square("d3"))
+            await until(lambda: door.snapshot().moves == ("Qd3",))
+            assert door.snapshot().question == () and door.snapshot().in_sync
+        finally:
+            daemon.stop()
+            assert await task == 0
+
+    asyncio.run(scenario())
+    with Store.open(tmp_path / "g.sqlite", readonly=True) as store:
+        assert store.game(1).ucis == ["d1d3"]
+
+
+def test_a_question_outlives_a_restart_with_the_hands_held_meanwhile(tmp_path: Path) -> None:
+    """Asked, Black's king lifted meanwhile, the daemon stopped: the next start asks the
+    same, with the king still held; the page's answer then stores the capture and the
+    king's move."""
+    _stored_game(tmp_path)
+    stored = rules.Position.from_fen(ISSUE_FEN).occupancy()
+    board = SimulatedBoard(pieces=stored & ~_bits("g8"))
+
+    async def first() -> None:
+        daemon = sim_daemon(tmp_path, board)
+        task = await start(daemon)
+        try:
+            assert daemon.door.snapshot().question
+            board.lift(square("e7"))
+            await until(lambda: daemon.door.snapshot().sensed == stored & ~_bits("g8", "e7"))
+        finally:
+            daemon.stop()
+            assert await task == 0
+
+    async def second() -> None:
+        daemon = sim_daemon(tmp_path, board)
+        task = await start(daemon)
+        try:
+            door = daemon.door
+            assert door.snapshot().question == (
+                "nothing yet: the piece from g8 is in the hand",
+                "Qxg7+",
+            )
+            assert door.snapshot().sensed == stored & ~_bits("g8", "e7")
+            board.place(square("e8"))
+            await asyncio.sleep(0.4)
+            assert door.snapshot().moves == ()
+            door.answer(1)
+            await until(lambda: door.snapshot().moves == ("Qxg7+", "Ke8"))
+        finally:
+            daemon.stop()
+            assert await task == 0
+
+    asyncio.run(first())
+    asyncio.run(second())
+    with Store.open(tmp_path / "g.sqlite", readonly=True) as store:
+        assert store.game(1).ucis == ["g8g7", "e7e8"]
