@@ -259,7 +259,9 @@ class Door(Protocol):
         ...
 
     def now_ms(self) -> int:
-        """The daemon's clock: ms since it started (the ``t`` of every event)."""
+        """The daemon's clock: ms since it started (the ``t`` of every event). A daemon that
+        started in the middle of a move goes on from the clock of the one before it, whose
+        events it replayed: only differences between its times mean anything."""
         ...
 
     def state_dir(self) -> Path:
