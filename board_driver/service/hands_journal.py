@@ -263,8 +263,7 @@ class HandsJournal:
         try:
             fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
         except OSError as exc:
-            kept = _read_only(path)
-            return cls(path, None, kept, f"cannot open {path} ({exc.strerror})")
+            return cls._aside(path, _read_only(path), f"cannot open it ({exc.strerror})")
         try:
             info = os.fstat(fd)
             if not stat.S_ISREG(info.st_mode):
@@ -272,10 +271,20 @@ class HandsJournal:
             data = os.pread(fd, min(info.st_size, MAX_BYTES), 0)
         except OSError as exc:
             os.close(fd)
-            return cls(path, None, None, f"cannot read {path} ({exc.strerror})")
+            return cls._aside(path, None, f"cannot read it ({exc.strerror})")
         journal = cls(path, fd, parse(data), None)
         journal._size = info.st_size
         return journal
+
+    @classmethod
+    def _aside(cls, path: Path, kept: Kept | None, why: str) -> HandsJournal:
+        log.error(
+            "cannot keep the hands journal %s: %s; a restart during a move will judge the "
+            "board by its pieces only",
+            path,
+            why,
+        )
+        return cls(path, None, kept, why)
 
     # ------------------------------------------------------------------ writing
 

@@ -91,11 +91,14 @@ def test_a_torn_line_ends_the_journal_there(tmp_path: Path) -> None:
     assert parse(b"") is None and parse(b"\0" * 100) is None
 
 
-def test_a_journal_that_is_not_a_regular_file_is_left_aside(tmp_path: Path) -> None:
+def test_a_journal_that_is_not_a_regular_file_is_left_aside(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     path = tmp_path / "g.sqlite.hands"
     os.symlink("/dev/zero", path)
     journal = HandsJournal.open(path)  # never read (it would never end)
     assert journal.kept is None and journal.problem
+    assert f"cannot keep the hands journal {path}" in caplog.text
     journal.start(_anchor())
     journal.add(Lift(1, 12))
     journal.close()
