@@ -34,8 +34,6 @@ import sys
 import tempfile
 import threading
 import time
-import urllib.error
-import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -49,7 +47,7 @@ from board_driver.door import Snapshot  # noqa: E402
 from board_driver.frame import Frame  # noqa: E402
 from tests.board_driver.connectors.broadcast.fake_door import make_snapshot  # noqa: E402
 from tests.conftest import SHARED_DATA  # noqa: E402
-from tests.hall.hall_process import HallProcess, hall_config  # noqa: E402
+from tests.hall.hall_process import HallProcess, hall_config, poll  # noqa: E402
 from tests.mosquitto import Mosquitto  # noqa: E402
 
 TARGET_P99_S = 1.0
@@ -165,16 +163,7 @@ class Relay(threading.Thread):
     def run(self) -> None:
         etag = None
         while not self.stop.is_set():
-            request = urllib.request.Request(self.url, headers={"If-None-Match": etag} if etag
-                                             else {})
-            try:
-                with urllib.request.urlopen(request, timeout=5) as answer:
-                    text = answer.read().decode()
-                    etag = answer.headers.get("ETag")
-            except urllib.error.HTTPError as error:
-                if error.code != 304:
-                    raise
-                text = None
+            text, etag = poll(self.url, etag, timeout=5)
             now = time.monotonic()
             self.polls += 1
             if text:

@@ -95,6 +95,35 @@ def text(_key: str, value: Any) -> str:
     return value
 
 
+#: What the daemon does with a file a key names (:class:`FilePath`).
+FILE_USES = {
+    "kept": "read and written in place",
+    "written": "written by the daemon",
+    "secret": "read, and private to its owner",
+}
+
+
+class FilePath:
+    """The check of a key that names a file the daemon uses, and how (``use``, one of
+    :data:`FILE_USES`): ``magboard config check`` and ``magboard run`` check every such
+    file the same way before the start (:mod:`board_driver.service.config.paths`).
+
+    >>> FilePath("secret")("token_file", "/etc/magboard/lichess-token")
+    '/etc/magboard/lichess-token'
+    """
+
+    def __init__(self, use: str) -> None:
+        if use not in FILE_USES:
+            raise ValueError(f"a file's use is one of {', '.join(FILE_USES)}, not {use!r}")
+        self.use = use
+
+    def __call__(self, key: str, value: Any) -> str:
+        return text(key, value)
+
+    def __repr__(self) -> str:
+        return f"FilePath({self.use!r})"
+
+
 def host(key: str, value: Any) -> str:
     """An address to listen on: an IP address, or a host name of labels up to 63
     characters each, 253 in all."""

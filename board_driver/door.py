@@ -274,8 +274,25 @@ class Door(Protocol):
         ``termination``)."""
         ...
 
-    def pgn(self, game_id: int | None = None) -> str:
-        """A stored game as PGN (None: the game on the board). LookupError if none."""
+    def pgn(self, game_id: int | None = None, *, evals: bool = False) -> str:
+        """A stored game as PGN (None: the game on the board). LookupError if none.
+        ``evals``: its review as ``[%eval ...]`` comments and glyphs (see :meth:`review`)."""
+        ...
+
+    def game(self, game_id: int) -> Any:
+        """A stored game (``id``, ``start_fen``, ``ucis``, ``moves`` with their ``san``,
+        ``result``, ``termination``, ``headers``, ``data``). LookupError if none."""
+        ...
+
+    def review(self, game_id: int) -> list[Any]:
+        """What an engine's review of stored game ``game_id`` found, a
+        :class:`board_driver.review.ReviewedPly` per position reviewed (empty: none).
+        LookupError if there is no such game."""
+        ...
+
+    def store_review(self, game_id: int, plies: Sequence[Any]) -> None:
+        """Keep positions of a review with stored game ``game_id`` (each replaces what was
+        kept for its ply; a take-back drops those past it)."""
         ...
 
     # ------------------------------------------------------------------ board events
@@ -336,10 +353,12 @@ class Door(Protocol):
         ``game_id`` (see :meth:`set_game_data`); empty when nothing was."""
         ...
 
-    def set_game_data(self, name: str, data: Mapping[str, str]) -> None:
-        """Store a few texts with the game on the board for extension ``name`` (an online
-        game's id, the last ply the server accepted, ...): kept across restarts, in the
-        same transaction style as the moves."""
+    def set_game_data(
+        self, name: str, data: Mapping[str, str], *, game_id: int | None = None
+    ) -> None:
+        """Store a few texts with the game on the board (or stored game ``game_id``) for
+        extension ``name`` (an online game's id, the last ply the server accepted, ...):
+        kept across restarts, in the same transaction style as the moves."""
         ...
 
     def set_options(self, **options: Any) -> list[dict[str, Any]]:

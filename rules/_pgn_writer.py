@@ -6,6 +6,8 @@ that imports :mod:`rules.game`.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from .errors import PgnError
@@ -48,16 +50,53 @@ def ending_comment(game: Game) -> str | None:
     return None
 
 
-def _quote(value: str) -> str:
-    return value.replace("\\", "\\\\").replace('"', '\\"')
+#: A tag's name, as the PGN standard allows it (letters, digits and ``_``, a letter first),
+#: at most 40 characters.
+TAG_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,39}")
+#: Characters a tag value cannot carry as they are: control characters and everything
+#: Python or a PGN reader may take for the end of a line.
+_LINE_BREAKING = re.compile("[\\x00-\\x1f\\x7f\\x85\\u2028\\u2029]")
 
 
-def write_pgn(game: Game, headers: dict[str, str] | None = None) -> str:
+def tag_pair(name: str, value: str) -> str:
+    r"""One header line: ``[Name "value"]``. The one writer of PGN tags: the name must be a
+    tag name (:class:`PgnError` otherwise), the value is escaped (``\`` and ``"``) and
+    any control character or line break in it becomes a space, so that no value can end
+    its line or start another tag or game.
+
+    >>> print(tag_pair("White", 'Ann "the rook" Lee'))
+    [White "Ann \"the rook\" Lee"]
+    >>> print(tag_pair("Event", 'Club\n[Board "9"]'))
+    [Event "Club [Board \"9\"]"]
+    >>> tag_pair("W]\n[B", "x")
+    Traceback (most recent call last):
+    ...
+    rules.errors.PgnError: PGN tag name 'W]\n[B': a letter, then letters, digits or _ (40 at most)
+    """
+    if not isinstance(name, str) or not TAG_NAME.fullmatch(name):
+        raise PgnError(
+            f"PGN tag name {name!r}: a letter, then letters, digits or _ (40 at most)"
+        )
+    value = _LINE_BREAKING.sub(" ", str(value)).replace("\\", "\\\\").replace('"', '\\"')
+    return f'[{name} "{value}"]'
+
+
+def write_pgn(
+    game: Game,
+    headers: dict[str, str] | None = None,
+    *,
+    comments: Mapping[int, str] | None = None,
+    nags: Mapping[int, int] | None = None,
+) -> str:
     """PGN text for a game: the Seven Tag Roster in order, SetUp "1" and FEN when the
     game starts elsewhere than the standard position, then the other headers given and,
     once the game is over, a Termination tag unless one was given; the move text wrapped
     at 80 columns, with a comment after the last move where the result needs one (see
-    :func:`ending_comment`), and the result."""
+    :func:`ending_comment`), and the result.
+
+    ``comments`` and ``nags`` annotate moves by ply (1: the first move): a comment
+    (``{...}``, e.g. ``[%eval 0.35]``) and a numeric glyph (``$4``: ??) after the move;
+    a black move after a comment is numbered again (``3...``), as PGN export does."""
     headers = dict(headers or {})
     outcome = game.outcome()
     result = outcome.result() if outcome else headers.get("Result", "*")
@@ -77,20 +116,31 @@ def write_pgn(game: Game, headers: dict[str, str] | None = None) -> str:
             tags[name] = str(value)
     if outcome is not None and "Termination" not in tags:
         tags["Termination"] = TERMINATION_TAGS.get(outcome.termination, "normal")
-    lines = [f'[{name} "{_quote(value)}"]' for name, value in tags.items()]
+    lines = [tag_pair(name, value) for name, value in tags.items()]
 
+    comments = comments or {}
+    nags = nags or {}
     tokens = []
     pos = game.start.copy()
+    annotated = False  # the last move has a comment: a black move after it is numbered
     for i, move in enumerate(game.moves):
         if pos.turn:
             tokens.append(f"{pos.fullmove_number}.")
-        elif i == 0:
+        elif i == 0 or annotated:
             tokens.append(f"{pos.fullmove_number}...")
         tokens.append(pos.san(move))
         pos.push(move)
-    comment = ending_comment(game)
-    if comment:
-        tokens.extend(f"{{{comment}}}".split())  # wrapped word by word, like the moves
+        if i + 1 in nags:
+            tokens.append(f"${int(nags[i + 1])}")
+        text = comments.get(i + 1, "")
+        if i + 1 == len(game.moves):
+            text = " ".join(filter(None, [text, ending_comment(game)]))
+        annotated = bool(text)
+        if text:
+            # A comment cannot hold a closing brace; wrapped word by word, like the moves.
+            tokens.extend(f"{{{text.replace('}', ')')}}}".split())
+    if not game.moves and ending_comment(game):
+        tokens.extend(f"{{{ending_comment(game)}}}".split())
     tokens.append(result)
     movetext = []
     line = ""

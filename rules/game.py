@@ -11,7 +11,7 @@ agreement are recorded, and so are endings decided outside the board (:meth:`Gam
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from ._pgn_writer import write_pgn
@@ -365,9 +365,16 @@ class Game:
 
     # ------------------------------------------------------------------ PGN
 
-    def pgn(self, headers: dict[str, str] | None = None) -> str:
-        """The game as PGN text (Seven Tag Roster first, SetUp/FEN for another start)."""
-        return write_pgn(self, headers)
+    def pgn(
+        self,
+        headers: dict[str, str] | None = None,
+        *,
+        comments: Mapping[int, str] | None = None,
+        nags: Mapping[int, int] | None = None,
+    ) -> str:
+        """The game as PGN text (Seven Tag Roster first, SetUp/FEN for another start);
+        ``comments`` and ``nags`` annotate moves by ply (1: the first move)."""
+        return write_pgn(self, headers, comments=comments, nags=nags)
 
 
 __all__ = ["EXTERNAL_TERMINATIONS", "TERMINATIONS", "Game", "Outcome"]

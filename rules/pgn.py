@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ._pgn_writer import RESULTS, SEVEN_TAG_ROSTER, TERMINATION_TAGS, write_pgn
+from ._pgn_writer import RESULTS, SEVEN_TAG_ROSTER, TAG_NAME, TERMINATION_TAGS, tag_pair, write_pgn
 from .errors import FenError, IllegalMoveError, PgnError, SanError
 from .game import Game
 from .position import Position
@@ -186,4 +186,6 @@ def _record_ending(game: Game, result: str, tag: str | None) -> None:
         game.end(kind or "resignation", result == "1-0")
 
 
-__all__ = ["RESULTS", "SEVEN_TAG_ROSTER", "PgnGame", "read_pgn", "write_pgn"]
+__all__ = [
+    "RESULTS", "SEVEN_TAG_ROSTER", "TAG_NAME", "PgnGame", "read_pgn", "tag_pair", "write_pgn",
+]

@@ -95,6 +95,10 @@ put() {
 
 check_os() {
     local release="$PREFIX/etc/os-release" codename=""
+    if [ -n "$PREFIX" ] && [ ! -r "$release" ]; then
+        say "system: not checked (staging under $PREFIX, which holds no etc/os-release)"
+        return 0
+    fi
     [ -r "$release" ] && codename="$(. "$release" && echo "${VERSION_CODENAME:-}")"
     case "$codename" in
         bookworm|trixie) say "system: $codename" ;;
@@ -236,7 +240,10 @@ path = "/var/lib/magboard/magboard.sqlite"
 state_file = "/var/lib/magboard/sim-board.json"
 
 [web]
-# The page serves the local network (the unit allows private addresses only).
+# The page listens on every network this Pi is on: the unit has no IP address filter
+# (Lichess and a hall's broker may be anywhere). Watching needs nothing; anything that
+# changes the game needs the token printed in the journal. To keep the page to one network,
+# set host to this Pi's address on it, or filter port 8080 in a firewall.
 host = "0.0.0.0"
 port = 8080
 TOML

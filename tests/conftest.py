@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -45,3 +47,12 @@ lift h5
 place f7       # 4. Qxf7#
 """
 SCHOLARS_MATE_MOVES = ["e4", "e5", "Bc4", "Nc6", "Qh5", "Nf6", "Qxf7#"]
+
+
+@pytest.fixture(autouse=True)
+def test_daemons_keep_off_the_users_ports():
+    """Every test: none of the daemons it started tried a user's port."""
+    yield
+    from tests.board_driver.daemon_process import check_daemons_of_a_test
+
+    check_daemons_of_a_test()

@@ -20,14 +20,16 @@ a fast player's pace (board-script.md, "Rulings for fast and messy hands"): the 
 lifts 120-200 ms after a piece lands, so the board is never still between moves; slides
 rest 40-90 ms on the squares passed over, and are more frequent; most captures take the
 victim first (a recapture chain snatches the piece that has just landed); and now and
-then the other side reaches for its next piece while a piece is still sliding.
+then the other side reaches for its next piece while a piece is still sliding. The
+``very_fast`` style (:data:`VERY_FAST`) is faster still: the other side lifts 60-110 ms
+after a piece lands, mostly before it rested the pass time.
 
 :func:`to_scans` turns such a script into raw ``scan`` lines: every change with contact
 bounce (a few 1-3 ms flickers after it), and now and then one square flickering for a
 single scan, which the debouncer must swallow.
 
-Run ``python -m tests.generate_scripts OUTDIR [--scans] [--style blitz]`` to write the
-corpus as files.
+Run ``python -m tests.generate_scripts OUTDIR [--scans] [--style blitz|very_fast]`` to
+write the corpus as files.
 """
 
 from __future__ import annotations
@@ -89,10 +91,9 @@ BLITZ = Pace(
     reach=0.5,
 )
 #: Faster than blitz: the other side lifts 60-110 ms after a piece lands, often before it
-#: rested the pass time, so the judgment waits for what follows. Not in the corpus proof:
-#: about one game in four still misreads at this pace (chains of snatches of the piece just
-#: landed, a reply placed before the piece it answers rested); ``python -m
-#: tests.generate_scripts OUT --style very_fast`` writes them.
+#: rested the pass time, so the judgment waits for what follows (a reply placed before the
+#: piece it answers rested releases it: issue 22). In the corpus proof with a tolerance: at
+#: most one game in a hundred may misread.
 VERY_FAST = Pace(
     "very_fast",
     within_move=(30, 70),

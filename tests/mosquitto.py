@@ -5,6 +5,7 @@ with a config, passwords and access rules of its own under a temporary directory
 >>> # broker = Mosquitto(tmp_path, users={"board1": "pw", "hall": "pw"},
 >>> #                    acl=docs_acl_text).start()
 >>> # broker.kill(); broker.start()           # the same port, the same persistence file
+>>> # Mosquitto(tmp_path, extra=("autosave_interval 2",))   # more lines for its config
 
 Tests that need it skip, saying why, where ``mosquitto`` is not installed (``.ci/run``
 installs it).
@@ -74,6 +75,7 @@ class Mosquitto:
         acl: str | None = None,
         persistence: bool = True,
         tls: bool = False,
+        extra: tuple[str, ...] = (),
     ) -> None:
         need_mosquitto()
         self.directory = directory
@@ -97,6 +99,7 @@ class Mosquitto:
             # Started as root (CI), mosquitto would switch to its own user, which cannot
             # read this temporary directory: stay who we are.
             f"user {getpass.getuser()}",
+            *extra,
         ]
         if tls:
             self.ca_file, cert, key = make_certificates(directory, "localhost")
@@ -160,6 +163,18 @@ class Mosquitto:
                 self.proc.wait(10)
         if self in RUNNING:
             RUNNING.remove(self)
+
+    def set_password(self, name: str, password: str) -> None:
+        """Give account ``name`` a new password; the running broker reloads its files."""
+        assert MOSQUITTO_PASSWD is not None and self.proc is not None
+        subprocess.run([MOSQUITTO_PASSWD, "-b", str(self.directory / "passwords"), name,
+                        password], check=True, capture_output=True)
+        self.proc.send_signal(signal.SIGHUP)
+
+    @property
+    def saved(self) -> Path:
+        """The persistence file (written at each autosave and at a clean stop)."""
+        return self.directory / "mosquitto.db"
 
     def log_text(self) -> str:
         return self.log.read_text() if self.log.exists() else ""

@@ -1,9 +1,11 @@
 """The controls beside the board: j'adoube, draw offers, claims, resignation, a hint; and
 endings decided elsewhere (a flag fall, an online game's result).
 
-A button pressed while the board shows a complete move that has not settled yet comes
-after that move: the move is committed first, as the settle time would (a claim is judged
-on the position it made, a resignation or an offer is by the side to move after it).
+A button judges the board first (board-script.md, "A button judges the board first"): the
+board as it stands at the press is judged as if it had been still for the settle time, so
+a move whose pieces stand is committed first, whatever their resting time (a claim is
+judged on the position it made, a resignation or an offer is by the side to move after
+it, a new game keeps the old one's moves).
 :class:`Controls` is the part of :class:`~board_driver.arbiter.tracker.Tracker` that
 answers them; ``new_game`` is in :mod:`.setup`.
 """
@@ -39,19 +41,14 @@ class Controls:
         return out + handler(t)
 
     def _before_button(self, t: int) -> list[Event]:
-        """A button pressed while the board shows a complete move, before it settled:
-        the move is committed first, as the settle time would (a claim is judged on the
-        position it made, a resignation or an offer is the side to move's after it)."""
-        if not self._playing() or self._deadline is None or self.board == self._committed:
+        """A button judges the board first: as it stands at the press, as if it had been
+        still for the settle time (every move its pieces show is committed, whatever their
+        resting time: a claim is judged on the position they made, a resignation or an
+        offer is the side to move's after them, a new game keeps the old one's moves)."""
+        if not self._playing() or self._deadline is None:
             return []
-        if self._castling_shown():
-            return self._amend_castling(t)
-        found = self._complete()
-        if found is None:
-            return []
-        if not self._acceptable(found.move):
-            return []
-        return self._commit(found, t)
+        self._deadline = self._quick = None
+        return self._judge(t)
 
     def _button_adjust(self, t: int) -> list[Event]:
         self._reading.adjust()

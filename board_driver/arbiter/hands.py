@@ -12,9 +12,13 @@ move counts" and "Rulings for fast and messy hands"):
   side's (a *reach*): it touches nothing for the mover, and is handed to the next move;
   so is one of the mover's pieces that took no part, lifted before the mover's piece
   rested, where the other side can capture it (its victim first, at a very fast pace);
-- a piece placed elsewhere while the other side's hand is out, once the mover's piece is
-  released, is the other side's (a *release*): the move before is committed first;
-- a piece placed where a sliding piece just rested under the pass time, while the other
+- a piece placed elsewhere while the other side's hand is out is the other side's, and
+  releases the mover's piece where it stands whatever its rest (a *release*; "The other
+  side's move is a release"): the move before is committed first;
+- the mover's piece, rested the pass time while the other side's hand was out, then lifted
+  again: let go there (released means rested) and lifted for the mover's next move (a
+  *release* too), unless what follows says the slide only paused;
+- a piece placed where a sliding piece last stood under the pass time, while the other
   side holds a piece that can capture there, is that capture (the slide had *stood* there).
 
 Readings that only what follows can confirm are taken as choices (see :mod:`.rereading`).
@@ -25,6 +29,7 @@ from __future__ import annotations
 
 from board_driver.arbiter.footprint import Footprint, bit
 from board_driver.arbiter.game_events import Event
+from board_driver.arbiter.rereading import EARLY
 from board_driver.squares import square_name, squares_of
 from rules import PAWN
 
@@ -73,7 +78,17 @@ class Hands:
                 if not found.touched & bit(sq):
                     if self._committed & bit(sq):  # a piece that took no part
                         return self._commit(found, t), False
-                elif self._snatchable(found, sq) and self._choose_reading("snatch", t, sq):
+                elif self._snatchable(found, sq):
+                    if self._choose_reading("snatch", t, sq):
+                        return self._commit(found, t), False
+                elif (
+                    found.places & bit(sq)
+                    and reading.others_off & self._committed & ~reading.own
+                    and self._choose_reading("release", t, sq)
+                ):
+                    # It rested the pass time while the other side's hand was out: let go
+                    # there (released means rested), and lifted again it starts the mover's
+                    # next move.
                     return self._commit(found, t), False
             elif theirs and not found.touched & bit(sq):
                 return [], True  # the other side reached out before the piece was let go
@@ -106,7 +121,7 @@ class Hands:
 
     def _committed_early(self) -> bool:
         """Was a move committed early by inference, that what follows may overturn?"""
-        return any(choice.kind in ("snatch", "release") for choice in self._choices)
+        return any(choice.kind in EARLY for choice in self._choices)
 
     def _snatchable(self, found: Footprint, sq: int) -> bool:
         """Is a lift of ``sq``, where ``found`` just landed and rested, the other side
@@ -174,21 +189,39 @@ class Hands:
                 and (move.from_square + move.to_square) // 2 == sq
                 and position.piece_at(move.from_square).piece_type == PAWN
             ):
-                return move.to_square
-        return sq if passed & bit(sq) else None
+                return move.to_square if self._slide_ended_on(move.to_square) else None
+        return sq if passed & bit(sq) and self._slide_ended_on(sq) else None
+
+    def _slide_ended_on(self, sq: int) -> bool:
+        """Did the slide stop on ``sq``: no piece set down after it left there, before the
+        other side's hand reached out (else the slide went on: it only passed over)?"""
+        reading = self._reading
+        history = reading.history
+        left = max(i for i, (_, lifted, at) in enumerate(history) if lifted and at == sq)
+        reached = set(reading.others)
+        for when, lifted, at in history[left + 1 :]:
+            if not lifted:
+                return False
+            if (when, at) in reached:
+                return True
+        return True
 
     def _before_place(self, t: int, sq: int) -> list[Event]:
-        """The other side has lifted a piece of its own while the mover's piece moved:
-        once that piece rests, released, a piece placed elsewhere is the other side's
-        (its move going on), and the mover's move is committed first."""
+        """The other side has lifted a piece of its own while the mover's piece moved: a
+        piece placed elsewhere while the mover's piece stands is the other side's (its
+        move going on), and releases the mover's piece where it stands, whatever time it
+        rested there (board-script.md, "The other side's move is a release"): the mover's
+        move is committed first."""
         found = self._complete()
-        if (
-            found is None
-            or found.touched & bit(sq)
-            or not self._released(found, t)
-            or not self._acceptable(found.move)
-            or not self._choose_reading("release", t, sq)
-        ):
+        reading = self._reading
+        theirs = reading.others_off & self._committed & ~reading.own  # the other side's own
+        if found is None or not self._acceptable(found.move):
+            return []
+        if theirs and not theirs & bit(sq):
+            pass  # the other side's piece set down elsewhere (the square the mover left too)
+        elif found.touched & bit(sq) or not self._released(found, t):
+            return []  # not let go yet (a piece put back where it stood is no move)
+        if not self._choose_reading("release", t, sq):
             return []
         return self._commit(found, t)
 

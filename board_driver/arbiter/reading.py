@@ -178,6 +178,16 @@ class MoveReading:
             return True
         return self.touch.allows(move, self.legal)
 
+    def only_put_right_since(self, index: int, squares: int) -> bool:
+        """After the first ``index`` events of :attr:`history`, did hands only put pieces
+        right, as far as ``squares`` go (a piece lifted from a square the position leaves
+        empty, or set down where the position has one), and at least once?"""
+        since = self.history[index:]
+        before = self.before
+        return bool(since) and not any(
+            squares >> sq & 1 and lifted == bool(before >> sq & 1) for _, lifted, sq in since
+        )
+
     def released(self, fp: Footprint, t: int) -> bool:
         """Has every piece ``fp`` places rested at least the pass time by ``t``?"""
         pass_ms = self.timing.pass_ms

@@ -10,8 +10,10 @@ tells which was meant (board-script.md, "Rulings for fast and messy hands"):
 - ``snatch``: the piece that just landed and rested, lifted where the other side can
   capture it: the other side taking its victim first (the move is committed), or the
   mover's hand going on (a slide that paused);
-- ``release``: the piece resting the pass time while the other side has lifted one of its
-  own: released (the move is committed), or only pausing;
+- ``release``: the other side's piece set down elsewhere while the mover's piece stands
+  (its move, releasing the mover's), or the mover's piece lifted again after resting the
+  pass time while the other side's hand was out (let go there, lifted for the mover's next
+  move): the move is committed; or only a piece put down, a slide that paused;
 - ``reach`` / ``touch``: one of the other side's pieces lifted while a move is under way:
   the other side reaching out for its next move (while the mover's piece moves), or the
   mover taking it (its victim; while the mover's piece is held);
@@ -22,10 +24,17 @@ tells which was meant (board-script.md, "Rulings for fast and messy hands"):
 The tracker takes the likelier reading at once (:meth:`Rereading._choose_reading`) and
 keeps the state just before it. If the board later makes no sense, it goes back to the
 latest such choice, takes the other reading, and plays every event since again with the
-same rulings (:meth:`Rereading._choose_again`); the first reading that ends in sync is
+same rulings (:meth:`Rereading._chosen_again`); the first reading that ends in sync is
 kept. Moves it commits are announced then; a move it no longer commits is *replaced*
 (``move`` with ``replaces``, as a rook move that became castling). The choices are
 forgotten once the board has been still and in sync.
+
+**Left alone, the board is judged.** A board still for the settle time that only a piece in
+the hand explains (or a move done that leaves the other side's pieces lifted) is read again
+all the same (:meth:`Rereading._read_whole`), and a reading that reads every piece
+standing as moves made is taken: a rook set down one square short of its capture and then
+taken back there is two captures, not a rook move and a king in the hand. So is a choice
+read the other way at the pass time after a move committed early.
 
 **More than one move in the hands of one.** Some moves were never shown done in a way
 that could be judged at the time: a capture faster than the switches (the victim swept
@@ -52,11 +61,16 @@ from typing import Any
 
 from board_driver.arbiter.footprint import Footprint, bit
 from board_driver.arbiter.game_events import Event
-from board_driver.events import Lift
+from board_driver.events import Lift, Place
 
 _Snapshot = tuple[dict[str, Any], list[int], list[Any], list[Any]]
 #: How many choices are kept to go back to (the latest ones).
 MAX_CHOICES = 8
+#: The readings that commit a move early, before the board is still.
+EARLY = ("snatch", "release")
+#: How many events after a move committed early it is read again: at the pass time, and
+#: once the board is still.
+RECENT_EVENTS, LATER_EVENTS = 3, 12
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,26 +87,78 @@ class Choice:
 class Rereading:
     """The hands since the last position, read again as several moves (a Tracker part)."""
 
-    def _read_again(self, t: int, *, choices_only: bool = False) -> list[Event] | None:
+    def _read_early_commit_again(self, t: int, *, recent: bool = False) -> list[Event] | None:
+        """While only a piece in the hand explains the board, after a move committed early
+        by a snatch whose square stayed empty while a piece was set down elsewhere (no
+        capture landed there): that latest choice read the other way, taken if it reads
+        every piece standing as moves made, once for the same events. Only a few events
+        after the choice (``recent``: fewer, at the pass time, before the board is still: a
+        quick look; the settle time reads it again with what followed)."""
+        early = self._latest_early()
+        if early is None or early.kind != "snatch":
+            return None
+        if self._seen - early.index > (RECENT_EVENTS if recent else LATER_EVENTS):
+            return None
+        places = [event.square for event in self._log[early.index + 1 :] if type(event) is Place]
+        if not places or early.square in places:
+            return None  # nothing set down since, or a capture landed there
+        # Kept by what names it, not the choice itself: a snapshot holding an older
+        # choice would keep every state before it alive.
+        tried = (early.t, early.square, self._seen)
+        if tried == self._early_tried:
+            return None
+        self._early_tried = tried
+        return self._read_again(t, choices_only=True, whole=True, choices=[early])
+
+    def _latest_early(self) -> Choice | None:
+        return next((c for c in reversed(self._choices) if c.kind in EARLY), None)
+
+    def _read_whole(self, t: int, *, on_the_way: bool = False) -> list[Event] | None:
+        """Left alone, the board is judged: a board still for the settle time that only a
+        piece in the hand explains is read again, and a reading that reads every piece
+        standing as moves made is taken (board-script.md, "Left alone, the board is
+        judged"): with a piece in the hand (``on_the_way``), the latest move committed
+        early read the other way; with the other side's hand out after a move done, this
+        move's hands as a capture no switch saw and what followed it. Its events, or None
+        (and nothing changed)."""
+        if on_the_way:
+            return self._read_early_commit_again(t)
+        return self._read_again(t, whole=True, choices=[], unseen_only=True)
+
+    def _read_again(
+        self,
+        t: int,
+        *,
+        choices_only: bool = False,
+        whole: bool = False,
+        choices: list[Choice] | None = None,
+        unseen_only: bool = False,
+    ) -> list[Event] | None:
         """The board makes no sense: read the hands again (each choice the other way, then
         this move's hands as several moves). The events of the first reading that leaves
-        the board showing a position or a move done, else of the first that leaves a move
-        on its way; None if none ends in sync (and nothing changed)."""
+        the board showing a position or a move done, else (unless ``whole``) of the first
+        that leaves a move on its way; None if none ends in sync (and nothing changed).
+        ``choices``: these only, not every choice kept; ``unseen_only``: of this move's
+        hands read as several moves, only those with a capture no switch saw."""
         if self._rereading:
+            return None
+        # The choices taken on the way first (the latest first): each was a doubt already.
+        if choices is None:
+            choices = self._choices
+        attempts = [(self._chosen_again, choice) for choice in reversed(choices)]
+        if not choices_only:
+            attempts += self._turn_readings(unseen_only=unseen_only)
+        if not attempts:
             return None
         current = self._snapshot()
         best: tuple[list[Event], _Snapshot] | None = None
-        # The choices taken on the way first (the latest first): each was a doubt already.
-        attempts = [(self._chosen_again, choice) for choice in reversed(self._choices)]
-        if not choices_only:
-            attempts += self._turn_readings()
         for attempt, argument in attempts:
             out = attempt(t, argument)
             if out is None:
                 continue
-            if self._shows_position_or_move():
+            if self._shows_position_or_move(whole=whole):
                 return out
-            if best is None:
+            if best is None and not whole:
                 best = (out, self._snapshot())
             self._restore(current)
         if best is None:
@@ -100,13 +166,14 @@ class Rereading:
         self._restore(best[1])
         return best[0]
 
-    def _shows_position_or_move(self) -> bool:
-        return (
-            self.board == self._committed
-            or not self._playing()
-            or self._complete() is not None
-            or self._castling_shown()
-        )
+    def _shows_position_or_move(self, *, whole: bool = False) -> bool:
+        """Does the board show the committed position or a move done (``whole``: every
+        piece standing where the game has it, even after the game ended)?"""
+        if self.board == self._committed:
+            return True
+        if not self._playing():
+            return not whole
+        return self._complete() is not None or self._castling_shown()
 
     def _captured_where_it_stood(self, t: int, sq: int) -> list[Event]:
         """The piece just placed (on ``sq``, or behind it: en passant) is the other side's,
@@ -131,12 +198,17 @@ class Rereading:
             self._standing = False
         return []
 
-    def _turn_readings(self) -> list[tuple[Any, Any]]:
+    def _turn_readings(self, *, unseen_only: bool = False) -> list[tuple[Any, Any]]:
         """This move's hands read as several moves: at each earlier moment (latest first),
-        a move the board showed done then (or a take-back it showed)."""
+        a move the board showed done then (or a take-back it showed); ``unseen_only``: only
+        captures whose victim no switch had seen leave by then."""
         reading = self._reading
         history = reading.history
         boards = reading.boards()
+        if unseen_only:
+            lifted = [0]  # the squares lifted before each moment
+            for _, up, sq in history:
+                lifted.append(lifted[-1] | bit(sq) if up else lifted[-1])
         theirs = self._committed & ~reading.own
         back = self._occupancies[-2] if self.options.takeback and self.game.moves else None
         attempts: list[tuple[Any, Any]] = []
@@ -149,6 +221,8 @@ class Rereading:
             # The other side's pieces off the board then may be its next move's.
             others = reading.start_board & theirs & ~board
             for fp in reading.footprints:
+                if unseen_only and (fp.target is None or lifted[index] & bit(fp.target)):
+                    continue
                 if not (fp.after ^ board) & ~(others & ~fp.lifts):
                     at = latest.get(fp)
                     if at is not None and not any(
@@ -158,7 +232,7 @@ class Rereading:
                         continue
                     latest[fp] = len(attempts)
                     attempts.append((self._trial, (index, fp)))
-            if board == back and self._other_side is None:
+            if board == back and self._other_side is None and not unseen_only:
                 attempts.append((self._trial, (index, None)))
         return attempts
 
@@ -226,8 +300,13 @@ class Rereading:
         if self._complete() != fp or not self._acceptable(fp.move):
             if fp.target is None or fp.after != self.board | reading.others_off or self._quickly:
                 return None  # an unseen capture is read only on a still board
-            # A capture's victim never seen leaving: a swap faster than the switches.
-            if fp.target in reading.lift_t or not self._acceptable(fp.move):
+            # A capture's victim never seen leaving: a swap faster than the switches. What
+            # was seen still counts: no piece is set down after it that no hand held.
+            if (
+                fp.target in reading.lift_t
+                or not self._acceptable(fp.move)
+                or not _held_throughout(history, index)
+            ):
                 return None
         return self._commit(fp, when)
 
@@ -385,3 +464,15 @@ class Rereading:
         self._occupancies = list(occupancies)
         self._choices = list(choices)
         self._log = log  # the events themselves are the same, however they are read
+
+
+def _held_throughout(history: list[tuple[int, bool, int]], index: int) -> bool:
+    """After the first ``index`` events of ``history``, is a piece off the board at every
+    moment? (A capture no switch saw leaves its victim off the board for good: a piece set
+    down when no other was off would come from nowhere.)"""
+    off = 0
+    for at, (_, lifted, _) in enumerate(history):
+        off += 1 if lifted else -1
+        if at + 1 >= index and off < 1:
+            return False
+    return True

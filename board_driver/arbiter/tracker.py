@@ -16,16 +16,21 @@ been still for ``settle_ms`` it judges:
 
 It judges earlier when an event can only belong to the next move: the board shows a
 complete move whose piece has rested the pass time (released) and the other side lifts a
-piece (its own, or the one just landed where it can capture it), or a button is pressed (a
-claim, a resignation or an offer comes after the move the board shows). At a player's pace
+piece (its own, or the one just landed where it can capture it); the other side sets a
+piece down elsewhere while the mover's piece stands (its move is a release, whatever the
+rest); or a button is pressed (the board as it stands is judged first). At a player's pace
 the other side's hand is often out already; each lift and place is read for the move it
 can belong to (:mod:`.hands`), and a board that stops making sense is read again
-(:mod:`.rereading`). A committed move can still grow by the same side before the other
-side lifts anything (:mod:`.amendments`). Take-backs go one move at a time, as soon as the
-pieces set back have rested the pass time (:mod:`.takebacks`). An illegal position ends
-only when the board matches the last position again or shows a legal move from it; its
-``illegal`` event says why, once (:mod:`.words`). The game events it announces are listed
-in :mod:`.game_events`.
+(:mod:`.rereading`); so is, left alone, a still board that only a piece in the hand would
+explain, if another reading reads every piece standing as moves made. A committed move
+can still grow by the same side before the other side lifts anything (:mod:`.amendments`).
+Take-backs go one move at a time, as soon as the pieces set back have rested the pass time
+(:mod:`.takebacks`). An illegal position ends only when the board matches the last
+position again or shows a legal move from it, not one it came to show by pieces put back
+(putting right is not moving); its ``illegal`` event says why, once (:mod:`.words`). The
+board is in sync only while one move on its way explains what it shows besides the
+position (the other side's hand may hold one piece of its own). The game events it
+announces are listed in :mod:`.game_events`.
 
 The tracker's parts: :mod:`.reading` (one move read from the hands), :mod:`.hands`,
 :mod:`.rereading`, :mod:`.amendments` (castling rook first, a late promotion choice),
@@ -126,6 +131,9 @@ class Tracker(Amendments, Controls, Hands, Lights, NewGameSetup, OtherSide, Rere
         self._seen = 0
         self._choices: list[Choice] = []
         self._forced: tuple[str, int, int] | None = None
+        # The latest move committed early read the other way: its choice's time and
+        # square, and the events seen then.
+        self._early_tried: tuple[int, int, int] | None = None
         self._rereading = ""  # "choice" or "turn" while the hands are read again
         self._recording = True
         self._quickly = False  # judging before the board is still (see _judge_quickly)
@@ -285,6 +293,7 @@ class Tracker(Amendments, Controls, Hands, Lights, NewGameSetup, OtherSide, Rere
         self._position = self.game.position
         self._committed = self._occupancies[-1]
         self._out_of_sync = False
+        self._out_since = 0  # the reading's history when the board went out of sync
         self._announced: tuple[int, int] | None = None
         self._why: str | None = None  # why the position is illegal
         self._whys_said: set[str] = set()  # the reasons announced while out of sync
@@ -313,18 +322,41 @@ class Tracker(Amendments, Controls, Hands, Lights, NewGameSetup, OtherSide, Rere
 
     def _complete(self) -> Footprint | None:
         """The one legal move the board shows done, if any (the other side's pieces lifted
-        while its piece moved are the next move's, unless it captured them)."""
+        while its piece moved are the next move's, unless it captured them). Out of sync,
+        not a move the board came to show by putting pieces right (none of its pieces
+        moved since, other than put right): the steps of putting pieces back are not
+        moves, even where the board then looks like one (board-script.md, "An illegal
+        state ends")."""
         reading = self._reading
-        return reading.complete(self.board, self._choice, reading.others_off)
+        found = reading.complete(self.board, self._choice, reading.others_off)
+        if (
+            found is not None
+            and self._out_of_sync
+            and self._rereading != "turn"  # the hands read afresh, as several moves
+            and reading.only_put_right_since(self._out_since, found.touched)
+        ):
+            return None  # putting right is not moving: none of its pieces moved since
+        return found
 
-    def _on_the_way(self, *, sliding: bool = False) -> bool:
+    def _mover_first(self, found: Footprint) -> bool:
+        """Is ``found`` a capture whose victim was lifted after the capturing piece?"""
+        lifted = self._reading.lift_t
+        target = found.target
+        after = lifted.get(found.move.from_square)
+        return target is not None and after is not None and lifted.get(target, -1) > after
+
+    def _on_the_way(self, *, sliding: bool = False, still: bool = False) -> bool:
         """Is the board in a state on the way to a legal move (allowed by touch-move)?
-        ``sliding``: the board is not still yet (a slider may stand on its path)."""
+        ``sliding``: the board is not still yet (a slider may stand on its path);
+        ``still``: it has been still for the settle time: the other side's hand may hold
+        one piece of its own (the start of its next move), no more (board-script.md, "Left
+        alone, the board is judged")."""
         reading, mode = self._reading, self.options.touch_move
         if reading.on_the_way(self.board, mode, sliding=sliding):
             return True
-        shown = self.board | reading.others_off
-        if reading.others_off and reading.on_the_way(shown, mode, sliding=sliding):
+        others = reading.others_off
+        held = not still or not (others & (others - 1) or others & reading.own)
+        if others and held and reading.on_the_way(self.board | others, mode, sliding=sliding):
             return True
         if self._castling_on_the_way():
             return True
@@ -353,15 +385,24 @@ class Tracker(Amendments, Controls, Hands, Lights, NewGameSetup, OtherSide, Rere
         violating = None
         if found is not None:
             if self._acceptable(found.move):
-                return self._commit(found, t)
+                if found.after == self.board:
+                    return self._commit(found, t)
+                # The other side's hand is out: read it all first (a capture taken mover
+                # first may have been made unseen before, its "victim" lifted by the other
+                # side taking it back); and what its lifts leave, the next move's hands, is
+                # judged in turn.
+                out = (self._mover_first(found) and self._read_whole(t)) or self._commit(found, t)
+                if self._playing() and self.board != self._committed:
+                    out += self._judge_still(t)
+                return out
             violating = found
         if self._castling_shown():
             return self._amend_castling(t)
         taken_back = self._judge_takeback(t, self._takeback_depth())
         if taken_back is not None:
             return taken_back
-        if self._on_the_way():
-            return []
+        if self._on_the_way(still=True):
+            return self._read_whole(t, on_the_way=True) or []
         if violating is None and not self._rereading:
             explained = self._read_again(t)
             if explained is not None:
@@ -379,12 +420,16 @@ class Tracker(Amendments, Controls, Hands, Lights, NewGameSetup, OtherSide, Rere
         taken_back = self._judge_takeback(t, self._takeback_depth(quick=True))
         if taken_back is not None:
             return taken_back
-        if self._rereading or self.board == self._committed or self._on_the_way(sliding=True):
+        if self._rereading or self.board == self._committed:
             return []
-        # The board makes no sense while the other side's hand is out, or after a reading
-        # chosen on the way: what followed may say how the hands went.
         self._quickly = True
         try:
+            if self._on_the_way(sliding=True):
+                # A move committed early whose reading leaves only a piece in the hand
+                # to explain the board: the choice the other way may read every piece.
+                return self._read_early_commit_again(t, recent=True) or []
+            # The board makes no sense while the other side's hand is out, or after a
+            # reading chosen on the way: what followed may say how the hands went.
             return self._read_again(t, choices_only=not self._reading.others_off) or []
         finally:
             self._quickly = False
@@ -400,6 +445,8 @@ class Tracker(Amendments, Controls, Hands, Lights, NewGameSetup, OtherSide, Rere
 
     def _illegal(self, t: int, violating: Footprint | None) -> list[Event]:
         empty, fill = self.to_put_right()
+        if not self._out_of_sync:
+            self._out_since = len(self._reading.history)
         self._out_of_sync = True
         if self._announced == (empty, fill):
             return []

@@ -21,11 +21,13 @@ lift e2
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
 
 from board_driver.events import BUTTON_NAMES, PROMOTION_LETTERS, Button, Choose, Lift, Place
 from board_driver.squares import square, square_name
+from board_driver.user_files import UnusableFile, read_text
 from rules import STARTING_FEN
 
 #: The standard start position, the default ``fen``.
@@ -359,6 +361,22 @@ class ScriptReader:
             del parser.script.lines[before:]
             raise
         return parser.script.items[before:]
+
+
+#: The largest script file read (a whole corpus of games fits in a few MB).
+MAX_SCRIPT_BYTES = 64 << 20
+
+
+def read_script_file(path: str | os.PathLike[str]) -> str:
+    """A script file's text; :class:`~board_driver.user_files.UnusableFile` says why it
+    cannot be read (not a regular file: a pipe goes to ``-``, standard input; too large;
+    not UTF-8)."""
+    return read_text(path, limit=MAX_SCRIPT_BYTES)
+
+
+def script_file_problem(error: UnusableFile) -> str:
+    """Why a script file cannot be read, and the way to pipe one in."""
+    return error.why if error.missing else f"{error.why}; '-' reads standard input"
 
 
 def parse_script(text: str, name: str = "<script>") -> Script:

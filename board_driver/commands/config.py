@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import Any
 
+from board_driver.commands import before_or_after_the_action
 from board_driver.service.config import ConfigError, config_path, load_config, to_toml
 from board_driver.service.config.paths import file_problems
 
@@ -35,11 +37,19 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
             "as TOML that reads back the same; secrets are masked."
         ),
     )
-    for sub in (check, show):
-        sub.add_argument("--config", metavar="PATH", help="config file to read")
-        sub.add_argument("--sim", action="store_true", help="as with `magboard run --sim`")
+    before_or_after_the_action(parser, (check, show), _add_options)
     check.set_defaults(func=run_check)
     show.set_defaults(func=run_show)
+
+
+def _add_options(parser: argparse.ArgumentParser, default: Any = None) -> None:
+    parser.add_argument("--config", metavar="PATH", default=default, help="config file to read")
+    parser.add_argument(
+        "--sim",
+        action="store_true",
+        default=False if default is None else default,
+        help="as with `magboard run --sim`",
+    )
 
 
 def _load(args: argparse.Namespace):

@@ -26,6 +26,9 @@ from board_driver.service.config import ConfigError, load_config
 from board_driver.squares import square
 
 FAULTS = ("stuck_open", "stuck_closed", "flicker")
+#: How specific a finding is (the most specific is said first): a square seen misbehaving
+#: over time, squares that read wrong, the whole matrix, the LEDs.
+SQUARE_SEEN, SQUARES, MATRIX, LEDS = range(4)
 
 
 def _pins(text: str) -> list[int]:
@@ -259,7 +262,12 @@ def run_command(args: argparse.Namespace, out=None) -> int:
         sys.stderr.write(f"magboard diagnose: {problem}\n")
         return 2
     interactive = not args.once and args.seconds is None and sys.stdin.isatty()
-    problems: list[str] = []
+    # Each finding with how specific it is, the most specific said first: a square seen
+    # misbehaving over time, then squares that read wrong, then guesses about the whole
+    # matrix (more than 32 squares closed: ghosting), which a flickering square can cause.
+    findings: list[tuple[int, str]] = []
+    flickering = 0  # the squares seen flickering while watched
+    closed_counts: list[int] = []  # boards whose count of closed squares is judged
     try:
         # Built before the matrix is read: a bad value stops the run before it starts.
         renderer = Renderer(brightness=args.brightness)
@@ -281,8 +289,9 @@ def run_command(args: argparse.Namespace, out=None) -> int:
         expected = diagnose.EXPECTATIONS.get(args.expect) if args.expect else None
         out.write(diagnose.sensed_view(first, expected) + "\n")
         if expected is not None:
-            problems += diagnose.check_expected(first, expected, diagnose.DESCRIBE[args.expect])
-        problems += diagnose.check_count(first)
+            checked = diagnose.check_expected(first, expected, diagnose.DESCRIBE[args.expect])
+            findings += [(SQUARES, problem) for problem in checked]
+        closed_counts.append(first)
 
         if not args.no_ghost_test:
             ghost = None
@@ -300,7 +309,10 @@ def run_command(args: argparse.Namespace, out=None) -> int:
                 out.write("ghost test: skipped (run interactively, or use --sim)\n")
             if ghost is not None:
                 out.write(f"ghost test: {ghost.verdict}\n")
-                problems += ghost.problems
+                findings += [
+                    (MATRIX if problem.startswith("ghosting") else SQUARES, problem)
+                    for problem in ghost.problems
+                ]
 
         if not args.once:
             seconds = args.seconds if args.seconds is not None else 1e9
@@ -321,12 +333,13 @@ def run_command(args: argparse.Namespace, out=None) -> int:
                 + diagnose.sensed_view(seen.last)
                 + "\n"
             )
-            problems += diagnose.check_count(seen.last)
+            closed_counts.append(seen.last)
             if seen.flickering:
-                problems.append(
+                flickering = sum(1 << sq for sq in seen.flickering)
+                findings.append((SQUARE_SEEN, (
                     f"flickering faster than any hand: {diagnose.names(seen.flickering)} (a "
                     "loose wire, a cracked reed, or a magnet at the edge of the reed's range)"
-                )
+                )))  # fmt: skip
             if seen.changes:
                 out.write(
                     f"squares that never changed while watched ({len(seen.never_changed)}): "
@@ -338,10 +351,15 @@ def run_command(args: argparse.Namespace, out=None) -> int:
     finally:
         port.close()
 
+    # Counted without the flickering squares: a square caught closed by chance is not a
+    # ghost.
+    for bitmap in closed_counts:
+        findings += [(MATRIX, problem) for problem in diagnose.check_count(bitmap & ~flickering)]
     if not args.no_walk:
-        problems += _walk(args, out, renderer)
+        findings += [(LEDS, problem) for problem in _walk(args, out, renderer)]
 
-    problems = list(dict.fromkeys(problems))  # the same finding from two checks, once
+    ranked = sorted(findings, key=lambda finding: finding[0])  # stable: in their order
+    problems = list(dict.fromkeys(text for _, text in ranked))  # one finding from two checks
     if problems:
         out.write(f"{len(problems)} problem(s):\n")
         for problem in problems:

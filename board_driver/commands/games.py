@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import Any
 
-from board_driver.service.config import ConfigError, load_config
+from board_driver.commands.run import add_instance_argument, load_instance_config
+from board_driver.service.config import ConfigError
 from board_driver.service.store import Store, StoreError
 
 
@@ -24,17 +26,27 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=run)
 
 
-def add_store_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--config", metavar="PATH", help="config file naming the store")
+def add_store_arguments(parser: argparse.ArgumentParser, default: Any = None) -> None:
     parser.add_argument(
-        "--store", metavar="PATH", help="games database (default: [store] path of the config)"
+        "--config", metavar="PATH", default=default, help="config file naming the store"
     )
+    parser.add_argument(
+        "--store",
+        metavar="PATH",
+        default=default,
+        help="games database (default: [store] path of the config)",
+    )
+    add_instance_argument(parser, default)
+
+
+def store_path(args: argparse.Namespace) -> str:
+    """The store named by --store, else by the config (as ``--instance`` N when given)."""
+    return str(args.store or load_instance_config(args).store_path())
 
 
 def open_store(args: argparse.Namespace) -> Store:
     """The store named by --store, else by the config; read-only. Raises StoreError/ConfigError."""
-    path = args.store or load_config(args.config).store_path()
-    return Store.open(path, create=False, readonly=True)
+    return Store.open(store_path(args), create=False, readonly=True)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -22,6 +22,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "game", nargs="?", help="game number (see `magboard games`); 'all' for every game"
     )
+    parser.add_argument(
+        "--evals",
+        action="store_true",
+        help="with the engine's review as [%%eval] comments and ?! ? ?? glyphs (docs/web.md)",
+    )
     add_store_arguments(parser)
     parser.set_defaults(func=run)
 
@@ -43,7 +48,10 @@ def run(args: argparse.Namespace) -> int:
             if not ids:
                 print("magboard: no games stored yet", file=sys.stderr)
                 return 1
-            texts = [game_pgn(store.game(i)) for i in ids]
+            texts = [
+                game_pgn(store.game(i), review=store.review(i) if args.evals else None)
+                for i in ids
+            ]
     except (StoreError, ConfigError) as exc:
         print(f"magboard: {exc}", file=sys.stderr)
         return 1

@@ -13,7 +13,14 @@ import json
 import sys
 from typing import Any
 
-from board_driver.boardscript.script import Script, ScriptError, parse_script
+from board_driver.boardscript.script import (
+    Script,
+    ScriptError,
+    parse_script,
+    read_script_file,
+    script_file_problem,
+)
+from board_driver.user_files import UnusableFile
 
 STDIN_NAME = "<stdin>"
 
@@ -55,13 +62,12 @@ def read_scripts(paths: list[str]) -> tuple[list[Script], list[str]]:
     for path in paths:
         name = STDIN_NAME if path == "-" else path
         try:
-            if path == "-":
-                text = sys.stdin.read()
-            else:
-                with open(path, encoding="utf-8") as handle:
-                    text = handle.read()
+            text = sys.stdin.read() if path == "-" else read_script_file(path)
         except (OSError, UnicodeDecodeError) as error:
             errors.append(f"{name}: cannot read the script: {error}")
+            continue
+        except UnusableFile as error:
+            errors.append(f"{name}: cannot read the script: {script_file_problem(error)}")
             continue
         try:
             scripts.append(parse_script(text, name))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import functools
 import json
 import logging
@@ -11,17 +12,18 @@ import os
 import sys
 import tempfile
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from board_driver.boardscript.feed import parse_on_board
 from board_driver.boardscript.record import record
-from board_driver.boardscript.script import ScriptError
+from board_driver.boardscript.script import ScriptError, read_script_file, script_file_problem
 from board_driver.connectors.terminal import terminal_view
 from board_driver.service.config import Config, ConfigError, load_config
 from board_driver.service.config.paths import file_problems
 from board_driver.service.daemon import Daemon, DaemonConfigError, DaemonError
 from board_driver.service.hardware import Hardware, HardwareError, gpio_present, open_hardware
 from board_driver.service.store import EXIT_STORE_REFUSED, StoreError, StoreRefusedError
+from board_driver.user_files import UnusableFile
 
 log = logging.getLogger("magboard")
 
@@ -50,8 +52,37 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "board script that `magboard replay` reads: for a bug report, on a real board too",
     )
     parser.add_argument("--config", metavar="PATH", help="config file (default: see `config`)")
+    add_instance_argument(parser)
     parser.add_argument("--verbose", "-v", action="store_true", help="log every event and frame")
     parser.set_defaults(func=run)
+
+
+#: The most boards ``--instance`` runs on one machine.
+MAX_INSTANCE = 99
+
+
+def add_instance_argument(parser: argparse.ArgumentParser, default: Any = None) -> None:
+    parser.add_argument(
+        "--instance",
+        metavar="N",
+        type=_instance_number,
+        default=default,
+        help="one of several boards on this machine (1 to 99): its own store and simulated "
+        "board in instance-N of the state directory, its page on [web] port + N",
+    )
+
+
+def _instance_number(text: str) -> int:
+    if not (text.isascii() and text.isdigit() and 1 <= int(text) <= MAX_INSTANCE):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number from 1 to {MAX_INSTANCE}")
+    return int(text)
+
+
+def load_instance_config(args: argparse.Namespace) -> Config:
+    """The config file, as instance ``--instance`` when given (ConfigError if it cannot)."""
+    config = load_config(args.config)
+    number = getattr(args, "instance", None)
+    return config if number is None else config.with_instance(number)
 
 
 def setup_logging(verbose: bool) -> None:
@@ -93,7 +124,7 @@ def _failed(exc: Exception, code: int) -> int:
 
 def choose_config(args: argparse.Namespace) -> Config:
     """The config to run with: the file, --sim, or the simulator when nothing else fits."""
-    config = load_config(args.config)
+    config = load_instance_config(args)
     if args.sim or args.script:
         return config.with_sim()
     if config.source is None and not config.is_sim and not gpio_present():
@@ -130,12 +161,12 @@ def run(args: argparse.Namespace) -> int:
     if args.script and args.script != "-":
         # Read once, checked whole before anything moves against the pieces standing.
         try:
-            text = Path(args.script).read_text(encoding="utf-8")
+            text = read_script_file(args.script)
             parse_on_board(text, args.script, hardware.sim_board.pieces)
-        except OSError as exc:
+        except UnusableFile as exc:
             hardware.close()
-            return _fail(f"{args.script}: cannot read the script ({exc.strerror})", 2)
-        except (ScriptError, UnicodeDecodeError) as exc:
+            return _fail(f"{args.script}: cannot read the script: {script_file_problem(exc)}", 2)
+        except ScriptError as exc:
             hardware.close()
             return _fail(str(exc), 2)
     _attach_leds_file(config, hardware)
@@ -151,7 +182,7 @@ def run(args: argparse.Namespace) -> int:
         # A person at a terminal: read what they type, and draw the board for them.
         script = "-"
         watchers.append(functools.partial(terminal_view, colour=sys.stdout.isatty()))
-        log.info("type board-script lines: lift e2, place e4, choose n, button new_game ...")
+        watchers.append(_say_what_to_type)  # once ready: a daemon refused says only why
     daemon = Daemon(
         config, hardware, script=script, script_text=text, web=True, watchers=watchers
     )
@@ -169,6 +200,10 @@ def run(args: argparse.Namespace) -> int:
         return 130
 
 
+async def _say_what_to_type(_door: object) -> None:
+    log.info("type board-script lines: lift e2, place e4, choose n, button new_game ...")
+
+
 def _attach_leds_file(config: Config, hardware: Hardware) -> None:
     """With ``[sim] leds_file``, the simulated lights write what they show on every change."""
     path_text = config.sim.leds_file
@@ -176,13 +211,24 @@ def _attach_leds_file(config: Config, hardware: Hardware) -> None:
     if not path_text or listeners is None:
         return
     path = Path(path_text).expanduser()
+    failing: list[str] = []  # said once, not on every frame
 
     def write(colours: list) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".leds-", dir=path.parent)
-        with os.fdopen(fd, "w") as out:
-            json.dump({"colours": [list(c) for c in colours]}, out)
-        os.replace(tmp, path)
+        tmp = None
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(prefix=".leds-", dir=path.parent)
+            with os.fdopen(fd, "w") as out:
+                json.dump({"colours": [list(c) for c in colours]}, out)
+            os.replace(tmp, path)
+            failing.clear()
+        except OSError as exc:  # a full disk: the lights go on, their file lags
+            if tmp is not None:
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp)
+            if not failing:
+                log.warning("[sim] leds_file: cannot write %s (%s)", path, exc.strerror or exc)
+            failing.append(str(exc))
 
     listeners.append(write)
     write(list(hardware.leds.colours))

@@ -17,8 +17,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-from board_driver.commands.games import add_store_arguments
-from board_driver.service.config import ConfigError, load_config
+from board_driver.commands import before_or_after_the_action
+from board_driver.commands.games import add_store_arguments, store_path
+from board_driver.service.config import ConfigError
 from board_driver.service.store import EXIT_STORE_REFUSED, StoreError, StoreRefusedError
 
 
@@ -40,7 +41,6 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
             "and a count when all is well, 65 naming what is damaged."
         ),
     )
-    add_store_arguments(check)
     check.set_defaults(func=run_check)
     recover = actions.add_parser(
         "recover",
@@ -51,7 +51,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
             "(nothing is deleted); the daemon's next start makes a new store."
         ),
     )
-    add_store_arguments(recover)
+    before_or_after_the_action(parser, (check, recover), add_store_arguments)
     recover.add_argument(
         "--out", metavar="FILE", help="PGN file to write (default: beside the store)"
     )
@@ -59,7 +59,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _store_path(args: argparse.Namespace) -> str:
-    return str(args.store or load_config(args.config).store_path())
+    return store_path(args)
 
 
 def run_check(args: argparse.Namespace) -> int:

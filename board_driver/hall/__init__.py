@@ -1,7 +1,9 @@
 """The hall: every board's live game from the broker, served as LiveChess-style PGN and a
 page, and pushed to a Lichess broadcast (``magboard hall``; ``docs/hall.md``).
 
-- :mod:`.games`: the games the hall keeps (:class:`~.games.HallGames`), pure;
+- :mod:`.games`: the games the hall keeps (:class:`~.games.HallGames`), pure: the newest
+  record of each game, every record read as untrusted;
+- :mod:`.legal`: a record's moves replayed by ``rules`` (only legal games are served);
 - :mod:`.subscriber`: the broker's messages into them (``aiomqtt``);
 - :mod:`.server`: the HTTP folder and the page (``aiohttp``);
 - :mod:`.push`: a round to a Lichess broadcast round (the Broadcast API's PGN push).

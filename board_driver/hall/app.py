@@ -51,7 +51,9 @@ class Hall:
 
     def state(self) -> dict[str, Any]:
         """What the page shows of the hall itself."""
-        state: dict[str, Any] = {"broker": self.subscriber.connected}
+        state: dict[str, Any] = {"broker": self.subscriber.connected,
+                                 "problem": self.subscriber.problem,
+                                 "stale": self.games.stale}
         if self.push is not None:
             state["lichess"] = {
                 "round": self.section.lichess_round,

@@ -10,7 +10,9 @@ Routes::
     GET /api/state?round=<r>       the page's state: the round, the rounds, each game in short
     GET /api/game/<board>/<game>   one game: its record and its PGN
     GET /api/events?round=<r>      Server-Sent Events: ``state`` at once, then ``games``
-                                   (the games that changed) and ``boards`` (online/offline)
+                                   (the games that changed), ``boards`` (online/offline,
+                                   and the boards whose records cannot be used) and
+                                   ``hall`` (the hall's link to the broker and Lichess)
 
 The PGN answers carry an ``ETag`` (a poller's ``If-None-Match`` gets 304 while nothing
 changed) and ``Cache-Control: no-cache``.
@@ -30,6 +32,8 @@ from aiohttp import web
 from board_driver.hall.games import HallGames
 
 STATIC_FILES = {"index.html": "text/html", "hall.js": "text/javascript", "hall.css": "text/css"}
+#: The pieces, the board page's own set (one set for both pages).
+PIECE_FILES = {"pieces.svg": "image/svg+xml", "pieces.js": "text/javascript"}
 PGN_TYPE = "application/x-chess-pgn"
 #: A page's updates are gathered for this long before they are sent (many boards, one send).
 GATHER_S = 0.05
@@ -56,9 +60,9 @@ class HallServer:
                 web.get("/", self.index),
                 web.get("/static/{name}", self.static),
                 web.get(r"/round-{round}/games.pgn", self.round_pgn),
-                web.get(r"/round-{round}/game-{number:\d+}.pgn", self.one_pgn),
+                web.get(r"/round-{round}/game-{number:[0-9]{1,6}}.pgn", self.one_pgn),
                 web.get("/api/state", self.state),
-                web.get(r"/api/game/{board:\d+}/{game:\d+}", self.game),
+                web.get(r"/api/game/{board:[0-9]{1,6}}/{game:[0-9]{1,16}}", self.game),
                 web.get("/api/events", self.events),
             ]
         )
@@ -103,14 +107,15 @@ class HallServer:
 
     async def static(self, request: web.Request) -> web.StreamResponse:
         name = request.match_info["name"]
-        if name not in STATIC_FILES:
+        if name not in STATIC_FILES and name not in PIECE_FILES:
             raise web.HTTPNotFound()
         return self._file(name)
 
     def _file(self, name: str) -> web.Response:
-        body = resources.files("board_driver.hall").joinpath("static", name).read_bytes()
+        package = "board_driver.connectors.web" if name in PIECE_FILES else "board_driver.hall"
+        body = resources.files(package).joinpath("static", name).read_bytes()
         return web.Response(
-            body=body, content_type=STATIC_FILES[name], charset="utf-8",
+            body=body, content_type={**STATIC_FILES, **PIECE_FILES}[name], charset="utf-8",
             headers={**SECURITY_HEADERS, "Cache-Control": "no-cache"},
         )
 
@@ -125,7 +130,7 @@ class HallServer:
 
     async def game(self, request: web.Request) -> web.Response:
         key = (int(request.match_info["board"]), int(request.match_info["game"]))
-        record = self.games.records.get(key)
+        record = self.games.shown(key)
         if record is None:
             raise web.HTTPNotFound(text=f"no game {key[1]} of board {key[0]} in the hall\n")
         summary = self.games.summary(record)
@@ -145,7 +150,9 @@ class HallServer:
         self._pages.add(woken)
         try:
             seen = self.games.version
-            await _send(response, "state", self._state(round))
+            state = self._state(round)
+            hall = state.get("hall")
+            await _send(response, "state", state)
             while not self._closing and request.transport and not request.transport.is_closing():
                 with contextlib.suppress(asyncio.TimeoutError):
                     await asyncio.wait_for(woken.wait(), KEEPALIVE_S)
@@ -154,6 +161,9 @@ class HallServer:
                     continue
                 await asyncio.sleep(GATHER_S)
                 woken.clear()
+                if self.status is not None and (now := self.status.state()) != hall:
+                    hall = now
+                    await _send(response, "hall", hall)
                 changes = self.games.changed_since(seen)
                 seen = self.games.version
                 if changes is None:
@@ -165,7 +175,7 @@ class HallServer:
                     if change.game is None:
                         boards = True
                         continue
-                    record = self.games.records.get((change.board, change.game))
+                    record = self.games.shown((change.board, change.game))
                     if record is not None and self.games.round_of(record) == round:
                         games.append(self.games.summary(record))
                     elif record is None:
@@ -174,7 +184,8 @@ class HallServer:
                 if games:
                     await _send(response, "games", games)
                 if boards:
-                    await _send(response, "boards", self._state(round)["boards"])
+                    await _send(response, "boards", {"boards": self.games.boards(),
+                                                     "bad": self.games.bad_data()})
         except (ConnectionResetError, asyncio.CancelledError):
             pass
         finally:

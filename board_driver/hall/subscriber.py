@@ -1,6 +1,12 @@
 """The hall's link to the broker: every board's status and game records into
 :class:`~.games.HallGames`, again after every reconnection (the broker hands over its
-retained messages each time; taking one twice changes nothing)."""
+retained messages each time; taking one twice changes nothing, and an older one is
+ignored).
+
+A broker that cannot be reached is tried again soon (0.5 s, doubling to 4 s); one that
+refuses the hall's user name or password is said so, loudly, and tried again every 30 s
+(someone may mend the password file on the broker meanwhile). :attr:`Subscriber.problem`
+says what is wrong for the page."""
 
 from __future__ import annotations
 
@@ -16,9 +22,6 @@ from board_driver.hall.games import HallGames
 
 log = logging.getLogger("magboard")
 
-#: Seconds between two attempts to reach a lost broker: doubling from the first to the last.
-RETRY_S = (0.5, 4.0)
-
 
 class Subscriber:
     """Keeps ``games`` up to date from the broker a ``[hall]`` section names; calls
@@ -29,6 +32,8 @@ class Subscriber:
         self.games = games
         self.on_change = on_change
         self.connected = False
+        #: What keeps the hall from the broker, in words (None while connected).
+        self.problem: str | None = None
         #: Messages taken since the start (changed something or not).
         self.received = 0
 
@@ -37,7 +42,7 @@ class Subscriber:
 
         from board_driver.connectors.broadcast import broker
 
-        retry = RETRY_S[0]
+        backoff = broker.Backoff()
         lost_at: float | None = None
         # A hall of its own per process: two halls on one broker must not push each other off.
         identifier = f"magboard-hall-{os.getpid()}-{time.monotonic_ns() % 1_000_000}"
@@ -47,7 +52,8 @@ class Subscriber:
                     for topic in self.games.topics.hall_filters():
                         await client.subscribe(topic, qos=QOS)
                     self.connected = True
-                    retry = RETRY_S[0]
+                    self.problem = None
+                    backoff.reset()
                     if lost_at is None:
                         log.info("hall: subscribed to %s on %s", self.games.topics.prefix,
                                  broker.describe(self.section))
@@ -63,7 +69,15 @@ class Subscriber:
                 self.connected = False
                 if lost_at is None:
                     lost_at = time.monotonic()
-                    log.warning("hall: broker %s unreachable (%s); retrying",
-                                broker.describe(self.section), exc)
-                await asyncio.sleep(retry)
-                retry = min(retry * 2, RETRY_S[1])
+                if broker.refused(exc):
+                    problem = broker.refusal(self.section, "hall", exc)
+                    if problem != self.problem:
+                        log.error("hall: %s", problem)
+                elif self.problem is None or "unreachable" not in self.problem:
+                    problem = f"broker {broker.describe(self.section)} unreachable ({exc})"
+                    log.warning("hall: %s; retrying", problem)
+                else:
+                    problem = self.problem  # said already: not once per attempt
+                self.problem = problem
+                self.on_change()  # the page shows it
+                await asyncio.sleep(backoff.after(exc))

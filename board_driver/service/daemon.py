@@ -38,7 +38,6 @@ import signal
 import sqlite3
 import sys
 from collections.abc import Awaitable, Callable, Iterable, Sequence
-from pathlib import Path
 from typing import Any, TextIO
 
 import rules
@@ -856,6 +855,7 @@ class Daemon:
 
     async def _play_script(self) -> None:
         from board_driver.boardscript.feed import ScriptFeeder, stream_lines, text_lines
+        from board_driver.boardscript.script import read_script_file
 
         if self.hw.sim_board is None:
             raise DaemonError("--script needs the simulated board (--sim)")
@@ -865,6 +865,6 @@ class Daemon:
         else:
             text = self.script_text
             if text is None:
-                text = Path(self.script).read_text(encoding="utf-8")
+                text = read_script_file(self.script)
             await feeder.play(text_lines(text), self.script)
         log.info("script finished")

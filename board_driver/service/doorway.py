@@ -172,15 +172,30 @@ class BoardDoor:
     def games(self) -> list[Any]:
         return self._board.recorder.store.games()
 
-    def pgn(self, game_id: int | None = None) -> str:
-        from board_driver.service.store import NoSuchGame, game_pgn
+    def pgn(self, game_id: int | None = None, *, evals: bool = False) -> str:
+        from board_driver.service.store import game_pgn
 
-        recorder = self._board.recorder
+        stored = self.game(self._board.recorder.game_id if game_id is None else game_id)
+        return game_pgn(stored, review=self.review(stored.id) if evals else None)
+
+    def game(self, game_id: int) -> Any:
+        from board_driver.service.store import NoSuchGame
+
         try:
-            stored = recorder.store.game(recorder.game_id if game_id is None else game_id)
+            return self._board.recorder.store.game(game_id)
         except NoSuchGame as exc:
             raise LookupError(str(exc)) from None
-        return game_pgn(stored)
+
+    def review(self, game_id: int) -> list[Any]:
+        from board_driver.service.store import NoSuchGame
+
+        try:
+            return self._board.recorder.store.review(game_id)
+        except NoSuchGame as exc:
+            raise LookupError(str(exc)) from None
+
+    def store_review(self, game_id: int, plies: Sequence[Any]) -> None:
+        self._board.store_call(self._board.recorder.store.set_review, game_id, list(plies))
 
     # ------------------------------------------------------------------ publishing
 
@@ -331,8 +346,14 @@ class BoardDoor:
     def game_data(self, name: str, game_id: int | None = None) -> dict[str, str]:
         return self._board.recorder.game_data(name, game_id)
 
-    def set_game_data(self, name: str, data: Mapping[str, str]) -> None:
-        self._board.store_call(self._board.recorder.set_game_data, name, data)
+    def set_game_data(
+        self, name: str, data: Mapping[str, str], *, game_id: int | None = None
+    ) -> None:
+        recorder = self._board.recorder
+        if game_id is None or game_id == recorder.game_id:
+            self._board.store_call(recorder.set_game_data, name, data)
+        else:
+            self._board.store_call(recorder.store.set_game_data, game_id, name, data)
 
     def end_game(
         self, termination: str, winner: str | None, *, t_ms: int | None = None

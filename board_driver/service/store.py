@@ -8,7 +8,8 @@ Tables (see :mod:`board_driver.service.store_schema`): ``games`` (start position
 ``options`` (the game's options), ``moves`` (the line as it stands: a take-back deletes,
 an amendment rewrites), ``result`` (how a finished game ended), ``corrections`` (every
 take-back and amendment, kept as history), ``headers`` (PGN headers set for a game) and
-``game_data`` (a few texts per game for each extension).
+``game_data`` (a few texts per game for each extension), ``review`` (an engine's score
+and best move after each ply: :meth:`Store.set_review`).
 
 >>> store = Store.open(":memory:")
 >>> game_id = store.new_game("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1")
@@ -44,6 +45,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from board_driver.config_values import quote
+from board_driver.review import ReviewedPly, Score
 from board_driver.service import store_schema
 from board_driver.service.store_errors import (
     EXIT_STORE_REFUSED,
@@ -407,7 +409,8 @@ class Store:
 
         Appended plies are new moves; plies that disappear are take-backs; a ply whose
         move changed (a promotion amended, a rook move that became castling) is an
-        amendment. Take-backs and amendments are kept in ``corrections``. After a
+        amendment. Take-backs and amendments are kept in ``corrections``; a review of the
+        plies from the first one changed on is dropped (it was of another line). After a
         :class:`StoreWriteError` the same call can simply be made again.
         """
         stamp = _now()
@@ -416,6 +419,18 @@ class Store:
             stored = db.execute(
                 "SELECT ply, uci, san FROM moves WHERE game_id = ? ORDER BY ply", (game_id,)
             ).fetchall()
+            changed = next(
+                (
+                    ply
+                    for ply, uci, _san in stored
+                    if ply > len(line) or uci != line[ply - 1][0]
+                ),
+                None,
+            )
+            if changed is not None:
+                db.execute(
+                    "DELETE FROM review WHERE game_id = ? AND ply >= ?", (game_id, changed)
+                )
             for ply, uci, san in stored:
                 if ply > len(line):
                     db.execute("DELETE FROM moves WHERE game_id = ? AND ply = ?", (game_id, ply))
@@ -519,6 +534,52 @@ class Store:
                     f"game data of {quote(extension)}: {count} keys, more than "
                     f"{GAME_DATA_LIMITS['names']} (nothing stored)"
                 )
+
+    def set_review(self, game_id: int, plies: Sequence[ReviewedPly]) -> None:
+        """Keep an engine's review of positions of a game (each replaces what was kept for
+        its ply), in one transaction. NoSuchGame if there is no such game."""
+        stamp = _now()
+        with self._writing() as db:
+            self._require(db, game_id)
+            for entry in plies:
+                db.execute(
+                    "INSERT OR REPLACE INTO review (game_id, ply, uci, cp, mate, best, depth, t) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    (
+                        game_id,
+                        entry.ply,
+                        entry.uci,
+                        entry.score.cp,
+                        entry.score.mate,
+                        entry.best,
+                        entry.depth,
+                        stamp,
+                    ),
+                )
+
+    def review(self, game_id: int) -> list[ReviewedPly]:
+        """What was reviewed of a game, by ply (empty when nothing; the caller compares
+        each ply's ``uci`` with the game's moves: a take-back may have made one stale).
+
+        >>> store = Store.open(":memory:")
+        >>> game_id = store.new_game()
+        >>> store.set_review(game_id, [ReviewedPly(0, None, Score(cp=20), "e2e4", 12)])
+        >>> store.review(game_id)[0].score
+        Score(cp=20, mate=None)
+        """
+        if "review" not in self._tables:  # an older store opened read-only
+            return []
+        with self._reading() as db:
+            self._require(db, game_id)
+            rows = db.execute(
+                "SELECT ply, uci, cp, mate, best, depth FROM review WHERE game_id = ? "
+                "ORDER BY ply",
+                (game_id,),
+            ).fetchall()
+        return [
+            ReviewedPly(ply, uci, Score(cp=cp, mate=mate), best, depth)
+            for ply, uci, cp, mate, best, depth in rows
+        ]
 
     # ------------------------------------------------------------------ reading
 

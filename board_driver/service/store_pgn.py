@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
+from board_driver.review import ReviewedPly, eval_comments, review_moves
 from board_driver.service.store_errors import StoreDamagedError, damaged
 
 if TYPE_CHECKING:
@@ -55,10 +56,20 @@ def rebuild_game(stored: StoredGame) -> rules.Game:
     return game
 
 
-def game_pgn(stored: StoredGame, *, site: str = "magboard") -> str:
+def game_pgn(
+    stored: StoredGame, *, site: str = "magboard", review: list[ReviewedPly] | None = None
+) -> str:
     """The game as PGN text, with the Seven Tag Roster (readable by python-chess) and the
-    headers stored for it (:meth:`Store.set_headers`), which win over magboard's own."""
+    headers stored for it (:meth:`Store.set_headers`), which win over magboard's own.
+
+    ``review`` (:meth:`Store.review`): each reviewed move gets a ``[%eval ...]`` comment,
+    and a marked one its glyph ($6 ?!, $2 ?, $4 ??) and the engine's better move."""
     game = rebuild_game(stored)
+    comments: dict[int, str] = {}
+    nags: dict[int, int] = {}
+    if review:
+        _start, moves = review_moves(stored.start_fen, stored.ucis, review)
+        comments, nags = eval_comments(moves)
     date = stored.started[:10].replace("-", ".") if stored.started else "????.??.??"
     headers = {
         "Event": f"magboard game {stored.id}",
@@ -72,7 +83,9 @@ def game_pgn(stored: StoredGame, *, site: str = "magboard") -> str:
     headers.update(_legacy_engine_headers(stored.options))  # stores made before headers
     headers.update(stored.headers)  # set for this game (by a page, an online server): they win
     headers["Result"] = stored.result
-    return game.pgn(headers)
+    if review and stored.data.get("review", {}).get("engine"):
+        headers.setdefault("Annotator", stored.data["review"]["engine"])
+    return game.pgn(headers, comments=comments, nags=nags)
 
 
 def _unplayable(stored: StoredGame, what: str) -> StoreDamagedError:

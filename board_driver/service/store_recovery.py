@@ -30,6 +30,7 @@ game 1, ply 2: t holds 2 bytes of data, not text
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import fcntl
 import os
@@ -44,6 +45,7 @@ from board_driver.service.store_errors import (
     StoreError,
     StoreRefusedError,
 )
+from board_driver.user_files import UnusableFile, check_regular
 
 
 @dataclass
@@ -74,37 +76,54 @@ def recover(path: Path | str, out: Path | str | None = None) -> Recovery:
     path = Path(path)
     if not os.path.lexists(path):
         raise StoreError(f"{path}: no such database (nothing to recover)")
-    with _locked(path), tempfile.TemporaryDirectory(prefix="magboard-recover-") as scratch:
-        copy = Path(scratch) / "copy.sqlite"
-        try:
-            for suffix in ("", "-wal"):
-                if os.path.exists(f"{path}{suffix}"):
-                    shutil.copyfile(f"{path}{suffix}", f"{copy}{suffix}")
-        except OSError as exc:
-            raise StoreError(f"{path}: cannot read it to recover it ({exc.strerror})") from None
-        damage = _damage(copy)
-        _pad(copy)
-        stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
-        pgn_path = Path(out) if out else path.with_name(f"{path.name}.recovered-{stamp}.pgn")
-        report = Recovery(pgn_path, _free_name(path.with_name(f"{path.name}.damaged-{stamp}")))
-        report.damage = damage
-        texts = _read_games(copy, str(path), report)
-    _write_new(pgn_path, "\n\n".join(t.rstrip("\n") for t in texts) + ("\n" if texts else ""))
-    for suffix in ("", "-wal", "-shm"):
-        if os.path.lexists(f"{path}{suffix}"):
-            os.rename(f"{path}{suffix}", f"{report.moved_to}{suffix}")
+    with _locked(path) as lock:
+        with tempfile.TemporaryDirectory(prefix="magboard-recover-") as scratch:
+            copy = Path(scratch) / "copy.sqlite"
+            try:
+                for suffix in ("", "-wal"):
+                    if os.path.lexists(f"{path}{suffix}"):
+                        # A games database is a regular file: a device or a FIFO (a link
+                        # to /dev/zero) would be copied forever, or waited on.
+                        check_regular(f"{path}{suffix}")
+                        shutil.copyfile(f"{path}{suffix}", f"{copy}{suffix}")
+            except UnusableFile as exc:
+                raise StoreError(f"{exc}, not a games database: nothing to recover") from None
+            except OSError as exc:
+                raise StoreError(
+                    f"{path}: cannot read it to recover it ({exc.strerror})"
+                ) from None
+            damage = _damage(copy)
+            _pad(copy)
+            stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
+            pgn_path = Path(out) if out else path.with_name(f"{path.name}.recovered-{stamp}.pgn")
+            moved_to = _free_name(path.with_name(f"{path.name}.damaged-{stamp}"))
+            report = Recovery(pgn_path, moved_to)
+            report.damage = damage
+            texts = _read_games(copy, str(path), report)
+        _write_new(pgn_path, "\n\n".join(t.rstrip("\n") for t in texts) + ("\n" if texts else ""))
+        for suffix in ("", "-wal", "-shm"):
+            if os.path.lexists(f"{path}{suffix}"):
+                os.rename(f"{path}{suffix}", f"{report.moved_to}{suffix}")
+        lock.remove = True  # its store is gone: no lock file left beside nothing
     return report
 
 
 class _locked:
-    """Hold the daemon's lock on the store while recovering: never under a running daemon."""
+    """Hold the daemon's lock on the store while recovering: never under a running daemon.
+
+    A lock file made here is removed again (removed while held, so that a daemon
+    starting meanwhile either finds it held or makes a new one), and so is any once the
+    store is moved aside: ``recover`` leaves no ``.lock`` behind."""
 
     def __init__(self, path: Path) -> None:
         self.lock_path = Path(f"{path}.lock")
         self.handle = None
+        #: Remove the lock file when done (it was made here, or its store is gone).
+        self.remove = False
 
-    def __enter__(self) -> None:
+    def __enter__(self) -> _locked:
         try:
+            self.remove = not os.path.lexists(self.lock_path)
             self.handle = open(self.lock_path, "a")
             fcntl.flock(self.handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError as exc:
@@ -115,9 +134,13 @@ class _locked:
                     "first (`systemctl stop magboard`)"
                 ) from None
             raise StoreError(f"{self.lock_path}: cannot create ({exc.strerror})") from None
+        return self
 
     def __exit__(self, *exc: object) -> None:
         assert self.handle is not None
+        if self.remove:  # while still held: a daemon starting now makes a new one
+            with contextlib.suppress(OSError):
+                self.lock_path.unlink()
         self.handle.close()
 
 

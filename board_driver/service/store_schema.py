@@ -11,7 +11,8 @@ Version 1 (magboard 0.x up to the door): ``games``, ``options``, ``moves``, ``re
 ``corrections``. Version 2 adds ``headers`` (a game's PGN headers) and ``game_data``
 (a few texts per game per extension: an online game's id, the last ply a server took).
 Version 3 adds ``on_board``: which game is on the board (an adjourned game resumed from
-the page is not the newest one), so that a restart comes back to it.
+the page is not the newest one), so that a restart comes back to it. Version 4 adds
+``review``: an engine's score and best move after each ply of a game (the page's review).
 
 >>> import sqlite3
 >>> db = sqlite3.connect(":memory:", isolation_level=None)
@@ -29,7 +30,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 #: The version this magboard writes.
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 _TABLES_V1 = """
 CREATE TABLE games (
@@ -93,8 +94,26 @@ CREATE TABLE on_board (
 );
 """
 
+# A game's review, a row per position: after ``ply`` plies (0: the start), reached by ``uci``
+# (NULL at ply 0; a row whose move is not the game's is stale), the engine's score from
+# White's point of view (``cp``, or ``mate`` in moves: 0 = the side to move is mated) and
+# its ``best`` move there (NULL when the game is over there).
+_TABLES_V4 = """
+CREATE TABLE review (
+    game_id INTEGER NOT NULL REFERENCES games(id),
+    ply     INTEGER NOT NULL,
+    uci     TEXT,
+    cp      INTEGER,
+    mate    INTEGER,
+    best    TEXT,
+    depth   INTEGER NOT NULL,
+    t       TEXT NOT NULL,
+    PRIMARY KEY (game_id, ply)
+);
+"""
+
 #: The statements that take a store from version ``v - 1`` to ``v``.
-MIGRATIONS: dict[int, str] = {1: _TABLES_V1, 2: _TABLES_V2, 3: _TABLES_V3}
+MIGRATIONS: dict[int, str] = {1: _TABLES_V1, 2: _TABLES_V2, 3: _TABLES_V3, 4: _TABLES_V4}
 
 
 def create(db: sqlite3.Connection) -> None:
@@ -197,6 +216,19 @@ _LAYOUT[2] = {
     ),
 }
 _LAYOUT[3] = {**_LAYOUT[2], "on_board": (_GAME, _T)}
+_LAYOUT[4] = {
+    **_LAYOUT[3],
+    "review": (
+        _GAME,
+        _Column("ply", "int"),
+        _Column("uci", "a move", nullable=True),
+        _Column("cp", "int", nullable=True),
+        _Column("mate", "int", nullable=True),
+        _Column("best", "a move", nullable=True),
+        _Column("depth", "int"),
+        _T,
+    ),
+}
 #: How a message names a row, by table.
 _ROW_NAME: dict[str, Callable[[dict[str, str]], str]] = {
     "games": lambda r: f"game {r['id']}",
@@ -250,6 +282,15 @@ def check(db: sqlite3.Connection) -> None:
         raise Damage(
             f"moves of game {gap[0]}: {gap[1]} plies stored, numbered {gap[3]} to {gap[2]}"
         )
+    if "review" in layout:
+        both = db.execute(
+            "SELECT game_id, ply FROM review WHERE (cp IS NULL) = (mate IS NULL) LIMIT 1"
+        ).fetchone()
+        if both is not None:
+            raise Damage(
+                f"review of game {both[0]}, ply {both[1]}: a score is centipawns or a mate, "
+                "one of the two"
+            )
 
 
 def _sql_out_of_shape(column: _Column) -> str:
@@ -257,7 +298,8 @@ def _sql_out_of_shape(column: _Column) -> str:
     if column.kind == "id":
         return f"typeof({c}) != 'integer' OR {c} < 1"
     if column.kind == "int":
-        return f"typeof({c}) != 'integer'"
+        wrong = f"typeof({c}) != 'integer'"
+        return f"{c} IS NOT NULL AND {wrong}" if column.nullable else wrong
     shape = f"typeof({c}) != 'text' OR {_SHAPES_SQL[column.kind].format(c=c)}"
     return f"{c} IS NOT NULL AND ({shape})" if column.nullable else shape
 
@@ -307,6 +349,8 @@ def _row_name(table: str, rowid: int, record: dict[str, str]) -> str:
 def _bad_value(column: _Column, sql_type: str, value: object) -> str | None:
     kind = column.kind
     if kind in ("id", "int"):
+        if sql_type == "null" and column.nullable:
+            return None
         if sql_type != "integer":
             return f"holds {_kind(sql_type, value)}, not a whole number"
         if kind == "id" and value < 1:  # type: ignore[operator]

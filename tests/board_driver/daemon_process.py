@@ -3,6 +3,11 @@
 Each :class:`DaemonProcess` gets its own config, store, simulated-board state file and
 LED file under a temporary directory, listens on its own ``$NOTIFY_SOCKET`` as systemd
 would, and collects the daemon's log lines as they come.
+
+No test daemon ever listens where a user's ``make run`` does (the page's 8080, a broker's
+1883): :func:`write_config` gives ``[web]`` a free port unless the test gave one, and
+every ``run`` started here (:class:`DaemonProcess`, :func:`run_magboard`) is refused by
+:func:`check_test_config` when its config would take a fixed port.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ import subprocess
 import sys
 import threading
 import time
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -23,15 +29,28 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 #: Every daemon started and not yet ended, so that a failed test leaves none running.
 RUNNING: list[DaemonProcess] = []
+#: Every daemon started by the test running now (see :func:`check_daemons_of_a_test`).
+STARTED: list[DaemonProcess] = []
+#: The ports a user's daemons take (``make run``'s page, a broker): no test daemon may
+#: even try them (``tests/test_beside_make_run.py`` holds them while tests run).
+USER_PORTS = (8080, 1883)
 MOVE_LINE = re.compile(r"(?:ply|move) (\d+): (\S+) \((\w+)\) stored in game (\d+)")
 
 
+def free_port() -> int:
+    """A TCP port free on 127.0.0.1 now (the kernel's choice, never a fixed one)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
 def write_config(directory: Path, extra: str = "") -> Path:
-    """A config for a simulated board kept entirely under ``directory``."""
+    """A config for a simulated board kept entirely under ``directory``; ``[web]`` on a
+    free port unless ``extra`` has a ``[web]`` of its own (which must name its port, or
+    turn the page off: :func:`check_test_config`)."""
     directory.mkdir(parents=True, exist_ok=True)
     config = directory / "config.toml"
-    config.write_text(
-        f"""
+    text = f"""
 [store]
 path = "{directory / "games.sqlite"}"
 [sim]
@@ -39,15 +58,59 @@ state_file = "{directory / "sim-board.json"}"
 leds_file = "{directory / "leds.json"}"
 {extra}
 """
-    )
+    try:
+        has_web = "web" in tomllib.loads(text)
+    except tomllib.TOMLDecodeError:  # a test of a broken file: the daemon never starts
+        has_web = True
+    if not has_web:
+        text += f"\n[web]\nport = {free_port()}\n"
+    config.write_text(text)
+    check_test_config(config)
     return config
+
+
+class FixedPortConfig(AssertionError):
+    """A test config that would have a daemon listen on a fixed port."""
+
+
+def check_test_config(path: Path) -> None:
+    """Refuse a config that would have a test daemon listen where a user's daemon does:
+    ``[web]`` (on unless turned off) and an enabled ``[broadcast]`` must name their
+    ports, and never the defaults (a free one: :func:`free_port`)."""
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return  # no file, or not one run can read: it stops before listening
+    for section, default, on in (("web", 8080, True), ("broadcast", 1883, False)):
+        table = data.get(section, {})
+        if not isinstance(table, dict) or not table.get("enabled", on):
+            continue
+        port = table.get("port")
+        if port is None or port == default:
+            raise FixedPortConfig(
+                f"{path}: [{section}] would listen on port {default}, a user's `make run` "
+                f"port: give it a free port (free_port()) or enabled = false"
+            )
+
+
+def _checked_run(args: tuple[str, ...] | list[str]) -> None:
+    """A ``run`` command line must name a config that passes :func:`check_test_config`
+    (without one, run reads /etc/magboard/config.toml or none: port 8080)."""
+    if not args or args[0] != "run" or "--help" in args:
+        return
+    if "--config" not in args:
+        raise FixedPortConfig(
+            "a test's `magboard run` needs --config with a free [web] port (write_config)"
+        )
+    check_test_config(Path(args[args.index("--config") + 1]))
 
 
 class DaemonProcess:
     """``python -m board_driver run --sim --script - --config ...``, with its stdin open.
 
     ``script=None``: ``run --config ...`` only, with the hardware the config names.
-    ``max_files``: the process's limit of open files (``ulimit -n``).
+    ``max_files``: the process's limit of open files (``ulimit -n``). ``environ``: more
+    environment variables (``XDG_STATE_HOME``, for a state directory of the test's own).
     """
 
     def __init__(
@@ -57,9 +120,11 @@ class DaemonProcess:
         watchdog_usec: int | None = None,
         script: str | None = "-",
         max_files: int | None = None,
+        environ: dict[str, str] | None = None,
     ) -> None:
         self.directory = directory
         self.config = directory / "config.toml"
+        check_test_config(self.config)
         self.lines: list[str] = []
         self.notices: list[str] = []
         self._changed = threading.Condition()
@@ -72,6 +137,7 @@ class DaemonProcess:
         env.pop("MAGBOARD_CONFIG", None)
         if watchdog_usec:
             env["WATCHDOG_USEC"] = str(watchdog_usec)
+        env.update(environ or {})
         self.proc = subprocess.Popen(
             [
                 sys.executable,
@@ -93,6 +159,7 @@ class DaemonProcess:
             preexec_fn=None if max_files is None else lambda: _limit_files(max_files),
         )
         RUNNING.append(self)
+        STARTED.append(self)
         threading.Thread(target=self._read_output, daemon=True).start()
         threading.Thread(target=self._read_notices, daemon=True).start()
 
@@ -195,6 +262,21 @@ def no_daemon_left_running():
         daemon.kill()
 
 
+def check_daemons_of_a_test() -> None:
+    """After a test (``tests/conftest.py`` calls this for every test): fail it if one of
+    the daemons it started tried a user's port (it found a user's daemon there: ``cannot
+    listen on 127.0.0.1:8080``). A module's daemon is the first test's to answer for."""
+    tried = [
+        line
+        for daemon in STARTED
+        for line in daemon.output().splitlines()
+        if any("cannot listen on" in line and f":{port} " in line for port in USER_PORTS)
+    ]
+    STARTED.clear()
+    if tried:
+        pytest.fail("a test daemon tried a user's port:\n" + "\n".join(tried), pytrace=False)
+
+
 def _limit_files(count: int) -> None:
     """In the child: at most ``count`` open file descriptors (``ulimit -n``)."""
     import resource
@@ -203,7 +285,9 @@ def _limit_files(count: int) -> None:
 
 
 def run_magboard(*args: str, env: dict | None = None, timeout: float = 60):
-    """``python -m board_driver ARGS`` to completion."""
+    """``python -m board_driver ARGS`` to completion (a ``run`` only with a test config:
+    :func:`check_test_config`)."""
+    _checked_run(args)
     full_env = {k: v for k, v in os.environ.items() if k != "MAGBOARD_CONFIG"}
     full_env.update(env or {})
     return subprocess.run(
@@ -215,3 +299,17 @@ def run_magboard(*args: str, env: dict | None = None, timeout: float = 60):
         env=full_env,
         stdin=subprocess.DEVNULL,
     )
+
+
+def private_network() -> list[str]:
+    """A command prefix that runs a command in a network namespace of its own, where
+    port 8080 is nobody else's (its loopback starts down); skips the test where this
+    machine cannot make one (``unshare --net``: root, or user namespaces)."""
+    for prefix in (["unshare", "--net"], ["unshare", "--net", "--map-root-user"]):
+        try:
+            made = subprocess.run([*prefix, "true"], capture_output=True, timeout=30)
+        except (OSError, subprocess.TimeoutExpired):
+            continue
+        if made.returncode == 0:
+            return prefix
+    pytest.skip("cannot make a network namespace here (unshare --net): the test needs 8080")

@@ -71,18 +71,20 @@ def test_a_device_that_reports_every_led_frame_lost_gets_bounded_resends(tmp_pat
     try:
         assert host.link.wait_until_up(3)
         host.link.show([(5, 5, 5)] * 64)
-        wait_for(lambda: len(frames) >= 1)
-        time.sleep(1.5)
+        # Three re-sends at least (waited for, however slow the machine), then the rate.
+        wait_for(lambda: len(frames) >= 4, timeout=30)
         window = time.monotonic() - frames[0]
         resends = len(frames) - 1
-        assert 1 <= resends <= window / LED_RESEND_MIN_INTERVAL_S + 1, (resends, window)
+        assert resends <= window / LED_RESEND_MIN_INTERVAL_S + 1, (resends, window)
         # Counted when sent: one may be on the line, not yet counted by the device.
         assert resends <= host.link.stats.led_resends <= resends + 1
         before = len(frames)
         shown = time.monotonic()
         host.link.show([(9, 9, 9)] * 64)  # a new frame is not held back by the limit
         wait_for(lambda: len(frames) > before)
-        assert frames[before] - shown < 0.1
+        # Out before a held-back one could have gone (the bound is the limit itself, not a
+        # guess at how fast this machine is).
+        assert frames[before] - shown < LED_RESEND_MIN_INTERVAL_S
     finally:
         host.link.close()
         device.close()

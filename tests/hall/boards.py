@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from collections.abc import Callable
 from typing import Any
 
 from board_driver.connectors.broadcast import BroadcastConfig
@@ -17,16 +18,20 @@ from tests.mosquitto import Mosquitto
 class Boards:
     """``with Boards(broker, count) as boards: boards.play(1, "e4", "e5")``."""
 
-    def __init__(self, broker: Mosquitto, count: int, *, round: str = "1", **keys: Any):
+    def __init__(self, broker: Mosquitto, count: int, *, round: str = "1",
+                 accounts: Callable[[int], dict[str, str]] | None = None, **keys: Any):
+        """``accounts(board)``: its ``username`` and ``password`` (and ``prefix``), when the
+        broker has accounts; ``keys``: more ``[broadcast]`` keys for every board."""
         self.loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self.loop.run_forever, daemon=True)
         self._thread.start()
         self.doors: dict[int, FakeDoor] = {}
         self.publishers: dict[int, Publisher] = {}
         for board in range(1, count + 1):
+            own = {"prefix": "club", **keys, **(accounts(board) if accounts else {})}
             section = BroadcastConfig(
-                enabled=True, host=broker.host, port=broker.port, board=board, prefix="club",
-                round=round, **keys,
+                enabled=True, host=broker.host, port=broker.port, board=board, round=round,
+                **own,
             )
             self.doors[board], self.publishers[board] = self.run(self._start(section))
 

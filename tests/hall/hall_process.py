@@ -105,6 +105,19 @@ class HallProcess:
             RUNNING.remove(self)
 
 
+def poll(url: str, etag: str | None, timeout: float = 10.0) -> tuple[str | None, str | None]:
+    """One poll of a PGN address as a careful relay makes it (``If-None-Match``): the text,
+    or None when it has not changed (304); and the ETag to send next time."""
+    request = urllib.request.Request(url, headers={"If-None-Match": etag} if etag else {})
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as answer:
+            return answer.read().decode(), answer.headers.get("ETag")
+    except urllib.error.HTTPError as error:
+        if error.code != 304:
+            raise
+        return None, etag
+
+
 def read_games(text: str) -> list[chess.pgn.Game]:
     """Every game of a PGN text, read by python-chess; each must read without errors."""
     stream = io.StringIO(text)

@@ -12,121 +12,26 @@ once: nothing lost, nothing doubled.
 from __future__ import annotations
 
 import json
-import re
 import shutil
 import subprocess
-import threading
 import time
 from pathlib import Path
 
-import chess.pgn
 import pytest
 
-from tests.board_driver.daemon_process import (  # noqa: F401
-    DaemonProcess,
-    no_daemon_left_running,
-    run_magboard,
-    write_config,
+from tests.board_driver.daemon_process import no_daemon_left_running  # noqa: F401
+from tests.hall.daemons import (
+    ACL,
+    HALL_PASSWORD,
+    Hands,
+    hall_broker,
+    password,
+    start_board,
+    stored_games,
 )
 from tests.hall.hall_process import HallProcess, hall_config, read_games, wait_until
-from tests.hall.scripts import header_lines, move_lines, sans, shortest_games
+from tests.hall.scripts import sans, shortest_games
 from tests.mosquitto import Mosquitto
-
-ROOT = Path(__file__).resolve().parents[2]
-ACL = ROOT / "docs" / "hall" / "aclfile"
-HALL_PASSWORD = "hall-secret"
-SEEN = re.compile(r"magboard: event (lift|place) ")
-
-
-def password(board: int) -> str:
-    return f"board-{board}-secret"
-
-
-def board_config(directory: Path, broker: Mosquitto, board: int) -> Path:
-    return write_config(
-        directory,
-        f"""
-[web]
-enabled = false
-[broadcast]
-enabled = true
-host = "{broker.host}"
-port = {broker.port}
-username = "{board}"
-password = "{password(board)}"
-board = {board}
-round = "1"
-event = "Hall test"
-white = "White {board}"
-black = "Black {board}"
-""",
-    )
-
-
-def start_board(directory: Path, broker: Mosquitto, board: int) -> DaemonProcess:
-    board_config(directory, broker, board)
-    daemon = DaemonProcess(directory, "--verbose")  # it logs each lift and place it sees
-    daemon.wait_ready(30)
-    return daemon
-
-
-def seen_events(daemon: DaemonProcess) -> int:
-    """The lifts and places the daemon's tracker has seen (after debouncing)."""
-    with daemon._changed:
-        return sum(1 for line in daemon.lines if SEEN.search(line))
-
-
-class Hands(threading.Thread):
-    """Plays one board's game as a person would, only faster: each lift or place once the
-    board has seen the one before (so that a machine starved for a second cannot fold two
-    of them into one scan), each move once the one before is stored. ``pause_at``: the
-    number of moves after which it stops until ``resume(daemon)`` (a restarted board)."""
-
-    def __init__(self, daemon: DaemonProcess, moves: list[chess.Move], pause_at: int = -1):
-        super().__init__(daemon=True)
-        self.daemon_process = daemon
-        self.lines = move_lines(moves)
-        self.pause_at = pause_at
-        self.stored = 0  # moves stored so far, over every life of the board
-        self.paused = threading.Event()
-        self._resumed = threading.Event()
-        self.error: str | None = None
-
-    def resume(self, daemon: DaemonProcess) -> None:
-        self.daemon_process = daemon
-        self._resumed.set()
-
-    def run(self) -> None:
-        try:
-            self._play()
-        except AssertionError as exc:
-            self.error = str(exc)
-
-    def _play(self) -> None:
-        daemon, before, sent = self.daemon_process, 0, 0
-        daemon.send(*header_lines())
-        for ply, events in enumerate(self.lines):
-            if ply == self.pause_at:
-                self.paused.set()
-                self._resumed.wait(120)
-                daemon, before, sent = self.daemon_process, ply, 0
-                daemon.send(*header_lines(new_game=False))
-            for line in events:
-                daemon.send(line)
-                if line.startswith(("lift", "place")):
-                    sent += 1
-                    assert daemon.wait_for(lambda d=daemon, n=sent: seen_events(d) >= n, 20), (
-                        f"the board never saw {line!r}:\n" + daemon.output()[-3000:])
-            assert daemon.wait_for(lambda d=daemon, n=ply + 1 - before: len(
-                d.moves_logged()) >= n, 20), daemon.output()[-3000:]
-            self.stored = ply + 1
-
-
-def stored_games(directory: Path) -> list[chess.pgn.Game]:
-    """The board's own stored games that have moves (``magboard pgn all``)."""
-    done = run_magboard("pgn", "all", "--config", str(directory / "config.toml"))
-    assert done.returncode == 0, done.stderr
-    return [g for g in read_games(done.stdout) if list(g.mainline_moves())]
 
 
 def play_round(tmp_path: Path, count: int) -> None:
@@ -134,15 +39,14 @@ def play_round(tmp_path: Path, count: int) -> None:
     way: the broker killed once board 1 has stored 3 moves and back at 6, board 2 killed
     and restarted halfway through its game, the hall restarted two moves after that."""
     games = shortest_games(count)
-    users = {str(b): password(b) for b in range(1, count + 1)} | {"hall": HALL_PASSWORD}
-    broker = Mosquitto(tmp_path / "broker", users=users, acl=ACL.read_text()).start()
+    broker = hall_broker(tmp_path / "broker", count)
     config = hall_config(tmp_path / "hall", broker, username="hall", password=HALL_PASSWORD,
                          prefix="magboard")
     hall = HallProcess(config)
     boards = {b: start_board(tmp_path / f"board{b}", broker, b) for b in range(1, count + 1)}
     moves = {b: list(games[b - 1].mainline_moves()) for b in boards}
     half = len(moves[2]) // 2
-    hands = {b: Hands(boards[b], moves[b], pause_at=half if b == 2 else -1) for b in boards}
+    hands = {b: Hands(boards[b], moves[b], pause_at=half if b == 2 else ()) for b in boards}
     try:
         start = time.monotonic()
         for player in hands.values():
@@ -230,7 +134,9 @@ def test_a_board_cannot_publish_another_boards_game(tmp_path):
     hall = HallProcess(hall_config(tmp_path / "hall", broker, username="hall",
                                    password=HALL_PASSWORD, prefix="magboard"))
     try:
-        record = '{"board":%d,"game":1,"moves":["e4"],"ucis":["e2e4"],"result":"*"}'
+        after_e4 = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"
+        record = ('{"board":%d,"game":1,"moves":["e4"],"ucis":["e2e4"],"result":"*",'
+                  f'"fen":"{after_e4}"}}')
         pub = ["mosquitto_pub", "-h", broker.host, "-p", str(broker.port), "-q", "1", "-r"]
         subprocess.run([*pub, "-u", "1", "-P", password(1), "-t", "magboard/board/2/game/1",
                         "-m", record % 2], check=True)

@@ -175,3 +175,21 @@ def test_a_bad_hall_section_is_named(tmp_path):
     assert done.returncode == 2
     assert '[hall] round: "3 b" is not a round name' in done.stderr
     assert "[hall] lichess_round:" in done.stderr and "[hall] prefix:" in done.stderr
+
+
+def test_a_refused_password_is_said_as_such_and_shown_on_the_page(tmp_path):
+    """The broker is reachable and refuses the hall's password: not "unreachable"; said
+    once, shown on the page, and the hall stays up to try again (every 30 s)."""
+    broker = Mosquitto(tmp_path / "broker", users={"hall": "right"}).start()
+    hall = HallProcess(hall_config(tmp_path / "hall", broker, username="hall",
+                                   password="wrong"))
+    try:
+        assert hall.wait_for(lambda: 'refused user "hall"' in hall.output())
+        assert "[hall] username and password" in hall.output()
+        assert "unreachable" not in hall.output()
+        state = json.loads(hall.get("/api/state")[2])["hall"]
+        assert state["broker"] is False and 'refused user "hall"' in state["problem"]
+        assert hall.proc.poll() is None
+    finally:
+        hall.terminate()
+        broker.stop()

@@ -263,3 +263,41 @@ def test_the_installer_frees_gpio_7_to_9_for_the_buttons_once(tmp_path):
     (other / "boot/firmware/config.txt").write_text("dtoverlay=spi0-2cs\n")
     install(other)
     assert (other / "boot/firmware/config.txt").read_text() == "dtoverlay=spi0-2cs\n"
+
+
+# ---------------------------------------------------------------- issue 24, item 12
+
+
+def test_the_installed_config_says_what_the_unit_does_about_addresses(tmp_path):
+    """The config once said the unit allows private addresses only; the unit has no IP
+    filter. Whatever the unit does, the config's words follow it."""
+    install(tmp_path)
+    text = (tmp_path / "etc/magboard/config.toml").read_text()
+    unit = unit_settings(UNIT.read_text())
+    filtered = "IPAddressDeny" in unit or "IPAddressAllow" in unit
+    assert ("no IP address filter" in text) is not filtered, text
+    if not filtered:
+        assert "private addresses" not in text and "allows" not in text
+    assert filtered or "no ip address filter" in UNIT.read_text().lower()  # it says so too
+
+
+def test_under_a_prefix_there_is_no_warning_about_the_system(tmp_path):
+    result = install(tmp_path)
+    assert "warning" not in result.stdout and "unknown" not in result.stdout, result.stdout
+    assert "system: not checked (staging under" in result.stdout
+    # A prefix that holds a system (an image being built) has it checked.
+    image = tmp_path / "image"
+    (image / "etc").mkdir(parents=True)
+    (image / "etc/os-release").write_text("ID=debian\nVERSION_CODENAME=trixie\n")
+    assert "system: trixie" in install(image).stdout
+
+
+def test_the_prefix_is_documented_where_builders_read(tmp_path):
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "install.sh --prefix" in readme
+    steps = _section(GUIDE, "Setting up the Pi")
+    assert "systemd/install.sh --prefix DIR" in steps and "skipped (prefix)" in steps
+    # What the guide says it lists is what the script lists.
+    listed = re.findall(r"skipped \(prefix\): (\S+)", install(tmp_path).stdout)
+    for tool in re.findall(r"`(apt-get|useradd|systemctl|udevadm|raspi-config)`", steps):
+        assert tool in listed, tool

@@ -16,8 +16,9 @@
     white = ""
     black = ""
 
-The topics and messages are in :mod:`.topics`, the game record in :mod:`.record`, the
-publisher (``aiomqtt``, imported only when the section is enabled) in :mod:`.publisher`.
+The topics and messages are in :mod:`.topics`, the game record in :mod:`.record` (with the
+revision that orders a game's records, :mod:`.revision`), the publisher (``aiomqtt``,
+imported only when the section is enabled) in :mod:`.publisher`.
 ``docs/hall.md`` is the guide.
 """
 
@@ -29,11 +30,8 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from board_driver.config_values import Bad, Check, boolean, integer, text
-from board_driver.connectors.broadcast.topics import check_prefix
+from board_driver.connectors.broadcast.topics import MAX_BOARD, check_prefix
 from board_driver.extension import Extension, ExtensionError
-
-#: The highest board number a hall may have.
-MAX_BOARD = 9999
 
 
 @dataclass(frozen=True)

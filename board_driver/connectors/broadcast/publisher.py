@@ -9,6 +9,17 @@ costs the board nothing: it plays and stores as ever, and when the link returns 
 publisher sends what the broker missed, each game and ply once more at most, never a
 backlog.
 
+Every record carries a revision that grows with each change (:mod:`.revision`), so that
+the hall keeps the newest whatever order records reach it in.
+
+The link's state (:attr:`Publisher.state`: ``connecting``, ``connected``, ``unreachable``,
+``refused``, ``not_delivered``) is logged when it changes and announced on the door as a
+``broadcast`` event (``state``, ``message``), which the board's page shows. ``connected``
+means more than a connection: the board publishes a probe on its own topic and the broker
+passed it back. A broker that refuses a publication under MQTT 3.1.1 says nothing (an
+account that does not own the board's number, under the hall's access rules): without
+the probe the board would say "connected" while the hall gets nothing.
+
 >>> # In the daemon (the extension starts it when [broadcast] enabled = true):
 >>> # publisher = await Publisher(door, config.broadcast).start()
 >>> # ... publisher.connected, publisher.published
@@ -22,18 +33,26 @@ import contextlib
 import datetime as dt
 import logging
 import re
+import secrets
 import time
 from collections.abc import Mapping
+from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 from board_driver.connectors.broadcast.ledger import Ledger, Message
 from board_driver.connectors.broadcast.record import GameRecord, is_set
+from board_driver.connectors.broadcast.revision import Revisions
 from board_driver.connectors.broadcast.topics import OFFLINE, ONLINE, QOS, Topics
 
 log = logging.getLogger("magboard")
 
-#: Seconds between two attempts to reach a lost broker: doubling from the first to the last.
-RETRY_S = (0.5, 4.0)
+#: Seconds a probe may take to come back before the board says the broker drops what it
+#: publishes; and between two probes after that (the broker's rules may be mended).
+PROBE_S = 10.0
+PROBE_AGAIN_S = 60.0
+#: The file beside the store that keeps the highest revision reserved (:mod:`.revision`).
+REVISION_FILE = "broadcast-revision"
 #: How many of the newest stored games a board looks through, when it starts, for games of
 #: the current round that the broker may lack (a game played while the broker was away
 #: and the daemon restarted since).
@@ -107,6 +126,11 @@ class Publisher:
         self.ledger = Ledger(self.topics, self._ply_details)
         #: Whether the broker is connected now.
         self.connected = False
+        #: The link as the page shows it (see the module's docstring), and in words.
+        self.state = "connecting"
+        self.message = f"connecting to {_describe(section)}"
+        self.revisions = Revisions(None)
+        self._probe: str | None = None
         #: Messages the broker has acknowledged since the start.
         self.published = 0
         self._wake = asyncio.Event()
@@ -117,11 +141,17 @@ class Publisher:
         self._looked_back = False  # whether the stored games of the round were looked at
         self._started: dict[int, str] = {}
         self._committed: dict[tuple[int, int], float] = {}  # (game, ply) -> UTC seconds
-        self._fens: tuple[GameRecord, list[str]] | None = None
+        # The position after each ply of the game last asked about: (game, start, ucis, fens).
+        self._fens: tuple[int, str, tuple[str, ...], list[str]] | None = None
         self._events: Any = None
         self._tasks: list[asyncio.Task[None]] = []
 
     async def start(self) -> Publisher:
+        try:
+            folder: Path | None = Path(self.door.state_dir())
+        except (AttributeError, OSError):
+            folder = None
+        self.revisions = Revisions(folder / REVISION_FILE if folder is not None else None)
         self._events = self.door.subscribe(maxsize=64)
         self._current = self.door.snapshot().game_id  # a game replaced from now on is sent too
         self._tasks = [asyncio.create_task(self._run(), name="broadcast")]
@@ -193,22 +223,33 @@ class Publisher:
 
     # ------------------------------------------------------------------ the link
 
+    def _say(self, state: str, message: str, level: int = logging.INFO) -> None:
+        """The link's state changed: the log and the board's page say so (once)."""
+        if (state, message) == (self.state, self.message):
+            return
+        self.state, self.message = state, message
+        log.log(level, "broadcast: %s", message)
+        announce = getattr(self.door, "announce", None)
+        if announce is not None:
+            announce({"type": "broadcast", "state": state, "message": message})
+
     async def _run(self) -> None:
         import aiomqtt
 
         from board_driver.connectors.broadcast import broker
 
-        retry = RETRY_S[0]
+        backoff = broker.Backoff()
         lost_at: float | None = None
         will = aiomqtt.Will(self.topics.status(self.board), OFFLINE, qos=QOS, retain=True)
         identifier = f"magboard-{self.section.prefix.replace('/', '-')}-board-{self.board}"
         while True:
             try:
                 async with broker.client(self.section, identifier=identifier, will=will) as client:
+                    await client.subscribe(self.topics.probe(self.board), qos=QOS)
                     await client.publish(self.topics.status(self.board), ONLINE, qos=QOS,
                                          retain=True)
                     self.connected = True
-                    retry = RETRY_S[0]
+                    backoff.reset()
                     if lost_at is not None:
                         # The broker may have come back without its retained messages: send
                         # every recent game's record again (not the plies it acknowledged).
@@ -217,8 +258,6 @@ class Publisher:
                         self._unsent.update(g for g in recent if g != self._current)
                         log.info("broadcast: the broker is back after %.1f s; sending what it "
                                  "missed", time.monotonic() - lost_at)
-                    else:
-                        log.info("broadcast: connected to %s", _describe(self.section))
                     lost_at = None
                     await self._serve(client)
                     return  # stopping: the last messages are sent
@@ -226,13 +265,15 @@ class Publisher:
                 self.connected = False
                 if self._stopping:
                     return
-                if lost_at is None:
+                if broker.refused(exc):
+                    self._say("refused", broker.refusal(self.section, "broadcast", exc),
+                              logging.ERROR)
+                elif lost_at is None:
                     lost_at = time.monotonic()
-                    log.warning("broadcast: broker %s unreachable (%s); the board plays on and "
-                                "the hall gets the moves when it is back",
-                                _describe(self.section), exc)
-                await asyncio.sleep(retry)
-                retry = min(retry * 2, RETRY_S[1])
+                    self._say("unreachable", f"broker {_describe(self.section)} unreachable "
+                              f"({exc}); the board plays on and the hall gets the moves when "
+                              "it is back", logging.WARNING)
+                await asyncio.sleep(backoff.after(exc))
             except Exception:
                 # A fault of ours must not end the broadcast for the rest of the day (nor
                 # touch the board): said once with its cause, then the link starts afresh.
@@ -240,13 +281,13 @@ class Publisher:
                 if self._stopping:
                     return
                 log.exception("broadcast: publishing failed; starting again in %.0f s",
-                              RETRY_S[1])
-                await asyncio.sleep(RETRY_S[1])
+                              broker.RETRY_S[1])
+                await asyncio.sleep(broker.RETRY_S[1])
 
     async def _serve(self, client: Any) -> None:
         """Publish what is missing now and after every game event; return when stopping
         (after saying "offline"); raise MqttError when the link is lost."""
-        lost = asyncio.create_task(self._until_lost(client))
+        lost = asyncio.create_task(self._watch(client))
         try:
             while True:
                 self._take_events([])
@@ -264,11 +305,43 @@ class Publisher:
         finally:
             lost.cancel()
 
-    @staticmethod
-    async def _until_lost(client: Any) -> None:
-        # Nothing is subscribed: the message stream only ends (MqttError) when the link does.
-        async for _message in client.messages:
-            pass
+    async def _watch(self, client: Any) -> None:
+        """Probe whether the broker passes this board's messages on, and read what comes
+        back (only the probes: nothing else is subscribed) until the link ends
+        (MqttError)."""
+        messages = client.messages.__aiter__()
+        await self._send_probe(client)
+        deadline: float | None = time.monotonic() + PROBE_S
+        while True:
+            wait = None if deadline is None else max(0.0, deadline - time.monotonic())
+            try:
+                message = await asyncio.wait_for(messages.__anext__(), wait)
+            except TimeoutError:
+                self._say("not_delivered", self._not_delivered(), logging.ERROR)
+                await self._send_probe(client)
+                deadline = time.monotonic() + PROBE_AGAIN_S
+                continue
+            payload = message.payload
+            if isinstance(payload, bytes | bytearray) and payload.decode("ascii", "replace") == (
+                self._probe
+            ):
+                deadline = None
+                self._say("connected", f"connected to {_describe(self.section)}")
+
+    async def _send_probe(self, client: Any) -> None:
+        self._probe = secrets.token_hex(8)
+        await client.publish(self.topics.probe(self.board), self._probe, qos=QOS)
+
+    def _not_delivered(self) -> str:
+        who = f'account "{self.section.username}"' if self.section.username else (
+            "this board's connection")
+        return (
+            f"the broker {self.section.host}:{self.section.port} takes this board's messages "
+            f"but passes none of them on: {who} may not publish board {self.board}'s topics "
+            f"({self.topics.board_filter(self.board)}). Under the hall's access rules a board's "
+            f"user name is its number: set [broadcast] username and board to the same number "
+            f"(and the password of that account)"
+        )
 
     async def _publish(self, client: Any, messages: list[Message]) -> None:
         # Handed to the client in order (one topic's messages keep their order), a few at a
@@ -291,13 +364,16 @@ class Publisher:
         if self._current is not None and game_id != self._current:
             self._unsent.add(self._current)  # its end may not be in the last record sent
         self._current = game_id
-        current = self._snapshot_record(snapshot)
-        self._records[game_id] = current
+        current = await self._revised(self._snapshot_record(snapshot))
         if not self._looked_back:
             self._unsent.update(await self._games_of_round(current.round, game_id))
             self._looked_back = True
+        # The store's list of games, read once for all of them (a query over every game).
+        summaries = {_field(g, "id"): g for g in self.door.games()} if self._unsent else {}
         for old in sorted(self._unsent):
-            record = await self._stored_record(old)
+            record = await self._stored_record(old, summaries.get(old))
+            if record is not None:
+                record = await self._revised(record)
             if record is not None and record.plies == 0:
                 # A game left before its first move is no game of the round.
                 if self.ledger.knows(old):
@@ -313,6 +389,15 @@ class Publisher:
         if messages:
             await self._publish(client, messages)
             self.ledger.acknowledged(current)
+
+    async def _revised(self, record: GameRecord) -> GameRecord:
+        """``record`` (built with no revision) with the revision it had when it was built
+        last, if it has not changed since; else with a new one. Kept as the game's newest."""
+        known = self._records.get(record.game)
+        if known is None or replace(known, revision=0) != record:
+            known = replace(record, revision=await self.revisions.next())
+            self._records[record.game] = known
+        return known
 
     def _snapshot_record(self, snapshot: Any) -> GameRecord:
         game_id = snapshot.game_id
@@ -331,14 +416,14 @@ class Publisher:
             clocks=_clocks(snapshot),
         )
 
-    async def _stored_record(self, game_id: int) -> GameRecord | None:
-        """A game no longer on the board, as the store has it (its PGN read in a thread:
-        the loop goes on judging moves meanwhile)."""
+    async def _stored_record(self, game_id: int, summary: Any) -> GameRecord | None:
+        """A game no longer on the board, as the store has it (``summary``: its line in
+        the door's ``games()``; its PGN read in a thread: the loop goes on judging moves
+        meanwhile)."""
         try:
             text = self.door.pgn(game_id)
         except LookupError:
             return None
-        summary = next((g for g in self.door.games() if _field(g, "id") == game_id), None)
         parsed = await asyncio.to_thread(_read_game, text)
         if parsed is None:
             log.warning("broadcast: game %d's stored PGN cannot be read; not sent", game_id)
@@ -402,18 +487,28 @@ class Publisher:
         return details
 
     def _fen_after(self, record: GameRecord, ply: int) -> str:
+        """The position after ``ply`` (a move sent with others, or again after a lost
+        link). Worked out for the plies not yet known only: a game's FENs grow with it,
+        rather than the whole game replayed at every move (on the daemon's loop)."""
         if ply == record.plies:
             return record.fen
-        if self._fens is None or self._fens[0] is not record:  # a replay after a lost link
-            import rules
+        import rules
 
-            game = rules.Game(rules.Position.from_fen(record.start_fen))
-            fens = []
-            for uci in record.ucis:
-                game.push_uci(uci)
-                fens.append(game.position.fen())
-            self._fens = (record, fens)
-        return self._fens[1][ply - 1]
+        known = self._fens
+        if (known is None or known[0] != record.game or known[1] != record.start_fen
+                or record.ucis[: len(known[2])] != known[2]):
+            known = (record.game, record.start_fen, (), [])
+        fens = known[3]
+        if len(fens) < ply:
+            # Position, not Game: no ending to judge at each ply (a record may go on past
+            # one, an online game's), only the moves to play.
+            position = rules.Position.from_fen(fens[-1] if fens else record.start_fen)
+            for uci in record.ucis[len(fens):]:
+                position.push(position.parse_uci(uci))
+                fens.append(position.fen())
+            known = (record.game, record.start_fen, record.ucis, fens)
+        self._fens = known
+        return fens[ply - 1]
 
 
 def _read_game(text: str) -> tuple[dict[str, str], tuple[str, ...], tuple[str, ...], str] | None:

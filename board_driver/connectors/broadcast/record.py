@@ -1,9 +1,9 @@
-"""A game as the hall knows it: the record a board publishes, and its PGN.
+r"""A game as the hall knows it: the record a board publishes, and its PGN.
 
-A :class:`GameRecord` is pure data (no rules, no I/O): the board and game numbers, the PGN
-headers, the moves in SAN and UCI, the position and the result. The board builds one from
-its snapshot; the hall reads it back from JSON and writes the round's PGN from it, so both
-sides write the same PGN:
+A :class:`GameRecord` is pure data (no I/O): the board and game numbers, the revision, the
+PGN headers, the moves in SAN and UCI, the position and the result. The board builds one
+from its snapshot; the hall reads it back from JSON and writes the round's PGN from it, so
+both sides write the same PGN:
 
 >>> r = GameRecord(board=3, game=12, headers={"Event": "Club night", "White": "Ann"},
 ...                moves=("e4", "e5", "Nf3"), ucis=("e2e4", "e7e5", "g1f3"))
@@ -21,17 +21,65 @@ sides write the same PGN:
 <BLANKLINE>
 >>> GameRecord.from_json(r.to_json()) == r
 True
+
+**Order.** A record carries its game's number on the board (the store's id: a new game has
+a higher one) and a ``revision`` that the board makes larger with every change of the
+record (a move, a take-back, a result, a header), across restarts of the board
+(:mod:`.revision`). Of two records of one game, the one with the higher revision is the
+newer, whatever order they arrive in.
+
+**Untrusted.** :meth:`GameRecord.from_json` is the hall's reader of what a board's account
+published: it refuses a record longer than :data:`MAX_RECORD_BYTES`, nested deeper than a
+record is (before the JSON parser sees it), or with any field out of shape (numbers out of
+range, header names that are not PGN tag names, values holding line breaks, moves that are
+not SAN or UCI), each with a message that says which field. Whether the moves are legal is
+the hall's to check (:mod:`board_driver.hall.legal`): it replays them with ``rules``.
+
+>>> GameRecord.from_json('[' * 990 + ']' * 990)
+Traceback (most recent call last):
+...
+ValueError: nested deeper than a record is (more than 3 levels)
+>>> GameRecord.from_json('{"board": 3, "game": 1, "headers": {"White\\n[Board": "x"}}')
+Traceback (most recent call last):
+...
+ValueError: headers: "White\x0a[Board" is not a PGN tag name (a letter, then letters, digits or _)
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from rules import STARTING_FEN
-from rules.pgn import RESULTS, SEVEN_TAG_ROSTER
+from board_driver.config_values import quote
+from board_driver.connectors.broadcast.topics import MAX_BOARD, MAX_GAME
+from rules import STARTING_FEN, TERMINATIONS
+from rules.pgn import RESULTS, SEVEN_TAG_ROSTER, TAG_NAME, tag_pair
+
+#: The longest record the hall reads (a game of 17,000 plies fits; a flood does not).
+MAX_RECORD_BYTES = 256 * 1024
+#: The most plies a record may hold: a game stops at the 75-move rule long before.
+MAX_PLIES = 17_698
+#: The most headers a record may carry, and the longest value (as the board's store).
+MAX_HEADERS = 40
+MAX_HEADER_CHARS = 255
+#: How deep a record's JSON nests: the record, then its headers, moves or clocks.
+MAX_NESTING = 3
+#: Brackets a text may open in all and be parsed at once (the parser goes no deeper).
+_FEW_BRACKETS = 8
+#: Headers the record's own fields write (``result``, ``board``, ``start_fen``).
+DERIVED_HEADERS = frozenset({"Result", "Board", "SetUp", "FEN"})
+_UCI = re.compile(r"[a-h][1-8][a-h][1-8][qrbn]?")
+_SAN = re.compile(r"[a-hKQRBNOx1-8=+#-]{2,10}")
+_FEN = re.compile(r"[0-9a-zA-Z/ -]{1,100}")
+_STAMP = re.compile(r"\d{4}-[01]\d-[0-3]\dT[0-2]\d:[0-5]\d:[0-6]\d[0-9TZ:.+-]{0,13}")
+_LINE_BREAKING = re.compile("[\\x00-\\x1f\\x7f\\x85\\u2028\\u2029]")
+_JSON_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
+_BRACKET = re.compile(r"[\[\]{}]")
+#: The most a clock may read, in ms (a week).
+MAX_CLOCK_MS = 7 * 24 * 3600 * 1000
 
 _UNSET = {"Event": "?", "Site": "?", "Date": "????.??.??", "Round": "?", "White": "?", "Black": "?"}
 #: Header values that say "not known" rather than a name.
@@ -59,6 +107,9 @@ class GameRecord:
 
     board: int
     game: int
+    #: Grows with every change of the game's record (see the module's docstring); 0 for a
+    #: record of a board that gives none (an older magboard).
+    revision: int = 0
     headers: Mapping[str, str] = field(default_factory=dict)
     moves: tuple[str, ...] = ()
     ucis: tuple[str, ...] = ()
@@ -99,13 +150,14 @@ class GameRecord:
         blank line so that games concatenate into one file."""
         tags = self.tags()
         tags.update(extra or {})
-        lines = [f'[{name} "{_quote(value)}"]' for name, value in tags.items()]
+        lines = [tag_pair(name, value) for name, value in tags.items()]
         return "\n".join([*lines, "", *movetext(self.start_fen, self.moves, self.result), ""])
 
     def to_json(self) -> str:
         data: dict[str, Any] = {
             "board": self.board,
             "game": self.game,
+            "revision": self.revision,
             "started": self.started,
             "headers": dict(self.headers),
             "start_fen": self.start_fen,
@@ -121,47 +173,51 @@ class GameRecord:
 
     @classmethod
     def from_json(cls, text: str | bytes) -> GameRecord:
-        """A record read back; ValueError names what is wrong with it."""
+        """A record read back from what a board published, every field checked (see the
+        module's docstring); ValueError names the first thing wrong with it."""
+        if len(text) > MAX_RECORD_BYTES:
+            raise ValueError(f"{len(text)} bytes, more than a record's {MAX_RECORD_BYTES}")
+        if isinstance(text, bytes | bytearray):
+            try:
+                text = bytes(text).decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise ValueError(f"not UTF-8 ({exc.reason} at byte {exc.start})") from None
+        # A record opens a handful of arrays and objects: with as few brackets in all, the
+        # parser cannot go deep; with more, they are counted outside the strings first.
+        if text.count("[") + text.count("{") > _FEW_BRACKETS and nesting(text) > MAX_NESTING:
+            raise ValueError(f"nested deeper than a record is (more than {MAX_NESTING} levels)")
         try:
             data = json.loads(text)
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        except json.JSONDecodeError as exc:
             raise ValueError(f"not JSON ({exc})") from None
         if not isinstance(data, dict):
             raise ValueError("not a JSON object")
-        board = _whole(data, "board")
-        game = _whole(data, "game")
-        headers = data.get("headers", {})
-        if not isinstance(headers, dict) or not all(
-            isinstance(k, str) and isinstance(v, str) for k, v in headers.items()
-        ):
-            raise ValueError("'headers' is not an object of strings")
-        moves = _strings(data, "moves")
-        ucis = _strings(data, "ucis")
+        moves = _strings(data, "moves", _SAN, "a move in SAN")
+        ucis = _strings(data, "ucis", _UCI, "a move in UCI")
         if len(moves) != len(ucis):
             raise ValueError(f"{len(moves)} moves but {len(ucis)} ucis")
         result = data.get("result", "*")
         if result not in RESULTS:
-            raise ValueError(f"'result' {result!r} is not one of {', '.join(RESULTS)}")
+            raise ValueError(f"result: {quote(result)} is not one of {', '.join(RESULTS)}")
         termination = data.get("termination")
-        if termination is not None and not isinstance(termination, str):
-            raise ValueError("'termination' is not a string or null")
-        clocks = data.get("clocks")
-        if clocks is not None and not (
-            isinstance(clocks, dict) and all(isinstance(v, int) for v in clocks.values())
-        ):
-            raise ValueError("'clocks' is not an object of whole numbers")
+        if termination is not None and termination not in TERMINATIONS:
+            raise ValueError(f"termination: {quote(termination)} is not a way a game ends")
+        started = _text(data, "started", "")
+        if started and not _STAMP.fullmatch(started):
+            raise ValueError(f"started: {quote(started)} is not a time (UTC, ISO 8601)")
         return cls(
-            board=board,
-            game=game,
-            headers=headers,
+            board=_whole(data, "board", 1, MAX_BOARD),
+            game=_whole(data, "game", 1, MAX_GAME),
+            revision=_whole(data, "revision", 0, MAX_GAME, default=0),
+            headers=_headers(data.get("headers", {})),
             moves=moves,
             ucis=ucis,
-            start_fen=_text(data, "start_fen", STARTING_FEN),
-            fen=_text(data, "fen", STARTING_FEN),
+            start_fen=_fen(data, "start_fen"),
+            fen=_fen(data, "fen"),
             result=result,
             termination=termination,
-            started=_text(data, "started", ""),
-            clocks=clocks,
+            started=started,
+            clocks=_clocks(data.get("clocks")),
         )
 
     def with_headers(self, **headers: str) -> GameRecord:
@@ -176,7 +232,10 @@ def movetext(start_fen: str, sans: tuple[str, ...] | list[str], result: str) -> 
     """
     fields = start_fen.split()
     white = len(fields) < 2 or fields[1] != "b"
-    number = int(fields[5]) if len(fields) > 5 and fields[5].isdigit() else 1
+    counter = fields[5] if len(fields) > 5 else ""
+    # Digits 0-9 only, and few of them: "²".isdigit() is true, and int() of 5,000 digits
+    # is refused (the hall checks the FEN with rules first; this stays safe without it).
+    number = int(counter) if counter.isascii() and counter.isdigit() and len(counter) <= 5 else 1
     tokens: list[str] = []
     for i, san in enumerate(sans):
         if white:
@@ -200,26 +259,105 @@ def movetext(start_fen: str, sans: tuple[str, ...] | list[str], result: str) -> 
     return lines
 
 
-def _quote(value: str) -> str:
-    return value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", " ")
+def nesting(text: str) -> int:
+    """How deep a JSON text's arrays and objects nest (brackets inside strings do not
+    count), read without recursion, and stopping once past :data:`MAX_NESTING`.
+
+    >>> nesting('{"a": [1, "]]]"], "b": {}}'), nesting("[" * 5000)
+    (2, 4)
+    """
+    depth = deepest = 0
+    for bracket in _BRACKET.findall(_JSON_STRING.sub('""', text)):
+        depth += 1 if bracket in "[{" else -1
+        deepest = max(deepest, depth)
+        if deepest > MAX_NESTING:
+            break
+    return deepest
 
 
-def _whole(data: dict[str, Any], key: str) -> int:
-    value = data.get(key)
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise ValueError(f"{key!r} is not a whole number")
+def _whole(data: dict[str, Any], key: str, low: int, high: int, default: int | None = None) -> int:
+    value = data.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise ValueError(f"{key}: {quote(value)} is not a whole number from {low} to {high}")
     return value
 
 
-def _strings(data: dict[str, Any], key: str) -> tuple[str, ...]:
+def _strings(data: dict[str, Any], key: str, shape: re.Pattern[str], what: str) -> tuple[str, ...]:
     value = data.get(key, [])
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise ValueError(f"{key!r} is not a list of strings")
+    if not isinstance(value, list):
+        raise ValueError(f"{key}: not a list")
+    if len(value) > MAX_PLIES:
+        raise ValueError(f"{key}: {len(value)} plies, more than a game can have ({MAX_PLIES})")
+    # Every ply at once (a record comes with each move: its whole game each time): the
+    # moves joined by line breaks, which no move may hold, match the shape line by line.
+    try:
+        joined = "\n".join(value)
+    except TypeError:  # not all strings
+        joined = None
+    if joined is not None and joined.count("\n") == len(value) - 1 and _lines_of(
+        shape
+    ).fullmatch(joined):
+        return tuple(value)
+    for ply, item in enumerate(value, start=1):  # which one is wrong, for the message
+        if not isinstance(item, str) or not shape.fullmatch(item):
+            raise ValueError(f"{key}: ply {ply}: {quote(item)} is not {what}")
     return tuple(value)
+
+
+_LINES: dict[str, re.Pattern[str]] = {}
+
+
+def _lines_of(shape: re.Pattern[str]) -> re.Pattern[str]:
+    """``shape`` on every line of a text (or an empty text)."""
+    lines = _LINES.get(shape.pattern)
+    if lines is None:
+        lines = _LINES[shape.pattern] = re.compile(f"(?:{shape.pattern}(?:\n{shape.pattern})*)?")
+    return lines
+
+
+def _headers(value: Any) -> dict[str, str]:
+    if not isinstance(value, dict):
+        raise ValueError("headers: not an object")
+    if len(value) > MAX_HEADERS:
+        raise ValueError(f"headers: {len(value)} of them, more than {MAX_HEADERS}")
+    for name, text in value.items():
+        if not TAG_NAME.fullmatch(name):
+            raise ValueError(f"headers: {quote(name)} is not a PGN tag name (a letter, then "
+                             "letters, digits or _)")
+        if name in DERIVED_HEADERS:
+            raise ValueError(f"headers: {name} is the record's own (it has a field for it)")
+        if not isinstance(text, str) or len(text) > MAX_HEADER_CHARS or _LINE_BREAKING.search(
+            text
+        ):
+            raise ValueError(f"headers: {name}: {quote(text)} is not a header value (at most "
+                             f"{MAX_HEADER_CHARS} characters, no line breaks)")
+    return value
+
+
+def _fen(data: dict[str, Any], key: str) -> str:
+    value = _text(data, key, STARTING_FEN)
+    if not _FEN.fullmatch(value):
+        raise ValueError(f"{key}: {quote(value)} is not a FEN")
+    return value
+
+
+def _clocks(value: Any) -> dict[str, int] | None:
+    if value is None:
+        return None
+    if not (
+        isinstance(value, dict)
+        and sorted(value) == ["black", "white"]
+        and all(
+            isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= MAX_CLOCK_MS
+            for v in value.values()
+        )
+    ):
+        raise ValueError("clocks: not {\"white\": ms, \"black\": ms}")
+    return value
 
 
 def _text(data: dict[str, Any], key: str, default: str) -> str:
     value = data.get(key, default)
     if not isinstance(value, str):
-        raise ValueError(f"{key!r} is not a string")
+        raise ValueError(f"{key}: {quote(value)} is not a string")
     return value

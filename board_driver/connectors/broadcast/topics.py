@@ -8,6 +8,11 @@ stored game number, so each game a board plays is its own game::
     <prefix>/board/<board>/game/<game>/pgn     the whole PGN so far    retained
     <prefix>/board/<board>/game/<game>/move    one ply (JSON)          QoS 1, not retained
     <prefix>/board/<board>/game/<game>/takeback  {"plies": n} (JSON)   QoS 1, not retained
+    <prefix>/board/<board>/probe               a board's own check    QoS 1, not retained
+
+A board subscribes to its own ``probe`` and publishes one when it connects: the broker
+passes it back only if the board's account may publish the board's topics (under MQTT
+3.1.1 a broker drops a refused publication without a word).
 
 Every message is QoS 1. The record is the game's whole state (headers, moves, result), so
 a subscriber that comes late, or that missed messages, reads it and knows everything; the
@@ -23,10 +28,13 @@ Parsed(board=7, game=12, kind='move')
 Parsed(board=7, game=None, kind='status')
 >>> t.parse("elsewhere/board/7/status") is None
 True
+>>> t.parse("hall/board/07/status") is None     # numbers as a board writes them, only
+True
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 #: Every message is sent at least once (a board that loses the broker sends it again).
@@ -35,6 +43,12 @@ ONLINE = "online"
 OFFLINE = "offline"
 #: What may follow ``<prefix>/board/<board>/game/<game>`` (the record itself has no suffix).
 GAME_KINDS = ("pgn", "move", "takeback")
+#: The highest board number a hall may have.
+MAX_BOARD = 9999
+#: The highest game number a record may carry (a stored game's id; JavaScript's exact
+#: integers on the hall's page).
+MAX_GAME = 2**53 - 1
+_NUMBER = re.compile(r"[1-9][0-9]{0,15}")
 
 
 def check_prefix(prefix: str) -> str:
@@ -90,6 +104,9 @@ class Topics:
     def takeback(self, board: int, game: int) -> str:
         return f"{self.record(board, game)}/takeback"
 
+    def probe(self, board: int) -> str:
+        return f"{self.prefix}/board/{board}/probe"
+
     def board_filter(self, board: int) -> str:
         """Everything one board publishes (its ACL grants this pattern)."""
         return f"{self.prefix}/board/{board}/#"
@@ -100,21 +117,31 @@ class Topics:
         return [f"{self.prefix}/board/+/status", f"{self.prefix}/board/+/game/+"]
 
     def parse(self, topic: str) -> Parsed | None:
-        """The board, game and kind a topic names; None for a topic not of this hall."""
+        """The board, game and kind a topic names; None for a topic not of this hall, or
+        one no board writes (a number with a sign, a leading zero, other digits than
+        0-9, out of range)."""
         head = f"{self.prefix}/board/"
         if not topic.startswith(head):
             return None
         parts = topic[len(head) :].split("/")
-        try:
-            board = int(parts[0])
-            if len(parts) == 2 and parts[1] == "status":
-                return Parsed(board, None, "status")
-            if len(parts) >= 3 and parts[1] == "game":
-                game = int(parts[2])
-                if len(parts) == 3:
-                    return Parsed(board, game, "record")
-                if len(parts) == 4 and parts[3] in GAME_KINDS:
-                    return Parsed(board, game, parts[3])
-        except ValueError:
+        board = _number(parts[0], MAX_BOARD)
+        if board is None:
             return None
+        if len(parts) == 2 and parts[1] == "status":
+            return Parsed(board, None, "status")
+        if len(parts) >= 3 and parts[1] == "game":
+            game = _number(parts[2], MAX_GAME)
+            if game is None:
+                return None
+            if len(parts) == 3:
+                return Parsed(board, game, "record")
+            if len(parts) == 4 and parts[3] in GAME_KINDS:
+                return Parsed(board, game, parts[3])
         return None
+
+
+def _number(text: str, most: int) -> int | None:
+    if not _NUMBER.fullmatch(text):
+        return None
+    value = int(text)
+    return value if value <= most else None

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from importlib.util import find_spec
 from typing import Any, ClassVar
 
-from board_driver.config_values import Check, one_of, text
+from board_driver.config_values import Check, FilePath, one_of, text
 from board_driver.extension import Extension, ExtensionError
 
 PROTOCOLS = ("none", "dgt", "chesslink")
@@ -49,7 +49,7 @@ class EmulationExtension(Extension):
         "protocol": one_of(*PROTOCOLS),
         "device": text,
         "colour": one_of(*COLOURS),
-        "trace": text,
+        "trace": FilePath("written"),
     }
 
     def enabled(self, section: Any, config: Any) -> bool:

@@ -15,6 +15,7 @@ daemon's time (a bug report, or a test fixture: see
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 from collections.abc import Callable
@@ -274,8 +275,14 @@ class Emulation:
     def _record(self, kind: str, value: Any) -> None:
         if self._trace is None:
             return
-        self._trace.write(json.dumps({"t": self.door.now_ms(), kind: value}) + "\n")
-        self._trace.flush()
+        try:
+            self._trace.write(json.dumps({"t": self.door.now_ms(), kind: value}) + "\n")
+            self._trace.flush()
+        except OSError as exc:  # a full disk: the trace stops, the emulation goes on
+            log.warning("emulation: trace stopped: cannot write %s (%s)", self._trace_path, exc)
+            with contextlib.suppress(OSError):
+                self._trace.close()
+            self._trace = None
 
 
 def _lit_squares(frame: Frame) -> str:

@@ -64,6 +64,11 @@ class Request:
     body: bytes = b""
     #: What the route's pattern matched, by group name.
     match: dict[str, str] = field(default_factory=dict)
+    #: The request's target as it came (path and query), for a WebSocket's upgrade.
+    target: str = ""
+    #: The headers as they came, bytes (a WebSocket's upgrade is judged on these: a byte
+    #: that is not UTF-8 must not be turned into a character first).
+    raw_headers: list[tuple[bytes, bytes]] = field(default_factory=list)
 
 
 @dataclass
@@ -338,13 +343,20 @@ class HttpServer:
         writer: asyncio.StreamWriter,
     ) -> None:
         connection = wsproto.WSConnection(wsproto.ConnectionType.SERVER)
-        headers = [(k.encode(), v.encode("latin-1")) for k, v in request.headers.items()]
         try:
-            connection.initiate_upgrade_connection(headers, request.path)
+            for name, value in request.raw_headers:
+                try:
+                    value.decode("utf-8")
+                except UnicodeDecodeError:
+                    # A page's script sends text; bytes that are not are no handshake.
+                    shown = name.decode("latin-1")[:40]
+                    raise ValueError(f"the header {shown} is not UTF-8 text") from None
+            connection.initiate_upgrade_connection(request.raw_headers, request.target)
             for event in connection.events():
                 if isinstance(event, ws_events.Request):
                     writer.write(connection.send(ws_events.AcceptConnection()))
-        except wsproto.utilities.RemoteProtocolError as exc:
+        except (wsproto.utilities.ProtocolError, ValueError) as exc:
+            # A header wsproto refuses, or one that is not text: a 400, never a trace.
             body = json.dumps({"error": f"not a WebSocket request: {exc}"}).encode()
             head = b"HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\n"
             head += b"Connection: close\r\nContent-Length: %d\r\n\r\n" % len(body)
@@ -415,4 +427,6 @@ def _request(head: h11.Request, body: bytes) -> Request:
             for name, value in head.headers
         },
         body=body,
+        target=target,
+        raw_headers=[(bytes(name), bytes(value)) for name, value in head.headers],
     )

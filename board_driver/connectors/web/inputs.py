@@ -17,6 +17,7 @@ board_driver.connectors.web.inputs.InputError: fen: FEN placement: White has no 
 
 from __future__ import annotations
 
+import datetime as _dt
 import re
 from typing import Any
 
@@ -164,16 +165,100 @@ def parse_engine(body: Any) -> tuple[str, dict[str, int | None]]:
     return side, level
 
 
-def parse_headers(body: Any) -> dict[str, str]:
-    """PGN headers: tag names of letters, digits and ``_`` (a letter first), each with one
-    line of text of at most 255 characters; at most :data:`MAX_HEADERS` of them.
+def _pgn_date(value: str) -> str | None:
+    """Why ``value`` is not a PGN date (``2026.11.26``, ``??`` for a part not known)."""
+    found = re.fullmatch(r"(\d{4}|\?{4})\.(\d{2}|\?\?)\.(\d{2}|\?\?)", value)
+    if found is None:
+        return "is not a PGN date like 2026.11.26 (?? for a part not known: 2026.11.??)"
+    year, month, day = (None if "?" in part else int(part) for part in found.groups())
+    if month is not None and not 1 <= month <= 12:
+        return f"has no month {month:02d}"
+    if day is not None:
+        try:  # a part not known is judged at its most: a leap year, a month of 31 days
+            _dt.date(year or 2000, month or 1, day)
+        except ValueError:
+            return "is not a day of the calendar"
+    if year == 0:
+        return "has no year 0000"
+    return None
 
-    >>> parse_headers({"White": "Ann", "Round": "3"})
-    {'White': 'Ann', 'Round': '3'}
+
+def _pgn_round(value: str) -> str | None:
+    if re.fullmatch(r"\?|-|\d{1,4}(\.\d{1,4}){0,3}", value):
+        return None
+    return 'is not a round like "3" or "3.1" ("?": not known, "-": none)'
+
+
+def _rating(value: str) -> str | None:
+    if re.fullmatch(r"\d{1,4}", value) and int(value) <= 4000:
+        return None
+    return "is not a rating (a whole number up to 4000)"
+
+
+def _title(value: str) -> str | None:
+    if value in TITLES:
+        return None
+    return f"is not a title ({', '.join(TITLES)})"
+
+
+def _number(value: str) -> str | None:
+    return None if re.fullmatch(r"\d{1,12}", value) else "is not a number"
+
+
+def _any(_value: str) -> str | None:
+    return None
+
+
+#: Titles a PGN names (FIDE's, national master, Lichess's ``LM`` and ``BOT``).
+TITLES = ("GM", "IM", "FM", "CM", "WGM", "WIM", "WFM", "WCM", "NM", "LM", "BOT")
+#: The PGN headers the page sets: those that say who played, where and when, each with
+#: its check. The others are the board's own: it writes them from the game itself
+#: (``Result``, ``Termination``, ``FEN``, ``SetUp``, ``Variant``, ``TimeControl``, ...) or
+#: a player does (an engine's name and level, an online game's site).
+PAGE_HEADERS = {
+    "Event": _any,
+    "Site": _any,
+    "Date": _pgn_date,
+    "Round": _pgn_round,
+    "White": _any,
+    "Black": _any,
+    "WhiteElo": _rating,
+    "BlackElo": _rating,
+    "WhiteTitle": _title,
+    "BlackTitle": _title,
+    "WhiteTeam": _any,
+    "BlackTeam": _any,
+    "WhiteFideId": _number,
+    "BlackFideId": _number,
+    "EventDate": _pgn_date,
+    "Board": _number,
+    "Section": _any,
+    "Stage": _any,
+    "Annotator": _any,
+}
+#: Headers the game itself sets, named so when a page tries one.
+GAME_HEADERS = ("Result", "Termination", "FEN", "SetUp", "Variant", "PlyCount", "TimeControl")
+
+
+def parse_headers(body: Any) -> dict[str, str]:
+    """PGN headers the page may set (:data:`PAGE_HEADERS`: who played, where, when), each
+    one line of text of at most 255 characters that its check takes (a real date, a
+    rating, a round); ``""`` removes one; at most :data:`MAX_HEADERS` of them.
+
+    >>> parse_headers({"White": "Ann", "Round": "3", "Date": "2026.11.??"})
+    {'White': 'Ann', 'Round': '3', 'Date': '2026.11.??'}
     >>> parse_headers({"White": 3})
     Traceback (most recent call last):
     ...
     board_driver.connectors.web.inputs.InputError: White: 3 is not one line of text
+    >>> parse_headers({"Date": "2099.99.99"})
+    Traceback (most recent call last):
+    ...
+    board_driver.connectors.web.inputs.InputError: Date: '2099.99.99' has no month 99
+    >>> parse_headers({"Variant": "Atomic"})  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    board_driver.connectors.web.inputs.InputError: Variant: set by the game itself, ...
     """
     if not isinstance(body, dict) or not body:
         raise InputError('headers: expected an object like {"White": "Ann", "Round": "3"}')
@@ -183,8 +268,16 @@ def parse_headers(body: Any) -> dict[str, str]:
     for name, value in body.items():
         if not _TAG.fullmatch(name):
             raise InputError(f"{_show(name)} is not a PGN tag name")
+        if name not in PAGE_HEADERS:
+            why = "set by the game itself" if name in GAME_HEADERS else "not a header the page sets"
+            raise InputError(
+                f"{name}: {why}, not from the page (the page sets {', '.join(PAGE_HEADERS)})"
+            )
         if not isinstance(value, str) or len(value) > 255 or not value.isprintable():
             raise InputError(f"{name}: {_show(value)} is not one line of text")
+        problem = PAGE_HEADERS[name](value) if value else None
+        if problem:
+            raise InputError(f"{name}: {_show(value)} {problem}")
         headers[name] = value
     return headers
 

@@ -8,7 +8,9 @@ Routes::
     GET  /ws                    WebSocket: the state on connect, then every change, pushed
     GET  /api/state             the same state, once, as JSON
     GET  /api/games             the stored games, newest first
-    GET  /games/<n>.pgn         a stored game as PGN (``current.pgn``: the game on the board)
+    GET  /api/games/<n>/review  a stored game move by move, with the engine's review so far
+    GET  /games/<n>.pgn         a stored game as PGN (``current.pgn``: the game on the board;
+                                ``?evals=1``: its review as [%eval] comments and glyphs)
     POST /api/<action>          needs ``Authorization: Bearer <token>``:
          button   {"button": "resign"|"draw_offer"|"draw_accept"|"claim_draw"|"new_game"|"adjust"
                    |"hint"}
@@ -24,7 +26,8 @@ Routes::
          resume   {"game": n}  an adjourned game (stored, not over) back on the board
          answer   {"reading": n}  which reading of the pieces is right, when the board asks
                   after a restart (the state's "question", numbered from 0)
-         player/<name>/<action> {...}   a player's own action (online play: seek, ...)
+         player/<name>/<action> {...}   a player's own action (online play: seek, ...;
+                   ``player/engine/review {"game": n}`` reviews a finished game)
 
 The page is a connector: it sees the board only through the door
 (:class:`board_driver.door.Door`). Every action goes the hardware's way: buttons and
@@ -55,6 +58,7 @@ from board_driver.connectors.web.http import HttpServer, Request, Response, Rout
 from board_driver.connectors.web.inputs import InputError
 from board_driver.connectors.web.limits import json_depth
 from board_driver.connectors.web.mdns import Announcer, is_loopback, lan_addresses
+from board_driver.connectors.web.review import review_view
 from board_driver.connectors.web.state import PageState, snapshot
 from board_driver.connectors.web.token import Token, load_token
 from board_driver.door import ActionRefused, Door
@@ -63,10 +67,13 @@ log = logging.getLogger("magboard")
 
 STATIC_FILES = {
     "board.js": "text/javascript",
+    "review.js": "text/javascript",
     "lichess.js": "text/javascript",
+    "pieces.js": "text/javascript",
     "board.css": "text/css",
     "index.html": "text/html",
     "favicon.svg": "image/svg+xml",
+    "pieces.svg": "image/svg+xml",
 }
 #: Messages kept for a page that connects later (the newest last).
 RECENT_EVENTS = 20
@@ -149,6 +156,7 @@ class WebServer:
         router.add_websocket("/ws", self._websocket)
         router.add("GET", "/api/state", self._state)
         router.add("GET", "/api/games", self._games)
+        router.add("GET", "/api/games/{game}/review", self._review)
         router.add("GET", "/games/{game}.pgn", self._pgn)
         router.add("POST", "/api/player/{player}/{action}", self._player_action)
         router.add("POST", "/api/{action}", self._action)
@@ -278,17 +286,31 @@ class WebServer:
             ]
         )
 
-    async def _pgn(self, request: Request) -> Response:
+    async def _review(self, request: Request) -> Response:
         raw = request.match["game"]
         try:
-            game_id = None if raw == "current" else inputs.parse_game_id(raw)
-            text = self.door.pgn(game_id)
+            return Response.json(review_view(self.door, inputs.parse_game_id(raw)))
         except InputError as exc:
             return Response.error(400, str(exc))
         except LookupError:
             return Response.error(404, f"no game {raw[:20]} is stored")
-        number = self.door.snapshot().game_id if game_id is None else game_id
-        name = f"magboard-game-{number}.pgn"
+
+    async def _pgn(self, request: Request) -> Response:
+        raw = request.match["game"]
+        evals = request.query.get("evals", "") not in ("", "0")
+        try:
+            game_id = None if raw == "current" else inputs.parse_game_id(raw)
+            number = self.door.snapshot().game_id if game_id is None else game_id
+            if evals:
+                hidden = review_view(self.door, number)["hidden"]
+                if hidden:
+                    return Response.error(409, hidden)
+            text = self.door.pgn(game_id, evals=evals)
+        except InputError as exc:
+            return Response.error(400, str(exc))
+        except LookupError:
+            return Response.error(404, f"no game {raw[:20]} is stored")
+        name = f"magboard-game-{number}{'-review' if evals else ''}.pgn"
         return Response(
             body=text.encode(),
             content_type="application/x-chess-pgn",

@@ -20,15 +20,20 @@ START_OCCUPANCY = Position.from_fen(STARTING_FEN).occupancy()
 
 class PageState:
     """What the page remembers between snapshots that the board only announces: the
-    engine's last failure, until it plays, gives a hint or is set anew."""
+    engine's last failure, until it plays, gives a hint or is set anew; and the hall
+    broadcast's link (``state`` and ``message`` of its last ``broadcast`` event)."""
 
     def __init__(self) -> None:
         self.engine_error: str | None = None
+        self.broadcast: dict[str, str] | None = None
 
     def follow(self, events: list[dict]) -> None:
         for event in events:
             kind = event.get("type")
-            if kind == "engine_error":
+            if kind == "broadcast":
+                self.broadcast = {"state": str(event.get("state", "")),
+                                  "message": str(event.get("message", ""))}
+            elif kind == "engine_error":
                 self.engine_error = str(event.get("message", ""))
             elif kind in ("engine_move", "engine_changed", "hint", "new_game"):
                 self.engine_error = None
@@ -140,6 +145,8 @@ def snapshot(snap: Snapshot, page: PageState) -> dict[str, Any]:
         # page offers each (POST /api/answer {"reading": i}).
         "question": list(snap.question),
         "engine": engine_snapshot(snap, page),
+        # The hall broadcast's link, when [broadcast] is on and has said something.
+        "broadcast": page.broadcast,
         "can_take_back": bool(
             sim is not None and options["takeback"] and snap.moves and snap.in_sync and playing
         ),

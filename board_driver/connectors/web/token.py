@@ -24,7 +24,11 @@ import secrets
 from dataclasses import dataclass
 from pathlib import Path
 
+from board_driver.user_files import UnusableFile, read_text
+
 TOKEN_FILE = "web-token"
+#: The stored token is one line of a few dozen characters.
+MAX_TOKEN_FILE_BYTES = 4096
 #: What a stored token may contain: what ``secrets.token_urlsafe`` makes.
 _TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
 
@@ -54,8 +58,8 @@ def load_token(configured: str, directory: Path) -> Token:
         return Token(configured)
     path = directory / TOKEN_FILE
     try:
-        stored = path.read_text(encoding="ascii").strip()
-    except (OSError, UnicodeDecodeError):
+        stored = read_text(path, limit=MAX_TOKEN_FILE_BYTES).strip()
+    except UnusableFile:  # none yet, or not one: a new one replaces it
         stored = ""
     if len(stored) >= 16 and set(stored) <= _TOKEN_CHARS:
         return Token(stored, path)

@@ -1,9 +1,9 @@
 // The hall's page: every board of the round, live over Server-Sent Events (/api/events).
 "use strict";
 
-const GLYPH = { k: "♚", q: "♛", r: "♜", b: "♝", n: "♞", p: "♟" };
 const FILES = "abcdefgh";
-const hall = { round: null, rounds: [], games: new Map(), boards: {}, source: null };
+const hall = { round: null, rounds: [], games: new Map(), boards: {}, bad: {}, link: null,
+  source: null };
 
 function $(id) { return document.getElementById(id); }
 
@@ -31,10 +31,7 @@ function drawBoard(element, fen, lastMove) {
     const square = document.createElement("div");
     const name = FILES[f] + (8 - r);
     square.className = ((r + f) % 2 === 0 ? "l" : "d") + (marked.includes(name) ? " last" : "");
-    if (piece) {
-      square.textContent = GLYPH[piece.toLowerCase()];
-      square.classList.add(piece === piece.toUpperCase() ? "w" : "b");
-    }
+    if (piece) square.appendChild(MagboardPieces.element(piece));  // the board page's set
     square.title = name;
     return square;
   }));
@@ -42,9 +39,36 @@ function drawBoard(element, fen, lastMove) {
 
 function key(game) { return `${game.board}/${game.game}`; }
 
+function element(tag, className, text) {
+  const made = document.createElement(tag);
+  if (className) made.className = className;
+  if (text !== undefined) made.textContent = text;
+  return made;
+}
+
+// A card's title: the board's number, its dot (online or offline), its result, and
+// "bad data" when what its account published cannot be used.
+function cardTitle(board, status, result) {
+  const title = element("h2");
+  title.append(element("span", "", `Board ${board}`));
+  const state = element("span");
+  const online = (hall.boards[String(board)] || status) === "online";
+  const dot = element("span", "dot" + (online ? "" : " offline"));
+  dot.title = online ? "online" : "offline";
+  state.append(dot);
+  const why = hall.bad[String(board)];
+  if (why) {
+    const bad = element("span", "bad", " bad data");
+    bad.title = why;
+    state.append(bad);
+  }
+  if (result && result !== "*") state.append(element("span", "result", " " + result));
+  title.append(state);
+  return title;
+}
+
 function card(game) {
-  const link = document.createElement("a");
-  link.className = "card";
+  const link = element("a", "card");
   link.href = `?round=${encodeURIComponent(hall.round)}&board=${game.board}&game=${game.game}`;
   link.dataset.key = key(game);
   link.addEventListener("click", (event) => {
@@ -52,38 +76,40 @@ function card(game) {
     history.pushState(null, "", link.href);
     show();
   });
-  const title = document.createElement("h2");
-  const online = (hall.boards[String(game.board)] || game.status) === "online";
-  title.innerHTML = `<span>Board ${game.board}</span>`;
-  const state = document.createElement("span");
-  state.innerHTML = `<span class="dot${online ? "" : " offline"}" title="${online ? "online" : "offline"}"></span>`;
-  if (game.result !== "*") {
-    const result = document.createElement("span");
-    result.className = "result";
-    result.textContent = " " + game.result;
-    state.append(result);
-  }
-  title.append(state);
-  const board = document.createElement("div");
-  board.className = "board";
+  const board = element("div", "board");
   drawBoard(board, game.fen, game.last_move);
-  const players = document.createElement("p");
-  players.className = "players";
-  players.textContent = `${game.white} – ${game.black}`;
-  const last = document.createElement("p");
-  last.className = "last";
-  last.textContent = game.plies
+  const last = game.plies
     ? `${Math.ceil(game.plies / 2)}${game.plies % 2 ? "." : "..."} ${game.last_san}`
     : "not started";
-  link.append(title, board, players, last);
+  link.append(cardTitle(game.board, game.status, game.result), board,
+    element("p", "players", `${game.white} – ${game.black}`), element("p", "last-move", last));
   link.style.setProperty("--size", "180px");
   return link;
 }
 
+// A board with no game to show, only records that cannot be used.
+function badCard(board) {
+  const shown = element("div", "card broken");
+  shown.dataset.key = `${board}/bad`;
+  shown.append(cardTitle(board, "offline", null),
+    element("p", "why", `What board ${board} published cannot be used: ${hall.bad[board]}`));
+  return shown;
+}
+
+function drawLink() {
+  let text = "live";
+  if (hall.link && hall.link.problem) text = hall.link.problem;
+  else if (hall.link && hall.link.broker === false) text = "the broker is unreachable";
+  $("link").textContent = text;
+  $("link").classList.toggle("down", text !== "live");
+}
+
 function drawGrid() {
   const games = [...hall.games.values()].sort((a, b) => a.board - b.board || a.game - b.game);
-  $("grid").replaceChildren(...games.map(card));
-  $("empty").hidden = games.length > 0;
+  const shown = new Set(games.map((g) => String(g.board)));
+  const broken = Object.keys(hall.bad).filter((b) => !shown.has(b)).map(badCard);
+  $("grid").replaceChildren(...games.map(card), ...broken);
+  $("empty").hidden = games.length + broken.length > 0;
   $("pgn-link").href = `/round-${encodeURIComponent(hall.round)}/games.pgn`;
   const select = $("round");
   select.replaceChildren(...hall.rounds.map((r) => new Option(r, r, false, r === hall.round)));
@@ -131,10 +157,10 @@ function connect(round) {
     hall.round = state.round;
     hall.rounds = state.rounds;
     hall.boards = state.boards;
+    hall.bad = state.bad || {};
+    hall.link = state.hall || null;
     hall.games = new Map(state.games.map((g) => [key(g), g]));
-    const link = state.hall && state.hall.broker === false ? "the broker is unreachable" : "live";
-    $("link").textContent = link;
-    $("link").classList.toggle("down", link !== "live");
+    drawLink();
     drawGrid();
     show();
   });
@@ -147,10 +173,16 @@ function connect(round) {
     drawGrid();
   });
   source.addEventListener("boards", (event) => {
-    hall.boards = JSON.parse(event.data);
+    const boards = JSON.parse(event.data);
+    hall.boards = boards.boards;
+    hall.bad = boards.bad;
     drawGrid();
   });
-  source.onopen = () => { $("link").textContent = "live"; $("link").classList.remove("down"); };
+  source.addEventListener("hall", (event) => {
+    hall.link = JSON.parse(event.data);
+    drawLink();
+  });
+  source.onopen = drawLink;
   source.onerror = () => { $("link").textContent = "reconnecting…"; $("link").classList.add("down"); };
 }
 

@@ -26,6 +26,7 @@ from pathlib import Path
 
 from board_driver.physical.sensing.matrix import read_matrix
 from board_driver.squares import FULL_BOARD, square_name, squares_of
+from board_driver.user_files import UnusableFile, read_text
 
 #: The start position: ranks 1, 2, 7 and 8 full.
 START = 0xFFFF00000000FFFF
@@ -149,14 +150,12 @@ class SimulatedBoard:
     @staticmethod
     def _load(path: Path) -> int:
         try:
-            with open(path, "rb") as handle:
-                # A state file is a few dozen bytes: read no more than that could be (a
-                # path to /dev/zero or a huge file is refused, not read into memory).
-                raw = handle.read(MAX_STATE_BYTES + 1)
-            if len(raw) > MAX_STATE_BYTES:
-                raise ValueError(f"more than {MAX_STATE_BYTES} bytes")
-            data = json.loads(raw.decode("utf-8"))
+            # A state file is a few dozen bytes: a device, a FIFO or a huge file is
+            # refused, not read into memory or waited on.
+            data = json.loads(read_text(path, limit=MAX_STATE_BYTES))
             pieces = int(data["pieces"], 16)
+        except UnusableFile as exc:
+            raise SimStateError(f"{exc} (the simulated board's state file)") from exc
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise SimStateError(
                 f"{path}: not a simulated board state file (expected "

@@ -15,6 +15,7 @@ from typing import Any, ClassVar
 from board_driver.config_values import Bad, Check, integer, one_of, quote, text
 from board_driver.extension import Extension
 from board_driver.players.engine.player import MAX_HASH_MB, MAX_THREADS, EngineLevel, EnginePlayer
+from board_driver.players.engine.review import REVIEW_MODES
 from board_driver.players.engine.uci import (
     EngineCrashed,
     EngineError,
@@ -29,6 +30,7 @@ from board_driver.players.engine.uci import (
 SIDE_NAMES = ("none", "white", "black")
 
 
+
 @dataclass(frozen=True)
 class EngineConfig:
     """``[engine]``: a UCI engine as one side (``docs/engine.md``).
@@ -38,6 +40,9 @@ class EngineConfig:
     ``/usr/games/stockfish``); ``skill`` 0..20; ``depth`` (plies, 0 = no limit) and
     ``movetime_ms`` (0 = no limit) per move, at least one of them; ``elo``: a limited
     strength instead of ``skill`` (0 = off); ``threads`` and ``hash_mb`` for the engine.
+    ``review``: when a finished game is reviewed (``"after_game"``, ``"on_request"``,
+    ``"off"``), with ``review_depth`` plies and ``review_nodes`` positions searched per
+    position at most (0 = no limit; at least one of them).
     """
 
     side: str = "none"
@@ -48,6 +53,9 @@ class EngineConfig:
     elo: int = 0
     threads: int = 1
     hash_mb: int = 16
+    review: str = "after_game"
+    review_depth: int = 14
+    review_nodes: int = 500_000
 
 
 def _elo(_key: str, value: Any) -> int:
@@ -73,17 +81,25 @@ class EngineExtension(Extension):
         "elo": _elo,
         "threads": integer(1, MAX_THREADS),
         "hash_mb": integer(1, MAX_HASH_MB),
+        "review": one_of(*REVIEW_MODES),
+        "review_depth": integer(0, 100),
+        "review_nodes": integer(0, 1_000_000_000),
     }
 
     def enabled(self, section: Any, config: Any) -> bool:
         return True
 
     def check_across(self, section: Any, config: Any) -> list[str]:
+        problems = []
         if section.depth == 0 and section.movetime_ms == 0:
-            return [
+            problems.append(
                 "[engine] movetime_ms: 0 (no time limit) needs a depth; set depth or movetime_ms"
-            ]
-        return []
+            )
+        if section.review != "off" and section.review_depth == 0 and section.review_nodes == 0:
+            problems.append(
+                "[engine] review_nodes: 0 (no limit) needs a review_depth; set one of them"
+            )
+        return problems
 
     async def start(self, door: Any, section: Any) -> Any:
         from board_driver.players.engine.seat import start_seat

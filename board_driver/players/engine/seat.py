@@ -31,7 +31,8 @@ from board_driver.arbiter.expected import describe_move, how_to_play
 from board_driver.door import HUMAN, SIDES, ActionRefused, Door, Snapshot
 from board_driver.extension import ExtensionConfigError
 from board_driver.players.engine.player import EngineLevel, EnginePlayer
-from board_driver.players.engine.uci import EngineError, EngineNotFound, find_engine
+from board_driver.players.engine.review import Reviewer
+from board_driver.players.engine.uci import EngineError, EngineNotFound, SearchLimit, find_engine
 
 log = logging.getLogger("magboard")
 
@@ -97,6 +98,7 @@ class EngineSeat:
         self._follower: asyncio.Task | None = None
         self._recorded: tuple | None = None
         self._seating = False  # taking the sides the config and the stored game give
+        self.reviewer: Reviewer | None = None
 
     # ------------------------------------------------------------------ the player
 
@@ -114,10 +116,14 @@ class EngineSeat:
         """For a page: who plays, how strong, what it is doing.
 
         ``side``, ``engine`` (its name, once started), ``level`` (in words), the level's
-        ``skill``/``depth``/``movetime_ms``/``elo``, ``thinking`` (a question is open).
+        ``skill``/``depth``/``movetime_ms``/``elo``, ``thinking`` (a question is open),
+        ``review`` (:meth:`Reviewer.state`: the review of a finished game, under way or
+        done).
         """
         level = self.level
+        review = self.reviewer.state() if self.reviewer is not None else {"status": "off"}
         return {
+            "review": review,
             "side": self.side,
             "engine": self.engine_name,
             "level": level.describe(),
@@ -160,10 +166,22 @@ class EngineSeat:
         self._failed = None
 
     async def command(self, action: str, args: Mapping[str, Any]) -> Mapping[str, Any]:
-        """``level``: set the level (:meth:`set_level`) without giving the engine a side."""
-        if action != "level":
-            raise ActionRefused(f"the engine has no action {action!r} (it has: level)")
-        self.set_level(args)
+        """``level``: set the level (:meth:`set_level`) without giving the engine a side;
+        ``review`` ``{"game": n}``: review stored game n now (ActionRefused says why not);
+        ``review_stop``: stop the review under way."""
+        if action == "level":
+            self.set_level(args)
+        elif action == "review" and self.reviewer is not None:
+            game = args.get("game")
+            if isinstance(game, bool) or not isinstance(game, int) or game < 1:
+                raise ValueError(f"review: game {game!r} is not a game number")
+            self.reviewer.request(game)
+        elif action == "review_stop" and self.reviewer is not None:
+            self.reviewer.cancel("stopped from the page", later=False)
+        else:
+            raise ActionRefused(
+                f"the engine has no action {action!r} (it has: level, review, review_stop)"
+            )
         return dict(self.state())
 
     def _player(self) -> EnginePlayer:
@@ -193,6 +211,13 @@ class EngineSeat:
         finally:
             self._seating = False
         self._follower = asyncio.get_running_loop().create_task(self._follow())
+        if config_side not in ("none", self.side):  # a resumed game keeps its players
+            log.info(
+                "engine: plays %s from the next new game (game %s, resumed, keeps %s)",
+                config_side,
+                door.snapshot().game_id,
+                "people on both sides" if self.side == "none" else f"the engine on {self.side}",
+            )
         if self.side != "none":
             try:
                 await self._player().start()
@@ -210,6 +235,8 @@ class EngineSeat:
         return self
 
     async def stop(self) -> None:
+        if self.reviewer is not None:
+            await self.reviewer.stop()
         for task in (self._follower, self._task, self._hint_task, *self._chores):
             if task is not None:
                 task.cancel()
@@ -229,6 +256,8 @@ class EngineSeat:
                     batch.append(more)
                 try:
                     self._update(batch)
+                    if self.reviewer is not None:
+                        self.reviewer.follow(batch)
                 except Exception:  # a bug here must not stop the board
                     log.exception("engine: unexpected failure")
 
@@ -424,4 +453,17 @@ async def start_seat(door: Door, section: Any) -> EngineSeat:
         threads=section.threads,
         hash_mb=section.hash_mb,
     )
-    return await seat.start(section.side)
+    seat.reviewer = Reviewer(
+        door,
+        path=section.path,
+        limit=SearchLimit(
+            depth=section.review_depth or None, nodes=section.review_nodes or None
+        )
+        if section.review != "off"
+        else SearchLimit(depth=1),
+        mode=section.review,
+        hash_mb=section.hash_mb,
+    )
+    await seat.start(section.side)
+    await seat.reviewer.start()
+    return seat

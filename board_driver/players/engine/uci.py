@@ -96,34 +96,90 @@ def find_engine(path: str | os.PathLike[str] = "") -> Path:
 
 @dataclass(frozen=True, slots=True)
 class SearchLimit:
-    """How long the engine thinks about one move: a depth in plies, a time, or both
-    (whichever ends first)."""
+    """How long the engine thinks about one move: a depth in plies, a time, a number of
+    positions searched (nodes), or several (whichever ends first).
+
+    >>> SearchLimit(depth=12, nodes=200_000).go()
+    'go depth 12 nodes 200000'
+    """
 
     depth: int | None = None
     movetime_ms: int | None = None
+    nodes: int | None = None
 
     def __post_init__(self) -> None:
-        if self.depth is None and self.movetime_ms is None:
-            raise ValueError("a search needs a depth or a movetime")
-        if self.depth is not None and self.depth < 1:
-            raise ValueError(f"depth: {self.depth} is less than 1")
-        if self.movetime_ms is not None and self.movetime_ms < 1:
-            raise ValueError(f"movetime_ms: {self.movetime_ms} is less than 1")
+        if self.depth is None and self.movetime_ms is None and self.nodes is None:
+            raise ValueError("a search needs a depth, a movetime or a number of nodes")
+        for name in ("depth", "movetime_ms", "nodes"):
+            value = getattr(self, name)
+            if value is not None and value < 1:
+                raise ValueError(f"{name}: {value} is less than 1")
 
     def go(self) -> str:
         """The ``go`` command for this limit."""
         parts = ["go"]
         if self.depth is not None:
             parts += ["depth", str(self.depth)]
+        if self.nodes is not None:
+            parts += ["nodes", str(self.nodes)]
         if self.movetime_ms is not None:
             parts += ["movetime", str(self.movetime_ms)]
         return " ".join(parts)
+
+    def describe(self) -> str:
+        """The limit in words, for logs and pages.
+
+        >>> SearchLimit(depth=14, nodes=500_000).describe()
+        'depth 14, 500,000 nodes'
+        """
+        parts = []
+        if self.depth is not None:
+            parts.append(f"depth {self.depth}")
+        if self.nodes is not None:
+            parts.append(f"{self.nodes:,} nodes")
+        if self.movetime_ms is not None:
+            parts.append(f"{self.movetime_ms} ms")
+        return ", ".join(parts)
 
     def timeout_s(self) -> float:
         """How long to wait for ``bestmove`` before taking the engine as hung."""
         if self.movetime_ms is not None:
             return self.movetime_ms / 1000 + SEARCH_MARGIN_S
         return DEPTH_SEARCH_TIMEOUT_S
+
+
+@dataclass(frozen=True, slots=True)
+class Analysis:
+    """What a search found: the best move (None: the game is over in the position), the
+    score (``"cp 35"``, ``"mate -2"``: UCI's words, the side to move's view; None if the
+    engine said none) and the depth it reached."""
+
+    best: str | None
+    score: str | None
+    depth: int
+
+
+def parse_info(line: str) -> tuple[str | None, int | None]:
+    """An ``info`` line's exact score and depth; (None, None) for a bound or no score.
+
+    >>> parse_info("info depth 12 seldepth 17 multipv 1 score cp -31 nodes 9130 pv e7e5")
+    ('cp -31', 12)
+    >>> parse_info("info depth 9 score cp 40 lowerbound nodes 300")
+    (None, None)
+    """
+    words = line.split()
+    if "score" not in words or "lowerbound" in words or "upperbound" in words:
+        return None, None
+    at = words.index("score")
+    if at + 2 >= len(words) or words[at + 1] not in ("cp", "mate"):
+        return None, None
+    depth = None
+    if "depth" in words and words.index("depth") + 1 < len(words):
+        try:
+            depth = int(words[words.index("depth") + 1])
+        except ValueError:
+            depth = None
+    return f"{words[at + 1]} {words[at + 2]}", depth
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,10 +265,15 @@ class UciEngine:
 
     @classmethod
     async def start(
-        cls, path: str | os.PathLike[str] = "", *, timeout: float = HANDSHAKE_TIMEOUT_S
+        cls,
+        path: str | os.PathLike[str] = "",
+        *,
+        timeout: float = HANDSHAKE_TIMEOUT_S,
+        nice: int = 0,
     ) -> UciEngine:
         """Start the engine at ``path`` (see :func:`find_engine`) and do the ``uci``
-        handshake: its name and options are then known."""
+        handshake: its name and options are then known. ``nice``: run it that much nicer
+        than this process (work in the background that must not compete with the board)."""
         binary = find_engine(path)
         try:
             process = await asyncio.create_subprocess_exec(
@@ -224,6 +285,10 @@ class UciEngine:
             )
         except OSError as exc:
             raise EngineNotFound(f"{binary}: cannot start ({exc.strerror or exc})") from exc
+        if nice:
+            with contextlib.suppress(OSError):  # a priority is a wish, never a failure
+                own = os.getpriority(os.PRIO_PROCESS, 0)
+                os.setpriority(os.PRIO_PROCESS, process.pid, min(19, own + nice))
         engine = cls(process, binary)
         try:
             await engine._send("uci")
@@ -310,24 +375,47 @@ class UciEngine:
 
         Cancelling the awaiting task stops the search; the engine stays usable.
         """
+        return (await self.analyse(fen, moves, limit, timeout=timeout)).best
+
+    async def analyse(
+        self,
+        fen: str,
+        moves: Sequence[str],
+        limit: SearchLimit,
+        *,
+        timeout: float | None = None,
+    ) -> Analysis:
+        """The engine's move and score in the position ``fen`` after ``moves`` (the last
+        exact score its search reported). Cancelling stops the search, as for
+        :meth:`best_move`."""
         position = f"position fen {fen}"
         if moves:
             position += " moves " + " ".join(moves)
         wait = limit.timeout_s() if timeout is None else timeout
+        score: str | None = None
+        depth = 0
         async with self._lock:
             await self._drain_search()
             await self._send(position)
             await self._send(limit.go())
             self._searching = True
             try:
-                line = await self._read_until("bestmove", wait)
+                loop = asyncio.get_running_loop()
+                deadline = loop.time() + wait
+                while True:
+                    line = await self._read_until(("info", "bestmove"), deadline - loop.time())
+                    if line.startswith("bestmove"):
+                        break
+                    found, reached = parse_info(line)
+                    if found is not None:
+                        score, depth = found, reached or depth
             except EngineTimeout:
                 await self.kill()
                 raise
             self._searching = False
         words = line.split()
         move = words[1] if len(words) > 1 else "(none)"
-        return None if move in ("(none)", "0000") else move
+        return Analysis(None if move in ("(none)", "0000") else move, score, depth)
 
     # ------------------------------------------------------------------ the pipe
 
@@ -381,17 +469,21 @@ class UciEngine:
             raise EngineCrashed(self._ended(f"waiting for {waiting_for!r}"))
         return raw.decode(errors="replace").rstrip("\r\n")
 
-    async def _read_until(self, keyword: str, timeout: float) -> str:
-        """Lines until one starting with ``keyword`` (``info`` lines are skipped)."""
+    async def _read_until(self, keyword: str | tuple[str, ...], timeout: float) -> str:
+        """Lines until one starting with ``keyword`` (or one of them; the others, such
+        as ``info`` lines, are skipped)."""
+        keywords = (keyword,) if isinstance(keyword, str) else keyword
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
         while True:
             left = deadline - loop.time()
             if left <= 0:
                 await self.kill()
-                raise EngineTimeout(f"{self.name}: no {keyword!r} within {timeout:g} s (killed)")
-            line = await self._read(left, keyword)
-            if line.split(" ", 1)[0] == keyword:
+                raise EngineTimeout(
+                    f"{self.name}: no {keywords[-1]!r} within {timeout:g} s (killed)"
+                )
+            line = await self._read(left, keywords[-1])
+            if line.split(" ", 1)[0] in keywords:
                 return line
 
     def _ended(self, when: str) -> str:

@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from board_driver.config_values import Bad, Check, boolean, integer, quote, text
+from board_driver.config_values import Bad, Check, FilePath, boolean, integer, quote, text
 from board_driver.extension import Extension, ExtensionError
 
 DEFAULT_BASE_URL = "https://lichess.org"
@@ -75,7 +75,7 @@ class LichessExtension(Extension):
     checks: ClassVar[Mapping[str, Check]] = {
         "enabled": boolean,
         "token": _token,
-        "token_file": text,
+        "token_file": FilePath("secret"),
         "base_url": _base_url,
         "low_time_s": integer(0, 3600),
         "amend_ms": integer(0, 10_000),

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import socket
+import ssl
 import threading
 from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
@@ -106,8 +107,9 @@ def _server_error(exc: berserk.exceptions.ResponseError) -> str:
     return f"HTTP {exc.status_code} {exc.reason}"
 
 
-def translate(exc: BaseException) -> LichessError:
-    """The error a client failure means (see the module docstring)."""
+def translate(exc: BaseException, where: str = "") -> LichessError:
+    """The error a client failure means (see the module docstring); ``where`` is the
+    server's address, for the words of an :class:`Unreachable`."""
     if isinstance(exc, LichessError):
         return exc
     if isinstance(exc, berserk.exceptions.ResponseError):
@@ -120,8 +122,53 @@ def translate(exc: BaseException) -> LichessError:
             return Refused(_server_error(exc))
         return Unreachable(f"Lichess answered {status} {exc.reason}")
     if isinstance(exc, berserk.exceptions.ApiError | requests.RequestException | OSError):
-        return Unreachable(f"cannot reach Lichess: {_short(exc)}")
+        at = f" at {where}" if where else ""
+        return Unreachable(
+            f"cannot reach Lichess{at} ({network_failure(exc)}): check the network and "
+            "[lichess] base_url"
+        )
     return Unreachable(f"the link to Lichess failed: {_short(exc)}")
+
+
+def network_failure(exc: BaseException) -> str:
+    """What went wrong on the network, in a few words (a refused connection, a name not
+    found, no answer in time), from the innermost cause that says it, never the client
+    libraries' own text (urllib3's ``HTTPSConnectionPool(...): Max retries exceeded``).
+
+    >>> import requests
+    >>> try:
+    ...     raise ConnectionRefusedError(111, "Connection refused")
+    ... except OSError as cause:
+    ...     failure = requests.ConnectionError("HTTPSConnectionPool(host=...)")
+    ...     failure.__cause__ = cause
+    >>> network_failure(failure)
+    'connection refused'
+    """
+    causes: list[BaseException] = []
+    todo = [exc]
+    while todo:
+        current = todo.pop(0)
+        if any(current is seen for seen in causes):
+            continue
+        causes.append(current)
+        nested = [getattr(current, "reason", None), current.__cause__, current.__context__]
+        nested += list(getattr(current, "args", ()))
+        todo += [n for n in nested if isinstance(n, BaseException)]
+    for cause in reversed(causes):  # the innermost first
+        if isinstance(cause, socket.gaierror):
+            return "the server's name is not known: no network, or no DNS"
+        if isinstance(cause, ConnectionRefusedError):
+            return "connection refused"
+        if isinstance(cause, ConnectionResetError):
+            return "the connection was reset"
+        if isinstance(cause, TimeoutError) or "Timeout" in type(cause).__name__:
+            return "no answer in time"
+        if isinstance(cause, ssl.SSLError):
+            detail = getattr(cause, "verify_message", None) or cause.reason or "handshake"
+            return f"TLS failed: {detail}"
+        if isinstance(cause, OSError) and cause.strerror:
+            return cause.strerror[:1].lower() + cause.strerror[1:]
+    return type(exc).__name__
 
 
 def _short(exc: BaseException) -> str:
@@ -150,7 +197,7 @@ class Stream:
             except GeneratorExit:
                 raise
             except Exception as exc:
-                raise translate(exc) from exc
+                raise translate(exc, self._api.base_url) from exc
             if self._closed:
                 raise Unreachable("the stream was closed")
         finally:
@@ -196,7 +243,7 @@ class BoardApi:
             try:
                 return fn(self._client)
             except Exception as exc:
-                raise translate(exc) from exc
+                raise translate(exc, self.base_url) from exc
 
     def _stream(self, open_: Callable[[berserk.Client], Iterator[Any]]) -> Stream:
         stream = Stream(self, open_)

@@ -24,10 +24,11 @@ import contextlib
 import hashlib
 import os
 import secrets
-import stat
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlencode
+
+from board_driver.user_files import UnusableFile, read_private_text
 
 #: Our ``client_id`` at Lichess (any unique text will do for an unregistered client).
 CLIENT_ID = "magboard"
@@ -99,18 +100,13 @@ def exchange_code(base_url: str, code: str, verifier: str, redirect_uri: str) ->
 
 
 def read_token_file(path: Path) -> str:
-    """The token in ``path`` (first line). TokenFileError if the file cannot be read, is
-    empty, or others than its owner may read it (the token plays in your name)."""
+    """The token in ``path`` (first line). TokenFileError if the file cannot be read (no
+    regular file, far too large for a token, not UTF-8), is empty, or others than its owner
+    may read it (the token plays in your name)."""
     try:
-        mode = path.stat().st_mode
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise TokenFileError(f"[lichess] token_file: cannot read {path}: {exc.strerror}") from exc
-    if mode & (stat.S_IRWXG | stat.S_IRWXO):
-        raise TokenFileError(
-            f"[lichess] token_file: {path} may be read by others than its owner "
-            f"(mode {stat.S_IMODE(mode):o}); chmod 600 it"
-        )
+        text = read_private_text(path)
+    except UnusableFile as exc:
+        raise TokenFileError(f"[lichess] token_file: {exc}") from None
     token = text.strip().splitlines()[0].strip() if text.strip() else ""
     if not token:
         raise TokenFileError(f"[lichess] token_file: {path} is empty")

@@ -110,9 +110,22 @@ class LichessPlayer:
             self.connect(token)
         else:
             self.connection = "no_token"
-            self.message = "no Lichess token: log in with Lichess on the page"
+            self.message = self.no_token_message()
             log.info("lichess: %s", self.message)
         return self
+
+    def no_token_message(self) -> str:
+        """Why there is no token and what to do, naming the file looked for."""
+        path = self.saved_token_path()
+        if self.config.token_file:
+            return (
+                f"no Lichess token: [lichess] token_file {path} does not exist; put a token "
+                "there (docs/lichess.md) or log in with Lichess on the page (it writes it there)"
+            )
+        return (
+            f"no Lichess token (none in the config, no login saved in {path}): log in with "
+            "Lichess on the page, or set [lichess] token_file"
+        )
 
     async def stop(self) -> None:
         self.stop_streams()

@@ -57,8 +57,11 @@ from board_driver.service.config.sections import (
     StoreConfig,
     read_colours,
 )
+from board_driver.user_files import UnusableFile, read_text
 
 DEFAULT_PATH = Path("/etc/magboard/config.toml")
+#: A config file is a few KB: a larger "config" is the wrong file (or a device).
+MAX_CONFIG_BYTES = 1 << 20
 #: The service's state directory (systemd ``StateDirectory=magboard``).
 SERVICE_STATE_DIR = Path("/var/lib/magboard")
 
@@ -115,6 +118,37 @@ class Config:
             sensing=dataclasses.replace(self.sensing, backend="sim"),
             leds=dataclasses.replace(self.leds, backend="sim"),
             buttons=dataclasses.replace(self.buttons, backend="none"),
+        )
+
+    def with_instance(self, number: int, state_dir: Path | None = None) -> Config:
+        """This config as board ``number`` of several on one machine (``magboard run
+        --instance N``): its store and its simulated board's pieces in a state directory of
+        its own, ``instance-N`` in the usual one (its page's token and every extension's
+        files follow the store there), and its page on ``[web] port`` + N. ConfigError when
+        the file names a file that every instance would then share.
+
+        >>> config = Config().with_instance(2, Path("/var/lib/magboard"))
+        >>> print(config.store_path()); print(config.sim_state_file()); config.web.port
+        /var/lib/magboard/instance-2/magboard.sqlite
+        /var/lib/magboard/instance-2/sim-board.json
+        8082
+        """
+        shared = [key for key, value in (("[store] path", self.store.path),
+                                         ("[sim] state_file", self.sim.state_file),
+                                         ("[sim] leds_file", self.sim.leds_file)) if value]
+        port = self.web.port + number
+        problems = [f"{key}: set, so every instance would share it: with --instance, leave it "
+                    "out (each instance keeps its own in its state directory)" for key in shared]
+        if port > 65535:
+            problems.append(f"[web] port: {self.web.port} + instance {number} is past 65535")
+        if problems:
+            raise ConfigError(problems, str(self.source or "the config"))
+        folder = (state_dir or state_directory()) / f"instance-{number}"
+        return dataclasses.replace(
+            self,
+            store=dataclasses.replace(self.store, path=str(folder / "magboard.sqlite")),
+            sim=dataclasses.replace(self.sim, state_file=str(folder / "sim-board.json")),
+            extensions={**self.extensions, "web": dataclasses.replace(self.web, port=port)},
         )
 
     def with_section(self, name: str, section: Any) -> Config:
@@ -176,19 +210,12 @@ def load_config(explicit: str | os.PathLike[str] | None = None) -> Config:
     """Read the config file (see :func:`config_path`); ConfigError names what is wrong."""
     path, named = config_path(explicit)
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        if named:
-            raise ConfigError(["no such file"], str(path)) from None
-        return Config()
-    except IsADirectoryError:
-        raise ConfigError(["is a directory, not a config file"], str(path)) from None
-    except PermissionError:
-        raise ConfigError(["cannot be read (permission denied)"], str(path)) from None
-    except UnicodeDecodeError as exc:
-        raise ConfigError([f"is not UTF-8 text ({exc.reason})"], str(path)) from None
-    except OSError as exc:
-        raise ConfigError([f"cannot be read ({exc.strerror})"], str(path)) from None
+        text = read_text(path, limit=MAX_CONFIG_BYTES)
+    except UnusableFile as exc:
+        if exc.missing and not named:
+            return Config()
+        why = "no such file" if exc.missing else exc.why
+        raise ConfigError([why], str(path)) from None
     return parse_config(text, source=str(path), path=path)
 
 

@@ -15,6 +15,7 @@ from typing import Any
 from board_driver.arbiter.tracker import MIN_SETTLE_MS, TOUCH_MOVE_MODES
 from board_driver.config_values import (
     Check,
+    FilePath,
     boolean,
     integer,
     lines,
@@ -185,8 +186,8 @@ SECTIONS: dict[str, tuple[type, dict[str, Check]]] = {
             "pass_ms": integer(0, 10000),
         },
     ),
-    "store": (StoreConfig, {"path": text}),
-    "sim": (SimConfig, {"state_file": text, "leds_file": text}),
+    "store": (StoreConfig, {"path": FilePath("kept")}),
+    "sim": (SimConfig, {"state_file": FilePath("kept"), "leds_file": FilePath("written")}),
 }
 
 

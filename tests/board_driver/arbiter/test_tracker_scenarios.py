@@ -3,7 +3,7 @@
 A scenario is an ordinary board script; its expected result is written in it, in comment
 lines starting ``#=`` (so ``magboard replay`` reads the file as it is):
 
-    #= case 4                      the issue's numbered case it proves (15: issue 15)
+    #= case 4                      the issue's numbered case it proves (15, 22: issues 15, 22)
     #= moves e4 e5                 the committed moves in SAN (none: ``#= moves``)
     #= fen <FEN>                   the position after the last move
     #= result 1-0                  and ``#= termination checkmate`` (``null`` while playing)
@@ -33,8 +33,9 @@ from board_driver.boardscript.replay import drive, replay_script, tracker_for
 from board_driver.boardscript.script import parse_script
 
 SCRIPTS = Path(__file__).resolve().parents[2] / "scripts"
-#: The first issue's numbered cases, and issue 15 (fast and messy hands).
-CASES = (*range(1, 12), 15)
+#: The first issue's numbered cases, issue 15 (fast and messy hands) and issue 22 (hands at
+#: any pace).
+CASES = (*range(1, 12), 15, 22)
 REQUIRED = ("case", "moves", "fen", "result", "termination", "in_sync", "events")
 
 

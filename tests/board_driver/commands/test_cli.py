@@ -42,3 +42,25 @@ def test_help_lists_each_subcommand_with_what_it_does():
     for command in ("run", "replay", "diagnose", "config", "games", "pgn", "store", "demo"):
         assert re.search(rf"^\s+{command}\s+\S", text, re.M), command
     assert "--version" in text
+
+
+def test_a_commands_options_go_before_or_after_its_action(tmp_path):
+    """Issue 24, item 13: `magboard config --config X check` was refused."""
+    config = tmp_path / "c.toml"
+    config.write_text("[leds]\nbrightness = 1.7\n")
+    for argv in (("config", "--config", str(config), "check"),
+                 ("config", "check", "--config", str(config))):  # fmt: skip
+        result = run_magboard(*argv)
+        assert result.returncode == 2, (argv, result.stderr)
+        assert "[leds] brightness: 1.7 is not between 0 and 1" in result.stderr, argv
+    shown = run_magboard("config", "--config", str(config.with_name("none.toml")), "--sim", "show")
+    assert "none.toml" in shown.stdout + shown.stderr
+    store = tmp_path / "nowhere.sqlite"
+    for argv in (("store", "--store", str(store), "check"),
+                 ("store", "check", "--store", str(store)),
+                 ("store", "--store", str(store), "recover")):  # fmt: skip
+        result = run_magboard(*argv)
+        assert result.returncode == 1 and f"{store}: no such database" in result.stderr, argv
+    # Given in both places, the one after the action counts (it is the nearer).
+    args = build_parser().parse_args(["config", "--config", "a", "check", "--config", "b"])
+    assert args.config == "b"

@@ -120,3 +120,31 @@ def test_the_terminal_board_tells_white_from_black_and_draws_once_per_change(tmp
         assert "4              P" in moved[0] and "Black to move" in moved[0]
     finally:
         terminal.stop()
+
+
+def test_a_daemon_refused_at_a_terminal_says_only_why(tmp_path):
+    """Issue 24, item 13: a second daemon on the same store printed "type board-script
+    lines" (as if it would take them) before its refusal."""
+    from tests.board_driver.daemon_process import DaemonProcess, write_config
+
+    write_config(tmp_path)
+    first = DaemonProcess(tmp_path)  # the Terminal's config: the same store
+    try:
+        first.wait_ready(timeout=30)
+        second = Terminal(tmp_path)
+        try:
+            text = second.read_until(lambda t: "is running with the store" in t, timeout=30)
+            assert second.proc.wait(30) != 0
+        finally:
+            os.close(second.master)
+        assert "is running with the store" in text, text
+        assert "type board-script lines" not in text, text
+    finally:
+        first.terminate()
+    # A daemon that starts says it, once it is ready.
+    terminal = Terminal(tmp_path)
+    try:
+        text = terminal.read_until(lambda t: "type board-script lines" in t)
+        assert text.index("ready: game") < text.index("type board-script lines"), text
+    finally:
+        terminal.stop()

@@ -74,6 +74,12 @@ def human_choice(board: chess.Board, rng: random.Random) -> chess.Move:
     return rng.choice(moves)
 
 
+def cpu_ticks(pid: int) -> int:
+    """The CPU time a process has used, in clock ticks (user and system, /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return int(fields[11]) + int(fields[12])
+
+
 class Game:
     """The daemon and the test's copy of the game."""
 
@@ -255,8 +261,12 @@ def test_an_engine_killed_while_thinking_is_replaced_and_its_move_comes(tmp_path
         first_pid = int(ENGINE_STARTED.search(proc.output())[2])
         game = Game(proc)
         proc.send("gap 150")
+        idle = cpu_ticks(first_pid)
         game.play(chess.Move.from_uci("e2e4"))
-        time.sleep(0.4)  # the question sent: the engine is within its 1.5 s of thought
+        # Killed while it thinks (its 1.5 s): once it has used some CPU on the question.
+        deadline = time.monotonic() + 20
+        while cpu_ticks(first_pid) < idle + 5 and time.monotonic() < deadline:
+            time.sleep(0.01)
         os.kill(first_pid, signal.SIGKILL)
         _, uci, _ = game.wait_engine_move(1, timeout=15)
         assert re.search(

@@ -8,14 +8,18 @@ import pytest
 
 import board_driver.arbiter.expected
 import board_driver.players.engine.player
+import board_driver.players.engine.review
 import board_driver.players.engine.seat
 import board_driver.players.engine.uci
+import board_driver.review
 
 MODULES = [
     board_driver.players.engine.uci,
     board_driver.players.engine.player,
     board_driver.players.engine.seat,
+    board_driver.players.engine.review,
     board_driver.arbiter.expected,
+    board_driver.review,
 ]
 
 

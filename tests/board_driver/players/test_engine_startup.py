@@ -75,6 +75,9 @@ def test_the_configs_engine_side_applies_to_a_new_game_after_a_resumed_one(
     proc = DaemonProcess(tmp_path)
     try:
         proc.wait_ready(timeout=30)
+        # Said at the start: not "plays black" (docs/engine.md once showed that) but when.
+        said = "engine: plays black from the next new game (game 1, resumed, keeps people"
+        assert said in proc.output() and "plays black (" not in proc.output(), proc.output()
         # The resumed game keeps its side: people play both moves.
         proc.send("gap 150", "lift e2", "place e4", "lift e7", "place e5")
         assert proc.wait_for(lambda: len(proc.moves_logged()) == 2, 10), proc.output()

@@ -15,7 +15,7 @@ from board_driver.service.config import (
     state_directory,
     to_toml,
 )
-from tests.board_driver.daemon_process import run_magboard
+from tests.board_driver.daemon_process import free_port, run_magboard
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -282,11 +282,11 @@ def test_one_check_lists_the_rules_across_keys_beside_a_bad_value(tmp_path) -> N
     ("config", "message"),
     [
         ('[sim]\nleds_file = "{tmp}"\n', "[sim] leds_file: {tmp} is a directory, not a file"),
-        ('[sim]\nleds_file = "/proc/self/status"\n', "cannot be read and written"),
+        ('[sim]\nleds_file = "/proc/self/status"\n', "is in /proc, the kernel's own files"),
         ('[sim]\nleds_file = "a\\u0000b"\n', "[sim] leds_file: \"a\\x00b\" holds a NUL character"),
         ('[sim]\nstate_file = "/dev/zero"\n', "[sim] state_file: /dev/zero is not a regular file"),
-        ('[web]\nhost = "' + "a" * 300 + '"\n', "[web] host: "),
-        ('[web]\nhost = "bad\\u0000host"\n', "holds a NUL character"),
+        ('[web]\nport = {port}\nhost = "' + "a" * 300 + '"\n', "[web] host: "),
+        ('[web]\nport = {port}\nhost = "bad\\u0000host"\n', "holds a NUL character"),
         (
             '[sensing]\nrows = ["a", "b", "c", "d", "e", "f", "g", 5]\n'
             'columns = [5, 2, 3, 4, "b", 6, 7, 8]\n',
@@ -298,7 +298,10 @@ def test_config_check_and_run_agree_on_what_run_cannot_use(tmp_path, config, mes
     """What the attack run found `config check` passing and `run` dying on (issue 17, 8)."""
     path = tmp_path / "c.toml"
     store = f'[store]\npath = "{tmp_path / "g.sqlite"}"\n'
-    path.write_text(store + config.replace("{tmp}", str(tmp_path)))
+    if "[web]" not in config:
+        store += f"[web]\nport = {free_port()}\n"
+    config = config.replace("{tmp}", str(tmp_path)).replace("{port}", str(free_port()))
+    path.write_text(store + config)
     expected = message.replace("{tmp}", str(tmp_path))
     check = run_magboard("config", "check", "--sim", "--config", str(path))
     run = run_magboard("run", "--sim", "--config", str(path), timeout=30)

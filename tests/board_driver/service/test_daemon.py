@@ -21,6 +21,7 @@ from tests.board_driver.daemon_process import (
     ROOT,
     DaemonProcess,
     no_daemon_left_running,  # noqa: F401 - an autouse fixture
+    private_network,
     run_magboard,
     write_config,
 )
@@ -143,7 +144,7 @@ def test_a_store_that_cannot_be_created_is_a_clear_error(tmp_path):
     config = tmp_path / "config.toml"
     config.write_text(
         f'[store]\npath = "{blocker / "sub" / "g.sqlite"}"\n'
-        f'[sim]\nstate_file = "{tmp_path / "sim.json"}"\n'
+        f'[sim]\nstate_file = "{tmp_path / "sim.json"}"\n[web]\nenabled = false\n'
     )
     result = run_magboard("run", "--sim", "--config", str(config))
     # The config names a place no store can be made: a config error, as `config check` says.
@@ -205,8 +206,10 @@ def test_without_config_or_gpio_it_runs_the_simulator_and_says_how_to_reach_it(t
     env["STATE_DIRECTORY"] = str(tmp_path)  # keep the simulator's files here
     if gpio_present():
         pytest.skip("this machine has GPIO chips")
+    # Without a config the page takes port 8080, a user's `make run`'s: in a network of
+    # its own it takes nobody's (its loopback is down there: the page is not served).
     proc = subprocess.Popen(
-        [sys.executable, "-m", "board_driver", "run"],
+        [*private_network(), sys.executable, "-m", "board_driver", "run"],
         cwd=ROOT,
         env=env,
         stdin=subprocess.DEVNULL,

@@ -123,7 +123,12 @@ def test_an_idle_board_wakes_the_loop_only_for_the_heartbeat(tmp_path):
         board.lift(square("e2"))
         board.place(square("e4"))
         await until(lambda: len(daemon.tracker.game.moves) == 1)
-        await asyncio.sleep(0.5)  # the flash is over, timers done
+
+        def timers_left() -> list:
+            timers = [*daemon.intake.timers.values(), *daemon._timers.values()]
+            return [h for h in timers if not h.cancelled()]
+
+        await until(lambda: not timers_left())  # the flash is over, the timers done
         original = daemon.intake.on_scan
 
         def counting(bitmap: int, scanned_ms: int | None = None) -> None:
@@ -132,8 +137,7 @@ def test_an_idle_board_wakes_the_loop_only_for_the_heartbeat(tmp_path):
 
         daemon.intake.on_scan = counting
         await asyncio.sleep(2.2)
-        timers = [*daemon.intake.timers.values(), *daemon._timers.values()]
-        pending = [h for h in timers if not h.cancelled()]
+        pending = timers_left()
         daemon.stop()
         assert await task == 0
         # About one heartbeat a second at 200 scans a second, and no timer left running.

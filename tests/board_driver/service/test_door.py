@@ -56,12 +56,18 @@ def run(daemon: Daemon, scenario: Callable[[], Awaitable[None]]) -> None:
     asyncio.run(main())
 
 
+async def carry(board: SimulatedBoard, daemon: Daemon, from_: str, to: str) -> None:
+    """A piece lifted and, once the daemon has taken the lift (debounced), placed: however
+    slow the machine, the lift is never shorter than the debounce time."""
+    board.lift(square(from_))
+    await until(lambda: not daemon.intake.debouncer.stable >> square(from_) & 1)
+    board.place(square(to))
+
+
 async def play(board: SimulatedBoard, daemon: Daemon, moves: list[tuple[str, str]]) -> None:
     for from_, to in moves:
         before = len(daemon.tracker.game.moves)
-        board.lift(square(from_))
-        await asyncio.sleep(0.06)
-        board.place(square(to))
+        await carry(board, daemon, from_, to)
         await until(lambda b=before: len(daemon.tracker.game.moves) == b + 1)
 
 
@@ -169,12 +175,10 @@ def test_a_take_back_from_outside_lights_what_to_put_back_until_it_is(tmp_path: 
         snap = door.snapshot()
         assert snap.moves == ("e4",) and not snap.in_sync
         assert (snap.empty, snap.fill) == (("e5",), ("e7",))
-        await asyncio.sleep(0.4)  # the last move's white flash is over
-        snap = door.snapshot()
-        assert snap.lights.colours[square("e5")] == "r" and snap.lights.colours[square("e7")] == "b"
-        board.lift(square("e5"))
-        await asyncio.sleep(0.06)
-        board.place(square("e7"))
+        # Once the last move's white flash is over: red to empty, blue to fill.
+        await until(lambda: door.snapshot().lights.colours[square("e5")] == "r")
+        assert door.snapshot().lights.colours[square("e7")] == "b"
+        await carry(board, daemon, "e5", "e7")
         await until(lambda: door.snapshot().in_sync)
         with pytest.raises(ActionRefused, match="2 plies asked, the game has 1"):
             door.take_back(2)
@@ -276,13 +280,9 @@ def test_players_are_named_and_a_move_from_elsewhere_is_the_only_one_accepted(
         door.expect("e7e5")
         snap = door.snapshot()
         assert snap.expected == "e7e5" and snap.lights.colours[square("e7")] == "c"
-        board.lift(square("d7"))  # the wrong piece: out of sync, not a move
-        await asyncio.sleep(0.06)
-        board.place(square("d5"))
+        await carry(board, daemon, "d7", "d5")  # the wrong piece: out of sync, not a move
         await until(lambda: not door.snapshot().in_sync)
-        board.lift(square("d5"))
-        await asyncio.sleep(0.06)
-        board.place(square("d7"))
+        await carry(board, daemon, "d5", "d7")
         await until(lambda: door.snapshot().in_sync)
         await play(board, daemon, SCHOLAR[1:2])
         assert door.snapshot().moves == ("e4", "e5")

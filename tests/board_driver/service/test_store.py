@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from board_driver.review import ReviewedPly, Score
 from board_driver.service.store import NoSuchGame, Store, StoreError
 from board_driver.service.store_schema import SCHEMA_VERSION
 from rules import STARTING_FEN
@@ -347,13 +348,15 @@ def test_a_store_of_schema_1_is_migrated_with_every_game_kept(tmp_path):
         assert old.version == 1
         before = [old.game(g.id) for g in old.games()]
         assert before[0].headers == {} and old.game_data(1, "lichess") == {}
+        assert old.review(1) == []
     with Store.open(path) as store:
-        assert store.version == SCHEMA_VERSION == 3
+        assert store.version == SCHEMA_VERSION == 4
         assert store.game_on_board() == 4  # the newest game, as before the schema said
         after = [store.game(g.id) for g in store.games()]
         store.set_headers(3, {"White": "Ada"})
         store.set_game_data(3, "lichess", {"game": "abc"})
         store.sync_moves(3, [*[(m.uci, m.san) for m in after[2].moves], ("a8a7", "Ra7+")])
+        store.set_review(1, [ReviewedPly(1, after[0].ucis[0], Score(mate=-2), "e7e5", 10)])
     assert len(before) == 4
     assert [(g.ucis, g.result, g.termination, g.options, g.corrections) for g in after] == [
         (g.ucis, g.result, g.termination, g.options, g.corrections) for g in before
@@ -363,10 +366,11 @@ def test_a_store_of_schema_1_is_migrated_with_every_game_kept(tmp_path):
     with Store.open(path) as again:
         assert again.game(3).headers == {"White": "Ada"}
         assert again.game(3).ucis[-1] == "a8a7"
+        assert again.review(1)[0].score == Score(mate=-2) and again.review(2) == []
         again.put_on_board(3)
     assert Store.open(path, readonly=True).game_on_board() == 3
     check = magboard("store", "check", "--store", str(path))
-    assert check.returncode == 0 and "schema 3" in check.stdout
+    assert check.returncode == 0 and "schema 4" in check.stdout
 
 
 def test_a_migration_cut_short_leaves_the_old_store_whole(tmp_path):

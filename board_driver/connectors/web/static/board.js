@@ -3,7 +3,6 @@
 "use strict";
 
 const FILES = "abcdefgh";
-const GLYPH = { k: "\u265A", q: "\u265B", r: "\u265C", b: "\u265D", n: "\u265E", p: "\u265F\uFE0E" };
 const NAME = { k: "king", q: "queen", r: "rook", b: "bishop", n: "knight", p: "pawn" };
 const PROMOTION_NAME = { q: "queen", r: "rook", b: "bishop", n: "knight" };
 const LED_NAME = { r: "red", o: "orange", y: "yellow", g: "green", b: "blue", c: "cyan", w: "white" };
@@ -66,7 +65,9 @@ function buildBoard() {
       cell.id = "sq-" + squareName(sq);
       cell.dataset.square = squareName(sq);
       cell.tabIndex = sq === focused ? 0 : -1;
-      cell.innerHTML = '<span class="led"></span><span class="piece" aria-hidden="true"></span>';
+      cell.innerHTML = '<span class="led"></span>';
+      cell.appendChild(MagboardPieces.element("."));  // the set's pieces (pieces.js)
+      cell.insertAdjacentHTML("beforeend", '<span class="disc" aria-hidden="true"></span>');
       if (rank === 0) cell.insertAdjacentHTML("beforeend", `<span class="coord file" aria-hidden="true">${FILES[file]}</span>`);
       if (file === 0) cell.insertAdjacentHTML("beforeend", `<span class="coord rank-label" aria-hidden="true">${rank + 1}</span>`);
       cell.addEventListener("keydown", (e) => onKey(e, sq));
@@ -92,14 +93,7 @@ function renderBoard() {
     const led = state.leds.colours[sq];
     const blinking = led !== "." && has(blink, sq);
     const piece = cell.querySelector(".piece");
-    if (letter !== ".") {
-      const white = letter === letter.toUpperCase();
-      piece.textContent = GLYPH[letter.toLowerCase()];
-      piece.className = "piece " + (white ? "white" : "black");
-    } else {
-      piece.textContent = "";
-      piece.className = "piece";
-    }
+    if (piece.dataset.letter !== letter) MagboardPieces.show(piece, letter);
     cell.classList.toggle("lifted", letter !== "." && !isSensed);
     cell.classList.toggle("unknown", letter === "." && isSensed);
     cell.classList.toggle("in-hand", hand.includes(sq));
@@ -345,7 +339,59 @@ function send(action, body) {
   return done;
 }
 
+// ---------------------------------------------------------------- asking first
+
+// Ask in the page's own dialog (modal, keyboard-usable, Escape cancels); true if confirmed.
+function confirmStep(title, text, ok) {
+  const dialog = $("confirm");
+  if (dialog.open) return Promise.resolve(false);  // one question at a time
+  $("confirm-title").textContent = title;
+  $("confirm-text").textContent = text;
+  $("confirm-ok").textContent = ok;
+  dialog.returnValue = "";
+  dialog.showModal();
+  $("confirm-cancel").focus();  // the safe answer has the focus: Enter does not resign
+  return new Promise((resolve) => {
+    dialog.addEventListener("close", () => resolve(dialog.returnValue === "ok"), { once: true });
+  });
+}
+
+// The side a resignation is for: the people's side against an engine or an online
+// opponent (as the board's own button), else the side to move.
+function resigningSide() {
+  const people = ["white", "black"].filter((side) => (state.players || {})[side] === "human");
+  return people.length === 1 ? people[0] : state.turn;
+}
+
+async function askResign() {
+  if (!state) return;
+  const side = resigningSide();
+  const other = side === "white" ? "black" : "white";
+  const result = side === "white" ? "0-1" : "1-0";
+  if (await confirmStep(`Resign for ${cap(side)}?`,
+    `${cap(other)} wins game ${state.game_id} (${result}). A resignation cannot be taken back.`,
+    `Resign for ${cap(side)}`)) {
+    send("button", { button: "resign" });
+  }
+}
+
+async function askNewGame(fen) {
+  // Only a game being played has something to lose; it is kept (adjourned), not lost.
+  if (state && state.result === "*" && !state.setup_pending && state.moves.length > 0) {
+    const what = `Game ${state.game_id} (${plies(state.moves.length)}, ${state.turn} to move) ` +
+      (state.online ? "is an online game in progress: it is put aside on the board (it goes on online)."
+        : "is not over: it is kept, adjourned, and can be resumed from the game list.");
+    if (!await confirmStep(fen ? "Start a new game from this position?" : "Start a new game?",
+      what, "New game")) return;
+  }
+  clearHand();
+  send("new_game", { fen });
+}
+
 function wireControls() {
+  $("confirm-ok").addEventListener("click", () => $("confirm").close("ok"));
+  $("confirm-cancel").addEventListener("click", () => $("confirm").close("cancel"));
+  $("resign").addEventListener("click", askResign);
   for (const b of document.querySelectorAll("[data-button]")) {
     b.addEventListener("click", () => send("button", { button: b.dataset.button }));
   }
@@ -365,8 +411,7 @@ function wireControls() {
   $("setup").addEventListener("click", () => { clearHand(); send("setup", {}); });
   $("new-game").addEventListener("submit", (e) => {
     e.preventDefault();
-    clearHand();
-    send("new_game", { fen: $("fen").value.trim() });
+    askNewGame($("fen").value.trim());
   });
   for (const id of ["engine-side", "engine-skill", "engine-depth", "engine-movetime"]) {
     $(id).addEventListener("input", () => { opponentEdited = true; });
@@ -419,12 +464,12 @@ function renderStatus() {
   status.dataset.board = state.board_state;
   let text;
   status.className = "";
-  if (state.result !== "*") {
-    text = `Game over: ${state.result} (${TERMINATION[state.termination] || state.termination})`;
-    status.className = "over";
-  } else if (state.setup_pending) {
+  if (state.setup_pending) {  // after New game, even while the last game's result stands
     text = "New game: set up the start position (the lights show where)";
     status.className = "out-of-sync";
+  } else if (state.result !== "*") {
+    text = `Game over: ${state.result} (${TERMINATION[state.termination] || state.termination})`;
+    status.className = "over";
   } else {
     text = `${cap(state.turn)} to move${state.check ? " — check!" : ""}`;
     if (state.draw_offer) text += ` — ${state.draw_offer} offers a draw`;
@@ -535,6 +580,17 @@ function engineName(e) {
   return e && e.engine && e.engine !== "engine" ? e.engine : "The engine";
 }
 
+// The hall broadcast's link ([broadcast]): connected, or what keeps the hall from the game.
+function renderBroadcast() {
+  const b = state.broadcast;
+  const line = $("broadcast-status");
+  line.hidden = !b;
+  if (!b) return;
+  line.dataset.status = b.state;
+  line.textContent = b.state === "connected" ? `Hall broadcast: ${b.message}`
+    : `Hall broadcast not reaching the hall: ${b.message}`;
+}
+
 function renderEngine() {
   const e = state.engine;
   const line = $("engine-status");
@@ -561,7 +617,9 @@ function renderEngine() {
 function describe(e) {
   const side = e.side ? cap(e.side) : "";
   switch (e.type) {
-    case "move": return [`${side}: ${e.san}${e.replaces ? ` (was ${e.replaces})` : ""}`];
+    // A move is in the move list (and read out to screen readers): a message only when it
+    // replaced another reading of the hands.
+    case "move": return [e.replaces ? `${side}: ${e.san} (was ${e.replaces})` : null];
     case "check": return [`Check to the ${e.side} king on ${e.king}`];
     case "illegal": {
       const what = [];
@@ -595,8 +653,12 @@ function describe(e) {
     case "online_move": return [`Lichess: ${e.san} to play: move ${moveWords(e, state.pieces)}`];
     case "online_note": return [`Lichess: ${e.message}`];
     case "online_error": return [`Lichess: ${e.message}`, true];
+    case "broadcast": return [`Hall broadcast: ${e.message}`, e.state !== "connected"];
     case "online_chat": return [`Lichess chat, ${e.username}: ${e.text}`];
     case "options": return [`Options: touch-move ${e.touch_move}, take-backs ${e.takeback ? "on" : "off"}, hints ${e.hints ? "on" : "off"}`];
+    case "review_done": return [`The review of game ${e.game} is ready`];
+    case "review_stopped": return [e.reason === "another game is reviewed" ? null
+      : `The review of game ${e.game} stopped: ${e.reason}`];
     default: return [null];
   }
 }
@@ -608,8 +670,25 @@ function say(text, bad = false) {
   const list = $("messages");
   list.appendChild(li);
   while (list.children.length > 30) list.removeChild(list.firstChild);
-  list.scrollTop = list.scrollHeight;
+  fitMessages();
   $("announce").textContent = text;
+}
+
+// The newest messages, whole: the box is as high as the last ones that fit in its largest
+// height, so that no line is cut at its top (older ones are a scroll away).
+function fitMessages() {
+  const list = $("messages");
+  list.style.height = "";
+  const most = parseFloat(getComputedStyle(list).maxHeight) || 144;
+  const items = [...list.children];
+  let height = 0;
+  for (let i = items.length - 1; i >= 0; i--) {
+    const next = items[i].getBoundingClientRect().height;
+    if (height + next > most && height > 0) break;
+    height += next;
+  }
+  if (items.length && list.scrollHeight > most) list.style.height = `${Math.ceil(height)}px`;
+  list.scrollTop = list.scrollHeight;
 }
 
 const plies = (n) => `${n} ${n === 1 ? "ply" : "plies"}`;
@@ -630,6 +709,15 @@ async function loadGames() {
       const how = g.termination ? ` (${TERMINATION[g.termination] || g.termination})` : "";
       const where = g.on_board ? " (on the board)" : g.result === "*" ? " (adjourned)" : "";
       li.appendChild(document.createTextNode(`: ${g.result}${how}${where}, ${plies(g.plies)}, ${g.started.slice(0, 16).replace("T", " ")}`));
+      if (g.plies > 0 && !(g.on_board && g.result === "*")) {
+        const review = document.createElement("button");
+        review.textContent = "Review";
+        review.className = "review-open";
+        review.title = `Game ${g.id} move by move${g.result !== "*" ? ", with the engine's review" : ""}`;
+        review.addEventListener("click", () => openReview(g.id, true));
+        li.appendChild(document.createTextNode(" "));
+        li.appendChild(review);
+      }
       if (g.result === "*" && !g.on_board) {
         const resume = document.createElement("button");
         resume.textContent = "Resume";
@@ -648,7 +736,7 @@ function onMessage(data) {
   const message = JSON.parse(data);
   const before = state;
   state = message.state;
-  document.dispatchEvent(new CustomEvent("magboard-state", { detail: state })); // lichess.js
+  document.dispatchEvent(new CustomEvent("magboard-state", { detail: state })); // lichess.js, review.js
   if (inFlight === 0 && state.sim_pieces) simOcc = bitsOf(state.sim_pieces);
   for (const sq of hand) if (has(simOcc, sq)) handSide.delete(sq);
   hand = hand.filter((sq) => !has(simOcc, sq));  // put back on the board
@@ -660,12 +748,15 @@ function onMessage(data) {
   renderMoves();
   renderControls();
   renderEngine();
+  renderBroadcast();
   showHand();
   for (const e of message.events || []) {
     const [text, bad] = describe(e);
     if (text) say(text, bad);
+    else if (e.type === "move") $("announce").textContent = `${cap(e.side)}: ${e.san}`;
   }
   followChoice(message.events || []);
+  document.dispatchEvent(new CustomEvent("magboard-events", { detail: message.events || [] }));
   // The list counts the game on the board's plies too: loaded again when they change.
   if (shownPlies !== `${state.game_id}:${state.moves.length}:${state.result}`) loadGames();
 }
@@ -701,6 +792,8 @@ function connect(delay = 500) {
     setTimeout(() => connect(Math.min(delay * 2, 8000)), delay);
   };
 }
+
+window.addEventListener("resize", fitMessages);  // lines wrap anew: whole lines again
 
 document.addEventListener("DOMContentLoaded", () => {
   loadToken();

@@ -16,6 +16,11 @@
   let ticker = null;
 
   const token = () => localStorage.getItem("magboard-token") || "";
+  // The link to Lichess in words (none without a token: the message says what to do).
+  const CONNECTION = {
+    no_token: "", connecting: "connecting to Lichess…", online: "connected",
+    reconnecting: "reconnecting to Lichess…", token_rejected: "Lichess refused the token",
+  };
   const esc = (s) => String(s ?? "").replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
   async function act(action, body = {}) {
@@ -106,7 +111,7 @@
       `<li>${esc(g.opponent)} (${esc(g.speed)}${g.my_turn ? ", your turn" : ""})
         <button data-act="play" data-id="${esc(g.id)}">Play on the board</button></li>`).join("");
     return {
-      account: `<span class="lichess-connection">${esc(s.connection)}</span>${account}`,
+      account: `<span class="lichess-connection">${esc(CONNECTION[s.connection] ?? s.connection)}</span>${account}`,
       message: esc(s.message || ""),
       login: s.account || s.connection === "connecting" ? ""
         : `<button data-act="login">Log in with Lichess</button>`,
@@ -129,16 +134,18 @@
       <div data-part="games"></div>
       <form class="lichess-start" aria-label="Start a Lichess game">
         <label>Minutes <input name="minutes" type="number" min="0" max="180" value="10" step="0.25"></label>
-        <label>Increment <input name="increment" type="number" min="0" max="60" value="5"></label>
-        <label>Days a move (correspondence) <select name="days"><option value="">—</option>
+        <label>Increment (s) <input name="increment" type="number" min="0" max="60" value="5"></label>
+        <label>Days a move <select name="days"><option value="">— (not correspondence)</option>
           ${[1, 2, 3, 5, 7, 10, 14].map((d) => `<option>${d}</option>`).join("")}</select></label>
         <label>Colour <select name="color"><option>random</option><option>white</option><option>black</option></select></label>
-        <label><input name="rated" type="checkbox"> rated</label>
-        <label>Player <input name="username" type="text" size="12" autocomplete="off"></label>
-        <label>AI level <input name="level" type="number" min="1" max="8" value="3"></label>
-        <button data-start="seek">Seek</button>
-        <button data-start="challenge">Challenge</button>
-        <button data-start="ai">Play the AI</button>
+        <label>Player to challenge <input name="username" type="text" autocomplete="off"></label>
+        <label>AI level (1-8) <input name="level" type="number" min="1" max="8" value="3"></label>
+        <label class="check"><input name="rated" type="checkbox"> rated</label>
+        <div class="actions">
+          <button data-start="seek">Seek</button>
+          <button data-start="challenge">Challenge</button>
+          <button data-start="ai">Play the AI</button>
+        </div>
       </form>
       <p data-part="seeking"></p>
       <div data-part="logout"></div>`;
@@ -176,6 +183,9 @@
       const answer = await act("login", { redirect_uri: location.origin + location.pathname });
       if (answer && answer.url) location.assign(answer.url);
     } else if (button.dataset.act) {
+      if (button.dataset.act === "resign" && !await confirmStep(
+        "Resign on Lichess?", "You lose this online game: a resignation cannot be taken back.",
+        "Resign")) return;
       const body = {};
       if (button.dataset.id) body.id = button.dataset.id;
       if (button.dataset.answer) body.answer = button.dataset.answer;

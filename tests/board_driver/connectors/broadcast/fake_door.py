@@ -11,7 +11,9 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import datetime as dt
+import tempfile
 import time
+from pathlib import Path
 from typing import Any
 
 import rules
@@ -86,10 +88,14 @@ class FakeDoor:
     """The board as the publisher sees it; ``play``, ``take_back``, ``new_game``,
     ``set_headers`` and ``end_game`` change it and announce the event as the daemon does."""
 
-    def __init__(self) -> None:
+    def __init__(self, state_dir: Path | None = None) -> None:
         self._t0 = time.monotonic()
         self._games: list[_StoredGame] = []
         self._subscriptions: list[FakeSubscription] = []
+        self._folder = None if state_dir is not None else tempfile.TemporaryDirectory()
+        self._state_dir = state_dir or Path(self._folder.name)
+        #: The events connectors announced (``announce``), in order.
+        self.announced: list[dict[str, Any]] = []
         self.new_game()
 
     @property
@@ -100,6 +106,15 @@ class FakeDoor:
 
     def now_ms(self) -> int:
         return int((time.monotonic() - self._t0) * 1000)
+
+    def state_dir(self) -> Path:
+        return self._state_dir
+
+    def announce(self, event: dict[str, Any]) -> None:
+        event = {"t": self.now_ms(), **event}
+        self.announced.append(event)
+        for subscription in self._subscriptions:
+            subscription.put(event)
 
     def subscribe(self, *, board: bool = False, lights: bool = False, maxsize: int = 256):
         subscription = FakeSubscription(maxsize)

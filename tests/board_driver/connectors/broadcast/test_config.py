@@ -7,11 +7,14 @@ import doctest
 
 import pytest
 
+import board_driver.connectors.broadcast.broker
 import board_driver.connectors.broadcast.ledger
 import board_driver.connectors.broadcast.publisher
 import board_driver.connectors.broadcast.record
+import board_driver.connectors.broadcast.revision
 import board_driver.connectors.broadcast.topics
 import board_driver.hall.games
+import board_driver.hall.legal
 from board_driver.service.config import ConfigError, parse_config, to_toml
 from tests.board_driver.daemon_process import run_magboard
 
@@ -78,11 +81,14 @@ def test_secrets_are_masked_in_config_show(tmp_path):
 @pytest.mark.parametrize(
     "module",
     [
+        board_driver.connectors.broadcast.broker,
         board_driver.connectors.broadcast.ledger,
         board_driver.connectors.broadcast.publisher,
         board_driver.connectors.broadcast.record,
+        board_driver.connectors.broadcast.revision,
         board_driver.connectors.broadcast.topics,
         board_driver.hall.games,
+        board_driver.hall.legal,
     ],
 )
 def test_module_examples_run(module):

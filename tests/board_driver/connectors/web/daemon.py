@@ -10,22 +10,15 @@ and the page's HTTP side.
 from __future__ import annotations
 
 import json
-import socket
 import subprocess
 import time
 import urllib.error
 import urllib.request
 from pathlib import Path
 
-from tests.board_driver.daemon_process import ROOT, DaemonProcess, write_config
+from tests.board_driver.daemon_process import ROOT, DaemonProcess, free_port, write_config
 
 __all__ = ["ROOT", "WebDaemon", "free_port"]
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 class WebDaemon(DaemonProcess):

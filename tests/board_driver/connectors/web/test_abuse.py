@@ -114,6 +114,10 @@ def daemon(tmp_path_factory):
          403, "wrong token"),
         # Not HTTP at all.
         (b"HELLO\r\n\r\n", 400, "bad request"),
+        # A WebSocket handshake with a header that is not UTF-8 (no answer, a trace: 24.6).
+        (b"GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+         b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
+         b"X-A: \xff\r\n\r\n", 400, "not UTF-8"),
         # A head larger than any browser sends.
         (b"GET / HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * 20000 + b"\r\n\r\n", 431, ""),
         # A body larger than any action needs.

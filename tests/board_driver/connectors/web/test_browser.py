@@ -98,6 +98,12 @@ def wait_moves(page, *sans: str) -> None:
     assert page.locator(selector).all_inner_texts() == expected
 
 
+def resign(page) -> None:
+    """Resign, answering the page's question yes."""
+    page.click("#resign")
+    page.click("#confirm-ok")
+
+
 def shot(page, tmp_path: Path, name: str) -> Path:
     path = tmp_path / name
     page.screenshot(path=str(path))
@@ -232,7 +238,7 @@ def test_actions_without_the_token_are_refused_and_the_page_says_so(open_page, d
     page = open_page(with_token=False, viewport={"width": 390, "height": 844})
     # On a phone the squares stay readable.
     assert page.locator("#sq-a1").bounding_box()["width"] >= 40
-    page.click("#resign")
+    resign(page)
     page.wait_for_selector("#messages li.bad:text('Refused (401)')")
     click(page, "e2")
     page.wait_for_timeout(400)
@@ -240,13 +246,13 @@ def test_actions_without_the_token_are_refused_and_the_page_says_so(open_page, d
 
     page.fill("#token", "not-the-token")
     page.click("#token-form button")
-    page.click("#resign")
+    resign(page)
     page.wait_for_selector("#messages li.bad:text('Refused (403): wrong token')")
     assert daemon.state()["result"] == "*"
 
     page.fill("#token", daemon.token)
     page.click("#token-form button")
-    page.click("#resign")
+    resign(page)
     page.wait_for_selector("#status:text('Game over: 0-1 (resignation)')")
     assert "web: action button refused (401)" in daemon.output()
 
@@ -317,6 +323,7 @@ def test_the_engine_plays_black_its_move_in_words_and_a_hint(open_page, daemon):
     # A promotion names the piece: black's only moves here promote the a-pawn.
     page.fill("#fen", "7k/5K2/8/8/8/8/p7/1B6 b - - 0 1")
     page.click("#new-game-button")
+    page.click("#confirm-ok")  # the game being played is kept, adjourned
     page.wait_for_selector("#sq-b1[data-piece='B']")
     page.click("#setup")
     page.wait_for_selector("#engine-status[data-status='to_play']")
@@ -417,7 +424,7 @@ def test_on_a_phone_what_a_game_needs_is_just_below_the_board(open_page, tmp_pat
     page.wait_for_selector("#messages li:text('Promotion piece: knight')")
     messages = page.locator("#messages").bounding_box()
     assert messages["y"] < below + 844 / 2
-    page.mouse.wheel(0, 330)  # the board's lower ranks and the buttons below it
+    page.mouse.wheel(0, 170)  # the board's lower ranks and the buttons below it
     page.wait_for_timeout(200)
     shot(page, tmp_path, "web-phone.png")
     click(page, "e7", "e8")

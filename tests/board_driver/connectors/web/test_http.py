@@ -142,9 +142,9 @@ def test_a_token_from_the_config_is_the_one_that_counts(tmp_path):
         assert not (tmp_path / "web-token").exists()
         status, _ = daemon.request("api/button", {"button": "adjust"}, token="configured-token-123")
         assert status == 200
-        assert re.search(
-            r"token for actions: configured-token-123 \(from the config\)", daemon.output()
-        )
+        # The line follows "web page: ..." (what WebDaemon waited for): wait for it too.
+        said = r"token for actions: configured-token-123 \(from the config\)"
+        assert daemon.wait_for(lambda: re.search(said, daemon.output())), daemon.output()
     finally:
         daemon.stop()
 
@@ -201,6 +201,32 @@ def test_the_games_headers_are_set_from_the_page_and_in_its_pgn(web_daemon):
         assert status == 400 and message in answer["error"], answer
     status, answer = web_daemon.request("api/headers", {"White": ""}, token=token)
     assert status == 200 and "White" not in web_daemon.state()["headers"]
+
+
+def test_the_page_sets_only_the_headers_that_describe_the_game(web_daemon):
+    """Issue 24, item 7: Variant (the game then read as atomic chess elsewhere), a
+    Termination on a game in progress, a date that is not one: each a 400 saying why."""
+    token = web_daemon.token
+    for bad, message in (({"Variant": "Atomic"}, "Variant: set by the game itself"),
+                         ({"Termination": "abandoned"}, "Termination: set by the game itself"),
+                         ({"PlyCount": "3"}, "set by the game itself"),
+                         ({"Mood": "good"}, "Mood: not a header the page sets"),
+                         ({"Date": "2099.99.99"}, "has no month 99"),
+                         ({"Date": "2026.02.30"}, "is not a day of the calendar"),
+                         ({"Date": "26/11/2026"}, "is not a PGN date like 2026.11.26"),
+                         ({"Round": "final"}, 'is not a round like "3"'),
+                         ({"WhiteElo": "9999"}, "is not a rating"),
+                         ({"BlackTitle": "Sir"}, "is not a title")):  # fmt: skip
+        status, answer = web_daemon.request("api/headers", bad, token=token)
+        assert status == 400 and message in answer["error"], (bad, answer)
+        assert not set(bad) & set(web_daemon.state()["headers"])  # nothing was set
+    good = {"Date": "2026.11.??", "Round": "3.1", "WhiteElo": "1500", "BlackTitle": "FM",
+            "Event": "Club night", "Site": "Lyon FRA"}  # fmt: skip
+    status, answer = web_daemon.request("api/headers", good, token=token)
+    assert status == 200, answer
+    status, pgn, _headers = get(web_daemon.url + "games/current.pgn")
+    assert '[Date "2026.11.??"]' in pgn and '[Round "3.1"]' in pgn and "Variant" not in pgn
+    web_daemon.request("api/headers", dict.fromkeys(good, ""), token=token)
 
 
 def test_an_adjourned_game_is_resumed_from_the_page_and_stays_after_a_restart(tmp_path):

@@ -82,6 +82,8 @@ def test_log_in_with_lichess_seek_and_the_clocks_count_down(fake, tmp_path, open
     assert "running" not in (page.locator("#lichess .lichess-clock-black").get_attribute("class"))
 
     page.click("#lichess button[data-act='resign']")
+    page.wait_for_selector("#confirm-title:text-is('Resign on Lichess?')")  # it asks first
+    page.click("#confirm-ok")
     page.wait_for_selector("#status:text('Game over: 0-1 (resignation)')")
     page.wait_for_selector("#lichess .lichess-status:text('resign')")
     assert fake.game(game_id).status == "resign"

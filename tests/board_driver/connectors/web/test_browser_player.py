@@ -1,0 +1,179 @@
+"""The page as players see it, in headless Chromium at desktop and phone sizes (issue 28):
+pieces drawn from magboard's own set, Resign and New game asking first, the messages
+without the moves, the status after New game, the Lichess box's words and form."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests.board_driver.connectors.web.daemon import WebDaemon
+from tests.board_driver.connectors.web.png import piece_shares
+from tests.board_driver.connectors.web.test_browser import (
+    SIZES,
+    click,
+    wait_moves,
+)
+
+#: The chess symbols of Unicode (U+2654..U+265F): the font glyphs the page used to draw.
+GLYPHS = re.compile("[\u2654-\u265f]")
+START = "RNBQKBNRPPPPPPPP" + "." * 32 + "pppppppprnbqkbnr"
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_the_pieces_are_drawn_from_the_set_and_each_side_looks_its_colour(open_page, size):
+    page = open_page(viewport=SIZES[size])
+    squares = page.locator("#board .sq")
+    assert squares.count() == 64
+    for sq, letter in enumerate(START):
+        name = "abcdefgh"[sq % 8] + str(sq // 8 + 1)
+        piece = page.locator(f"#sq-{name} svg.piece")
+        href = piece.locator("use").get_attribute("href")
+        if letter == ".":
+            assert href is None and not piece.is_visible()
+            continue
+        side = "white" if letter.isupper() else "black"
+        assert href == f"/static/pieces.svg#piece-{letter.lower()}", (name, href)
+        assert piece.get_attribute("class") == f"piece {side}"
+        box = piece.bounding_box()
+        assert box["width"] > 0.8 * page.locator(f"#sq-{name}").bounding_box()["width"]
+    assert not GLYPHS.search(page.locator("body").inner_text())
+    assert not GLYPHS.search(page.content())
+    # As drawn, pixel by pixel: the black queen is solid dark, the white one solid white
+    # with a dark outline (each on its own colour, d8 and d1): not the same shape in two
+    # shades, and neither a hollow outline.
+    black_dark, black_white = piece_shares(page.locator("#sq-d8").screenshot())
+    white_dark, white_white = piece_shares(page.locator("#sq-d1").screenshot())
+    assert black_dark > 0.6 and black_white < 0.05, (black_dark, black_white)
+    assert white_white > 0.2 and white_dark < black_dark - 0.15, (white_dark, white_white)
+    assert page.errors == []
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_resign_and_new_game_ask_first_and_the_status_says_what_new_game_waits_for(
+    open_page, daemon, size
+):
+    page = open_page(viewport=SIZES[size])
+    # On a phone Resign is not beside Offer draw: a row of its own, well apart.
+    resign, offer = (
+        page.locator("#resign").bounding_box(),
+        page.locator("#draw-offer").bounding_box(),
+    )
+    assert resign["y"] >= offer["y"] + offer["height"] + 12, (resign, offer)
+    click(page, "e2", "e4")
+    wait_moves(page, "e4")
+
+    page.click("#resign")  # Black to move: the resignation would be Black's
+    dialog = page.locator("#confirm")
+    dialog.wait_for(state="visible")
+    assert page.locator("#confirm-title").inner_text() == "Resign for Black?"
+    assert "White wins game 1 (1-0)" in page.locator("#confirm-text").inner_text()
+    assert page.locator("#confirm-ok").inner_text() == "Resign for Black"
+    page.keyboard.press("Escape")  # Escape says no
+    dialog.wait_for(state="hidden")
+    page.click("#resign")
+    dialog.wait_for(state="visible")
+    page.keyboard.press("Enter")  # the focus is on Cancel: Enter says no too
+    dialog.wait_for(state="hidden")
+    page.wait_for_timeout(300)
+    assert daemon.state()["result"] == "*"
+
+    page.click("#new-game-button")  # a game with a move: New game asks, and says it is kept
+    dialog.wait_for(state="visible")
+    assert page.locator("#confirm-title").inner_text() == "Start a new game?"
+    assert page.locator("#confirm-text").inner_text() == (
+        "Game 1 (1 ply, black to move) is not over: it is kept, adjourned, and can be resumed "
+        "from the game list."
+    )
+    page.click("#confirm-cancel")
+    dialog.wait_for(state="hidden")
+    assert daemon.state()["game_id"] == 1
+
+    page.click("#resign")
+    page.click("#confirm-ok")
+    page.wait_for_selector("#status:text('Game over: 1-0 (resignation)')")
+    # After the game New game does not ask; until the pieces stand, the status says so.
+    page.click("#new-game-button")
+    page.wait_for_selector(
+        "#status:text-is('New game: set up the start position (the lights show where)')"
+    )
+    assert not dialog.is_visible()
+    assert page.locator("#sq-e4").get_attribute("data-led") == "r"
+    page.click("#setup")
+    page.wait_for_selector("#status:text-is('White to move')")
+    assert daemon.state()["game_id"] == 2
+    # The board's own button is not asked: it resigns at once, as before.
+    status, _ = daemon.request("api/button", {"button": "resign"}, token=daemon.token)
+    assert status == 200
+    page.wait_for_selector("#status:text('Game over: 0-1 (resignation)')")
+    assert page.errors == []
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_the_messages_hold_no_moves_and_no_line_cut_at_the_top(open_page, size):
+    page = open_page(viewport=SIZES[size])
+    for n, checked in enumerate((True, False) * 4):  # eight long messages: more than it holds
+        page.set_checked("#hints", checked)
+        page.wait_for_selector(f"#messages li:nth-child({n + 1})", state="attached")
+    for move, sans in ((("e2", "e4"), ["e4"]), (("e7", "e5"), ["e4", "e5"])):
+        click(page, *move)
+        wait_moves(page, *sans)
+    click(page, "g1", "f3")
+    wait_moves(page, "e4", "e5", "Nf3")
+    page.wait_for_timeout(300)
+    texts = page.locator("#messages li").all_inner_texts()
+    assert len(texts) == 8 and all(t.startswith("Options: ") for t in texts), texts
+    assert page.locator("#announce").inner_text() == "White: Nf3"  # screen readers hear it
+    # The box scrolls to its newest message with whole lines: its top is a message's top.
+    box = page.locator("#messages").bounding_box()
+    tops = [li.bounding_box() for li in page.locator("#messages li").all()]
+    assert page.locator("#messages").evaluate("e => e.scrollHeight > e.clientHeight")
+    first = next(b for b in tops if b["y"] + b["height"] > box["y"] + 1)
+    assert abs(first["y"] - box["y"]) <= 1.5, (first, box)
+    assert tops[-1]["y"] + tops[-1]["height"] <= box["y"] + box["height"] + 1.5
+
+
+@pytest.mark.parametrize(
+    "size", ["desktop", pytest.param("phone", marks=pytest.mark.slow)]
+)  # the phone's in the slow run: the default run's time is counted
+def test_the_lichess_box_without_a_token_has_words_and_a_form_laid_out(browser, tmp_path, size):
+    daemon = WebDaemon(tmp_path / "daemon", extra_config="[lichess]\nenabled = true\n")
+    context = browser.new_context(viewport=SIZES[size])
+    try:
+        page = context.new_page()
+        page.goto(daemon.url)
+        page.wait_for_selector("#lichess .lichess-message:text('log in with Lichess')")
+        assert "no_token" not in page.locator("#lichess").inner_text()
+        assert not page.locator("#lichess .lichess-connection").is_visible()
+        form = page.locator("#lichess form.lichess-start")
+        labels = [label.bounding_box() for label in form.locator("label").all()]
+        fields = [label for label in labels if label["height"] > 30]  # a word over a field
+        assert len(fields) == 6 and all(b["width"] >= 120 for b in fields), fields
+        for a in labels:  # none overlaps another
+            for b in labels:
+                if a is not b:
+                    apart = (
+                        a["x"] + a["width"] <= b["x"] + 0.5
+                        or b["x"] + b["width"] <= a["x"] + 0.5
+                        or a["y"] + a["height"] <= b["y"] + 0.5
+                        or b["y"] + b["height"] <= a["y"] + 0.5
+                    )
+                    assert apart, (a, b)
+        buttons = [
+            form.locator(f"button[data-start='{s}']").bounding_box()
+            for s in ("seek", "challenge", "ai")
+        ]
+        assert len({round(b["y"]) for b in buttons}) == 1  # one row
+        assert buttons[0]["y"] > max(b["y"] + b["height"] for b in labels) - 0.5  # under the fields
+    finally:
+        context.close()
+        daemon.stop()
+
+
+def test_the_png_reader_of_these_tests_reads_a_png_it_made():
+    import doctest
+
+    from tests.board_driver.connectors.web import png
+
+    assert doctest.testmod(png).failed == 0
