@@ -47,7 +47,14 @@ from board_driver.extension import ExtensionConfigError
 from board_driver.frame import Frame
 from board_driver.service.config import Config
 from board_driver.service.doorway import BoardDoor
-from board_driver.service.hands_journal import Anchor, Asked, Expect, HandsJournal, journal_path
+from board_driver.service.hands_journal import (
+    Anchor,
+    Asked,
+    Decided,
+    Expect,
+    HandsJournal,
+    journal_path,
+)
 from board_driver.service.hardware import Hardware, HardwareError, gpio_present, open_hardware
 from board_driver.service.intake import Intake
 from board_driver.service.journal import (
@@ -361,7 +368,7 @@ class Daemon:
             if kept is None
             else kept.fits(self.game_id, self.recorder.started, game.start.fen(), stored)
         )
-        if why or not kept.events:
+        if why or (not kept.events and kept.board is None):
             if kept is not None and why:
                 log.warning("the hands journal %s is not replayed: %s", journal.path, why)
             self._restart_journal()
@@ -377,8 +384,9 @@ class Daemon:
         self.door.restore_seats()
         # The daemon's clock goes on from the journal's: the board has been left alone since
         # its last event for at least the settle time (the time the daemon was away).
-        last_t = max(event.t_ms for event in kept.events)
-        self._t0 = self.loop.time() - (last_t + self._timing.settle_ms + 1) / 1000
+        if kept.events:
+            last_t = max(event.t_ms for event in kept.events)
+            self._t0 = self.loop.time() - (last_t + self._timing.settle_ms + 1) / 1000
         out = replay(tracker, events)
         out += tracker.tick(asked.t_ms if asked is not None else self.now_ms())
         line = [str(m) for m in tracker.game.moves]
@@ -447,8 +455,10 @@ class Daemon:
             self.journal.add(event)
 
     def game_changed_outside(self) -> None:
-        """The game changed outside the board's events (a take-back or an ending decided
-        elsewhere, new options, another game): the journal starts again from it."""
+        """Another game on the board, or moves read from the pieces: the journal starts
+        again from the game as it now stands, once the store has it. (A take-back or an
+        ending decided elsewhere, and new options, are lines of the journal instead:
+        :class:`.Decided`.)"""
         if self._store_failing is None:
             self._restart_journal()
 
@@ -650,6 +660,8 @@ class Daemon:
         """
         self.tracker.options = dataclasses.replace(self.tracker.options, **options)
         o = self.tracker.options
+        record = ",".join(f"{k}={v}" for k, v in options_record(o).items())
+        self.keep(Decided(self.now_ms(), f"options {record}"))
         self.store_call(self.recorder.set_options, o)
         log.info("options: %s", brief(options_record(o)))
         events = [
@@ -662,7 +674,6 @@ class Daemon:
             }
         ]
         self.after(events)
-        self.game_changed_outside()  # the journal's events replay with the options stored
         return events
 
     def announce(self, events: list[dict]) -> None:

@@ -16,7 +16,7 @@ from typing import Any
 import rules
 from board_driver.door import HUMAN, SIDES, ActionRefused, Player, Snapshot
 from board_driver.events import BUTTON_NAMES, PROMOTION_LETTERS, Button, Choose
-from board_driver.service.hands_journal import Expect
+from board_driver.service.hands_journal import Decided, Expect
 from board_driver.service.subscriptions import Subscription
 from board_driver.squares import square, square_name, squares_of
 
@@ -359,21 +359,23 @@ class BoardDoor:
         self, termination: str, winner: str | None, *, t_ms: int | None = None
     ) -> list[dict[str, Any]]:
         color = None if winner is None else _color(winner)
+        t = self._t(t_ms)
         try:
-            events = self._board.tracker.end_game(termination, color, self._t(t_ms))
+            self._board.keep(Decided(t, f"end {termination} {winner or '-'}"))
+            events = self._board.tracker.end_game(termination, color, t)
         except ValueError as exc:
             raise ActionRefused(str(exc)) from None
         self._board.announce(events)
-        self._board.game_changed_outside()
         return events
 
     def take_back(self, plies: int = 1, *, t_ms: int | None = None) -> list[dict[str, Any]]:
+        t = self._t(t_ms)
         try:
-            events = self._board.tracker.take_back(plies, self._t(t_ms))
+            self._board.keep(Decided(t, f"takeback {int(plies)}"))
+            events = self._board.tracker.take_back(plies, t)
         except ValueError as exc:
             raise ActionRefused(str(exc)) from None
         self._board.announce(events)
-        self._board.game_changed_outside()
         return events
 
     def answer(self, reading: int) -> list[dict[str, Any]]:

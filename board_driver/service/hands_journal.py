@@ -98,7 +98,17 @@ class Asked:
     standing: int
 
 
-JournalEvent = BoardEvent | Expect | Asked
+@dataclass(frozen=True, slots=True)
+class Decided:
+    """The game changed by a decision from outside the board, as the door was told it:
+    ``takeback N`` (plies), ``end TERMINATION WINNER`` (``white``, ``black`` or ``-``),
+    ``options touch_move=warn,takeback=true,hints=false``."""
+
+    t_ms: int
+    what: str
+
+
+JournalEvent = BoardEvent | Expect | Asked | Decided
 
 
 def event_line(event: JournalEvent) -> str:
@@ -119,14 +129,25 @@ def event_line(event: JournalEvent) -> str:
         what = f"expect {event.uci}"
     elif isinstance(event, Asked):
         what = f"question {event.standing:016x}"
+    elif isinstance(event, Decided):
+        what = event.what
     else:
         raise TypeError(f"not a journal event: {event!r}")
     return f"@{int(event.t_ms)} {what}"
 
 
 def parse_event(line: str) -> JournalEvent:
-    """The event of a journal line (without its CRC); ValueError if it is none."""
-    stamp, kind, arg = line.split(" ")
+    """The event of a journal line (without its CRC); ValueError if it is none.
+
+    >>> parse_event("@700 end timeout white")
+    Decided(t_ms=700, what='end timeout white')
+    """
+    stamp, kind, *args = line.split(" ")
+    if kind == "end" and len(args) == 2 and args[1] in ("white", "black", "-"):
+        return Decided(int(stamp[1:]), line.split(" ", 1)[1])
+    if len(args) != 1:
+        raise ValueError(f"not an event: {line!r}")
+    arg = args[0]
     if not stamp.startswith("@"):
         raise ValueError(f"no time: {line!r}")
     t = int(stamp[1:])
@@ -142,6 +163,8 @@ def parse_event(line: str) -> JournalEvent:
         return Expect(t, arg)
     if kind == "question" and len(arg) == 16:
         return Asked(t, int(arg, 16))
+    if (kind == "takeback" and arg.isdigit()) or (kind == "options" and "=" in arg):
+        return Decided(t, f"{kind} {arg}")
     raise ValueError(f"not an event: {line!r}")
 
 

@@ -36,7 +36,7 @@ from typing import Any
 from board_driver.arbiter.footprint import Footprint
 from board_driver.arbiter.tracker import Tracker
 from board_driver.events import BoardEvent, Lift, Place
-from board_driver.service.hands_journal import Asked, Expect, JournalEvent
+from board_driver.service.hands_journal import Asked, Decided, Expect, JournalEvent
 from board_driver.squares import square_name, squares_of
 from rules import QUEEN, Game, Move, Position
 
@@ -59,11 +59,35 @@ def replay(tracker: Any, events: Iterable[JournalEvent]) -> list[dict]:
             if isinstance(event, Expect):
                 out += tracker.tick(event.t_ms)
                 out += tracker.expect(event.uci, event.t_ms)
+            elif isinstance(event, Decided):
+                out += tracker.tick(event.t_ms)
+                out += decide(tracker, event)
             else:
                 out += tracker.handle(event)
         except ValueError:
             continue
     return out
+
+
+def decide(tracker: Any, event: Decided) -> list[dict]:
+    """Apply a decision from outside the board, kept in the journal, to ``tracker``."""
+    import dataclasses
+
+    kind, _, rest = event.what.partition(" ")
+    if kind == "takeback":
+        return tracker.take_back(int(rest), event.t_ms)
+    if kind == "end":
+        termination, winner = rest.split(" ")
+        color = None if winner == "-" else winner == "white"
+        return tracker.end_game(termination, color, event.t_ms)
+    if kind == "options":
+        values: dict[str, Any] = dict(pair.split("=", 1) for pair in rest.split(","))
+        for flag in ("takeback", "hints"):
+            if flag in values:
+                values[flag] = values[flag] == "true"
+        tracker.options = dataclasses.replace(tracker.options, **values)
+        return []
+    raise ValueError(f"not a decision: {event.what!r}")
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,8 @@ from board_driver.service.daemon import Daemon
 from board_driver.service.hands_journal import (
     CHUNK,
     Anchor,
+    Asked,
+    Decided,
     Expect,
     HandsJournal,
     journal_path,
@@ -47,6 +49,10 @@ def _events() -> list:
         Choose(500, "n"),
         Button(600, "adjust"),
         Expect(700, "e7e5"),
+        Decided(800, "takeback 1"),
+        Decided(850, "options touch_move=enforce,takeback=false,hints=true"),
+        Asked(900, 0xFFFF00000000FFF7),
+        Decided(950, "end timeout white"),
     ]
 
 

@@ -100,3 +100,49 @@ def test_a_stop_tries_the_store_once_more_before_it_says_anything_is_lost(
     assert not any("NOT STORED" in line for line in said)
     with Store.open(tmp_path / "g.sqlite") as store:
         assert store.game(1).ucis == ["e2e4"]
+
+
+def test_a_take_back_decided_elsewhere_while_the_store_fails_is_kept_for_the_restart(
+    tmp_path: Path, full: dict[str, bool]
+) -> None:
+    """An online take-back while the disk is full: the journal keeps it beside the hands, so
+    the move taken back does not come back from the journal at the next start."""
+    board = SimulatedBoard()
+
+    async def first() -> None:
+        daemon = sim_daemon(tmp_path, board)
+        task = await start(daemon)
+        try:
+            for from_, to in (("e2", "e4"), ("e7", "e5")):
+                board.lift(square(from_))
+                await asyncio.sleep(0.06)
+                board.place(square(to))
+                await until(lambda u=from_ + to: daemon.door.snapshot().ucis[-1:] == (u,))
+            full["disk"] = True
+            board.lift(square("g1"))
+            await asyncio.sleep(0.06)
+            board.place(square("f3"))
+            await until(lambda: daemon.door.snapshot().moves == ("e4", "e5", "Nf3"))
+            daemon.door.take_back(1)  # decided on the server, the knight still on f3
+            assert daemon.door.snapshot().moves == ("e4", "e5")
+        finally:
+            daemon.stop()
+            assert await task == 0
+
+    async def second() -> None:
+        full["disk"] = False
+        daemon = sim_daemon(tmp_path, board)
+        task = await start(daemon)
+        try:
+            await asyncio.sleep(0.4)
+            snap = daemon.door.snapshot()
+            assert snap.moves == ("e4", "e5")
+            assert not snap.in_sync and snap.empty == ("f3",) and snap.fill == ("g1",)
+        finally:
+            daemon.stop()
+            assert await task == 0
+
+    asyncio.run(first())
+    asyncio.run(second())
+    with Store.open(tmp_path / "g.sqlite") as store:
+        assert store.game(1).ucis == ["e2e4", "e7e5"]
