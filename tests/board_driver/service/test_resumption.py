@@ -275,3 +275,24 @@ def test_a_question_outlives_a_restart_with_the_hands_held_meanwhile(tmp_path: P
     asyncio.run(second())
     with Store.open(tmp_path / "g.sqlite", readonly=True) as store:
         assert store.game(1).ucis == ["g8g7", "e7e8"]
+
+
+def test_decisions_from_outside_the_board_replay_as_they_were_made() -> None:
+    from board_driver.arbiter.tracker import Tracker
+    from board_driver.events import Lift, Place
+    from board_driver.service.hands_journal import Decided
+    from board_driver.service.resumption import replay
+
+    tracker = Tracker()
+    events = [
+        Lift(100, square("e2")),
+        Place(300, square("e4")),
+        Decided(900, "options touch_move=enforce,takeback=false,hints=true"),
+        Decided(1000, "takeback 1"),
+        Decided(1100, "end abandoned black"),
+    ]
+    out = replay(tracker, events)
+    assert [e["type"] for e in out] == ["move", "takeback", "game_over"]
+    assert tracker.options.touch_move == "enforce" and tracker.options.hints
+    assert not tracker.options.takeback
+    assert tracker.game.moves == [] and tracker.game.outcome().winner is rules.BLACK
