@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint bench clean
+.PHONY: run test system-test lint bench clean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -m venv $(VENV) || { echo "make: cannot create $(VENV): on Debian or Ubuntu install python3-venv first (sudo apt install python3-venv)" >&2; rm -rf $(VENV); exit 1; }
@@ -19,6 +19,11 @@ run: $(STAMP)
 test: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest
+
+# The real stack in a Debian virtual machine (QEMU): the installed service under systemd, a
+# kernel GPIO chip, the real hardware libraries. Needs root; see docs/testing.md.
+system-test: $(STAMP)
+	$(BIN)/python -m pytest -m system tests/system
 
 bench: $(STAMP)
 	for b in bench/*.py; do $(BIN)/python $$b || exit 1; done

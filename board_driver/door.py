@@ -71,7 +71,10 @@ HUMAN = "human"
 #: The events the door itself adds to the tracker's (see the module docstring for these).
 DOOR_EVENTS = {
     "new_game": "a new game started: ``fen``, ``game_id``",
-    "options": "the game's options changed: ``touch_move``, ``takeback``, ``hints``",
+    "options": "the game's options changed: ``touch_move``, ``takeback``, ``hints``, "
+    "``clock``, ``clock_switch``, ``illegal_move``",
+    "clock": "the clock changed: ``action`` (``pause``, ``resume``, ``start``, ``adjust``, "
+    "``set``, ``switch``, ``penalty``), ``by``, the times: read the snapshot's ``clock``",
     "players": "who plays each side changed: ``white``, ``black``",
     "headers": "the game's PGN headers changed: ``headers``",
     "board_state": "the daemon's own state changed: ``state`` (see Snapshot.board_state)",
@@ -159,6 +162,15 @@ class Snapshot:
     #: ``nothing yet: the piece from g8 is in the hand``), lit yellow and asked until
     #: :meth:`Door.answer` says which (or the pieces are put back as stored); else empty.
     question: tuple[str, ...] = ()
+    #: The game's chess clock, None without one (an online game's is its player's):
+    #: ``white_ms``/``black_ms`` (left at ``at``, the daemon's ms), ``turn`` (whose clock
+    #: runs, or will), ``state`` (``waiting``, ``running``, ``paused``, ``stopped``),
+    #: ``reason`` (why paused: ``restart``, ``page``, ``button``), ``delay_ms`` (a simple
+    #: delay's part still to run), ``control``/``pgn``/``describe``/``mode``, ``switch``
+    #: (``board``/``buttons``), ``illegal_move``, ``illegal`` (by side), ``clks`` (each
+    #: ply's ``%clk``), ``bonus_ms`` (by side): see
+    #: :meth:`board_driver.clock.keeper.Timekeeper.reading`.
+    clock: Mapping[str, Any] | None = None
 
     def position(self) -> rules.Position:
         """The position after the last committed move, as a :class:`rules.Position`."""
@@ -362,7 +374,16 @@ class Door(Protocol):
         ...
 
     def set_options(self, **options: Any) -> list[dict[str, Any]]:
-        """Change the game's options: ``touch_move``, ``takeback``, ``hints``."""
+        """Change the game's options: ``touch_move``, ``takeback``, ``hints``, and the
+        clock's ``clock`` (a time control: the clock is set anew, paused),
+        ``clock_switch``, ``illegal_move``."""
+        ...
+
+    def clock(self, action: str, **args: Any) -> list[dict[str, Any]]:
+        """The players or an arbiter at the clock: ``pause``, ``resume`` (or start it
+        before the first move), ``adjust`` (``white_ms=``, ``black_ms=``: the times to
+        read now). Each is logged and stored. ActionRefused says why not (no clock, the
+        game over, the clock not running)."""
         ...
 
     def set_headers(self, **headers: str) -> list[dict[str, Any]]:

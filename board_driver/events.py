@@ -13,6 +13,8 @@ from dataclasses import dataclass
 #: The controls a player can press (board-script ``button <name>``).
 BUTTON_NAMES = frozenset(
     {"adjust", "resign", "draw_offer", "draw_accept", "claim_draw", "new_game", "hint"}
+    # The clock's: the running side's clock, either player's, pause and resume.
+    | {"clock", "clock_white", "clock_black", "pause"}
 )
 #: Pieces a pawn may become (board-script ``choose <piece>``).
 PROMOTION_LETTERS = frozenset("qrbn")

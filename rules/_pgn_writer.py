@@ -29,7 +29,12 @@ RESULTS = ("1-0", "0-1", "1/2-1/2", "*")
 LINE_WIDTH = 80
 #: The PGN standard's Termination tag for our endings decided outside the board; every
 #: other ending (mate, a draw by the rules, resignation, agreement) is "normal".
-TERMINATION_TAGS = {"timeout": "time forfeit", "abandoned": "abandoned", "aborted": "unterminated"}
+TERMINATION_TAGS = {
+    "timeout": "time forfeit",
+    "rules_infraction": "rules infraction",
+    "abandoned": "abandoned",
+    "aborted": "unterminated",
+}
 DEAD_POSITION = "neither side can checkmate by any series of legal moves (FIDE 5.2.2)"
 
 
@@ -45,6 +50,13 @@ def ending_comment(game: Game) -> str | None:
             "Time ran out, but the other side cannot checkmate by any series of legal "
             "moves: a draw (FIDE 6.9)."
         )
+    if outcome is not None and outcome.termination == "rules_infraction":
+        if outcome.winner is None:
+            return (
+                "A second illegal move, but the other side cannot checkmate by any series "
+                "of legal moves: a draw (FIDE 7.5.5)."
+            )
+        return "A second illegal move loses the game (FIDE 7.5.5)."
     if not game.dead_position_ends and game.is_dead():
         return f"The position is dead: {DEAD_POSITION}; the result is not the board's to decide."
     return None

@@ -30,13 +30,21 @@ TERMINATIONS = (
     "fifty_moves",
     "resignation",
     "agreement",
-    # Decided outside the board (a clock, a server): recorded with Game.end().
+    # Decided outside the board (a clock, an arbiter, a server): recorded with Game.end().
     "timeout",
+    "rules_infraction",
     "abandoned",
     "aborted",
 )
 #: Endings recorded from outside the board, with Game.end().
-EXTERNAL_TERMINATIONS = ("timeout", "abandoned", "aborted", "resignation", "agreement")
+EXTERNAL_TERMINATIONS = (
+    "timeout",
+    "rules_infraction",
+    "abandoned",
+    "aborted",
+    "resignation",
+    "agreement",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -348,9 +356,23 @@ class Game:
         >>> bare.flag_fall(WHITE).result()   # a lone black king cannot mate
         '1/2-1/2'
         """
+        return self.forfeit(color, "timeout")
+
+    def forfeit(self, color: Color, termination: str = "timeout") -> Outcome:
+        """Record that ``color`` loses by a rule of the clock or the arbiter: its flag fell
+        (``timeout``, FIDE 6.9) or it completed a second illegal move
+        (``rules_infraction``, FIDE 7.5.5). Either way the game is drawn instead when the
+        opponent cannot checkmate by any series of legal moves (:meth:`Position.unwinnable`).
+
+        >>> from rules import WHITE
+        >>> Game().forfeit(WHITE, "rules_infraction").result()
+        '0-1'
+        """
+        if termination not in ("timeout", "rules_infraction"):
+            raise ValueError(f"forfeit: {termination!r} is not timeout or rules_infraction")
         opponent = not color
         winner = None if self.position.unwinnable(opponent) else opponent
-        return self.end("timeout", winner)
+        return self.end(termination, winner)
 
     def _ensure_playing(self, what: str) -> None:
         ended = self.outcome()

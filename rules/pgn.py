@@ -24,12 +24,18 @@ from .position import Position
 
 @dataclass
 class PgnGame:
-    """One game read from PGN: its ``headers``, the ``game`` (main line only) and the
-    ``result`` token (``'1-0'``, ``'0-1'``, ``'1/2-1/2'`` or ``'*'``)."""
+    """One game read from PGN: its ``headers``, the ``game`` (main line only), the
+    ``result`` token (``'1-0'``, ``'0-1'``, ``'1/2-1/2'`` or ``'*'``) and, per ply, the
+    clock a ``[%clk h:mm:ss]`` comment after the move gives, in ms (None where none does).
+
+    >>> read_pgn("1. e4 { [%clk 0:03:00] } e5 { [%clk 0:02:58.5] } *")[0].clocks
+    [180000, 178500]
+    """
 
     headers: dict[str, str] = field(default_factory=dict)
     game: Game | None = None
     result: str = "*"
+    clocks: list[int | None] = field(default_factory=list)
 
 
 _TOKEN = re.compile(
@@ -71,6 +77,9 @@ def read_pgn(text: str) -> list[PgnGame]:
             raise PgnError(f"PGN game {reader.number}, line {line_no}: cannot read {snippet!r}")
         pos = match.end()
         kind = match.lastgroup
+        if kind == "comment" and not depth:
+            reader.comment(match["comment"])
+            continue
         if kind in ("space", "comment", "line_comment", "nag", "number"):
             continue
         if kind == "tag":  # the header group's inner name wins lastgroup
@@ -104,12 +113,39 @@ def read_pgn(text: str) -> list[PgnGame]:
     return games
 
 
+_CLK = re.compile(r"\[%clk\s+(\d+):(\d\d):(\d\d(?:\.\d+)?)\]")
+
+
+def clock_ms(comment: str) -> int | None:
+    """The time a ``[%clk h:mm:ss(.s)]`` command in a comment gives, in ms, or None.
+
+    >>> clock_ms("{ [%clk 1:30:00] }"), clock_ms("{ [%clk 0:00:07.25] }"), clock_ms("{ good }")
+    (5400000, 7250, None)
+    """
+    found = _CLK.search(comment)
+    if found is None:
+        return None
+    hours, minutes, seconds = int(found[1]), int(found[2]), float(found[3])
+    return (hours * 3600 + minutes * 60) * 1000 + round(seconds * 1000)
+
+
 class _GameReader:
     def __init__(self, number: int) -> None:
         self.number = number
         self.headers: dict[str, str] = {}
         self.game: Game | None = None
         self.started = False
+        self.clocks: list[int | None] = []
+
+    def comment(self, text: str) -> None:
+        """A comment in the main line: a clock for the move before it."""
+        if self.game is None or not self.game.moves:
+            return
+        ms = clock_ms(text)
+        if ms is not None:
+            plies = len(self.game.moves)
+            self.clocks += [None] * (plies - len(self.clocks))
+            self.clocks[plies - 1] = ms
 
     def _game(self) -> Game:
         if self.game is None:
@@ -145,7 +181,8 @@ class _GameReader:
         game = self._game()
         result = result or self.headers.get("Result", "*")
         _record_ending(game, result, self.headers.get("Termination"))
-        return PgnGame(headers=self.headers, game=game, result=result)
+        clocks = self.clocks + [None] * (len(game.moves) - len(self.clocks)) if self.clocks else []
+        return PgnGame(headers=self.headers, game=game, result=result, clocks=clocks)
 
 
 #: How a Termination tag (PGN standard, as Lichess writes it too) names our endings.
@@ -176,8 +213,8 @@ def _record_ending(game: Game, result: str, tag: str | None) -> None:
     if ended is not None or result not in ("1-0", "0-1", "1/2-1/2") or unnamed:
         return  # the rules ended it, or the record leaves it open or unnamed
     if result == "1/2-1/2":
-        if kind == "timeout":
-            game.end("timeout", None)
+        if kind in ("timeout", "rules_infraction"):
+            game.end(kind, None)
         elif game.can_claim_threefold() or game.can_claim_fifty_moves():
             game.claim_draw()
         else:
@@ -187,5 +224,12 @@ def _record_ending(game: Game, result: str, tag: str | None) -> None:
 
 
 __all__ = [
-    "RESULTS", "SEVEN_TAG_ROSTER", "TAG_NAME", "PgnGame", "read_pgn", "tag_pair", "write_pgn",
+    "RESULTS",
+    "SEVEN_TAG_ROSTER",
+    "TAG_NAME",
+    "PgnGame",
+    "clock_ms",
+    "read_pgn",
+    "tag_pair",
+    "write_pgn",
 ]

@@ -133,12 +133,14 @@ install_all() {
         system apt-get install -y --no-install-recommends "${missing[@]}"
     fi
 
-    for group in gpio spi dialout; do ensure_group "$group"; done
+    # bluetooth: BlueZ's group (made here when bluez is not installed yet, as its package
+    # would), for [emulation] over Bluetooth LE; the unit asks for all four.
+    for group in gpio spi dialout bluetooth; do ensure_group "$group"; done
     if [ -n "$PREFIX" ] || ! getent passwd magboard >/dev/null; then
         system useradd --system --user-group --home-dir /var/lib/magboard --no-create-home \
-            --shell /usr/sbin/nologin --groups gpio,spi,dialout magboard
+            --shell /usr/sbin/nologin --groups gpio,spi,dialout,bluetooth magboard
     else
-        system usermod --append --groups gpio,spi,dialout magboard
+        system usermod --append --groups gpio,spi,dialout,bluetooth magboard
     fi
 
     if [ -z "$PREFIX" ] || [ "$WITH_VENV" = 1 ]; then
@@ -232,6 +234,11 @@ brightness = 0.3
 # claim_draw GPIO9, resign GPIO8, new_game GPIO7, each to ground), this is all they need:
 #   backend = "gpiod"
 backend = "none"
+
+[clock]
+# The board is the chess clock: "none", or a time control ("5+0", "3+2", "90+30",
+# "5+3 delay", "40/5400+30:1800+30"); the page changes it per game.
+control = "none"
 
 [store]
 path = "/var/lib/magboard/magboard.sqlite"

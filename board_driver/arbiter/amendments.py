@@ -120,8 +120,10 @@ class Amendments:
             played = self.game.position.san(amend.castling)
             out.append(touch_move_event(t, "warn", rook_move.from_square, played))
             self._warned = rook_move.from_square
+        footprint = amend.footprint
+        released = self._reading.released_at(footprint.lifts | footprint.places, t)
         san, mover = self._push(amend.castling)
-        event = move_event(self.game, t, "move", amend.castling, san, mover)
+        event = move_event(self.game, t, "move", amend.castling, san, mover, released)
         event["replaces"] = rook_san
         out.append(event)
         self._new_turn()

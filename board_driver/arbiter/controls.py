@@ -30,6 +30,21 @@ class Controls:
             raise ValueError(f"end_game: the game is over already ({self._outcome.termination})")
         return self._end(t_ms, self.game.end(termination, winner))
 
+    def judge_now(self, t: int) -> list[Event]:
+        """Judge the board as it stands at ``t``, as a button would: a move whose pieces
+        stand is committed now, whatever their resting time (a clock's flag about to fall
+        asks whether the move was let go in time)."""
+        return self._before_button(t)
+
+    def forfeit(self, color: Color, termination: str, t: int) -> list[Event]:
+        """``color`` loses at ``t`` by a rule of the clock or the arbiter: its flag fell
+        (``timeout``) or a second illegal move (``rules_infraction``); a draw when the
+        opponent cannot checkmate by any series of legal moves (FIDE 6.9, 7.5.5).
+        ValueError if the game is over already."""
+        if self._outcome is not None:
+            raise ValueError(f"forfeit: the game is over already ({self._outcome.termination})")
+        return self._end(t, self.game.forfeit(color, termination))
+
     def _button(self, t: int, name: str) -> list[Event]:
         handler = getattr(self, f"_button_{name}", None)
         if handler is None:
@@ -83,3 +98,17 @@ class Controls:
 
     def _button_hint(self, t: int) -> list[Event]:
         return [{"t": t, "type": "hint_requested"}]
+
+    # The clock's buttons: the board is judged first (a move whose pieces stand comes
+    # before the press); the clock, which follows the events, does the rest.
+    def _button_clock(self, t: int, name: str = "clock") -> list[Event]:
+        return [{"t": t, "type": "clock_button", "button": name}]
+
+    def _button_clock_white(self, t: int) -> list[Event]:
+        return self._button_clock(t, "clock_white")
+
+    def _button_clock_black(self, t: int) -> list[Event]:
+        return self._button_clock(t, "clock_black")
+
+    def _button_pause(self, t: int) -> list[Event]:
+        return self._button_clock(t, "pause")

@@ -3,11 +3,13 @@
 Game events are JSON-able dicts with ``t`` (ms) and ``type``:
 
 ==================== ================================================================
-``move``             ``san uci fen from to side ply`` (+ ``captured``, ``rook_from``
-                     ``rook_to``, ``en_passant``, ``promotion``; ``replaces``: the SAN
-                     of the move it takes the place of: a rook move that became
-                     castling, a move committed early that the hands since show was
-                     not made)
+``move``             ``san uci fen from to side ply released`` (+ ``captured``,
+                     ``rook_from`` ``rook_to``, ``en_passant``, ``promotion``;
+                     ``replaces``: the SAN of the move it takes the place of: a rook
+                     move that became castling, a move committed early that the hands
+                     since show was not made). ``released``: when the hand let go of
+                     the move's last piece (ms; ``t`` is when it was judged); with a
+                     clock, ``clk``: the mover's time left after it (ms)
 ``check``            ``side`` (in check), ``king``, ``checkers`` (square names)
 ``game_over``        ``result termination winner`` (``winner`` null for a draw)
 ``game_resumed``     ``fen``: a late promotion choice undid an automatic ending
@@ -23,6 +25,8 @@ Game events are JSON-able dicts with ``t`` (ms) and ``type``:
 ``draw_offer``       ``side``
 ``claim_refused``    ``reason``
 ``refused``          ``button reason``: a control that does not apply now
+``clock_button``     ``button``: a clock button pressed (``clock``, ``clock_white``,
+                     ``clock_black``, ``pause``), after the board was judged
 ``new_game_pending`` ``missing extra``: squares to fill and empty for the start position
 ``new_game``         ``fen``
 ``hint_requested``   (for an engine, when one plays)
@@ -57,15 +61,27 @@ def square_names(mask: int) -> list[str]:
     return [square_name(sq) for sq in squares_of(mask)]
 
 
-def move_event(game: Game, t: int, kind: str, move: Move, san: str, mover: Color) -> Event:
-    """A ``move`` (or ``promotion_amended``) event for ``move``, just pushed onto ``game``."""
-    return {
+def move_event(
+    game: Game,
+    t: int,
+    kind: str,
+    move: Move,
+    san: str,
+    mover: Color,
+    released: int | None = None,
+) -> Event:
+    """A ``move`` (or ``promotion_amended``) event for ``move``, just pushed onto ``game``;
+    ``released``: when the hand let go of its last piece (a ``move``'s, ``t`` if unknown)."""
+    event = {
         "t": t,
         "type": kind,
         **move_details(move, san, mover),
         "fen": game.position.fen(),
         "ply": len(game.moves),
     }
+    if kind == "move":
+        event["released"] = t if released is None else released
+    return event
 
 
 def check_event(game: Game, t: int) -> Event | None:

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from board_driver.clock.control import parse_time_control
+from board_driver.clock.keeper import ILLEGAL_MOVE_RULES, SWITCHES
 from rules import BISHOP, KNIGHT, QUEEN, ROOK
 
 #: The touch-move modes: ``off``, ``warn`` (announce, accept) and ``enforce`` (refuse).
@@ -34,13 +36,38 @@ class GameOptions:
     the other move) or ``"enforce"`` (the other move is illegal); ``takeback``: the board
     set back to the position before the last move undoes it; ``hints``: a lifted
     piece's legal destinations light up.
+
+    The clock (config ``[clock]``; the tracker itself never reads these): ``clock``, the
+    time control (``"none"``, ``"3+2"``, ``"40/5400+30:1800+30"``: see
+    :mod:`board_driver.clock.control`; kept in its own words, :meth:`TimeControl.name`);
+    ``clock_switch``: ``"board"`` (the hand letting go of a move stops the mover's clock)
+    or ``"buttons"`` (the players press their clocks); ``illegal_move``: ``"guide"`` (the
+    board guides it back) or ``"fide"`` (FIDE 7.5.5: two minutes to the opponent, the
+    second one loses).
+
+    >>> GameOptions(clock="5 + 3 Bronstein").clock
+    '5+3 bronstein'
     """
 
     touch_move: str = "warn"
     takeback: bool = True
     hints: bool = False
+    clock: str = "none"
+    clock_switch: str = "board"
+    illegal_move: str = "guide"
 
     def __post_init__(self) -> None:
+        control = parse_time_control(self.clock)  # ValueError names what is wrong
+        object.__setattr__(self, "clock", "none" if control is None else control.name())
+        if self.clock_switch not in SWITCHES:
+            raise ValueError(
+                f"clock_switch: {self.clock_switch!r} is not one of {', '.join(SWITCHES)}"
+            )
+        if self.illegal_move not in ILLEGAL_MOVE_RULES:
+            raise ValueError(
+                f"illegal_move: {self.illegal_move!r} is not one of "
+                f"{', '.join(ILLEGAL_MOVE_RULES)}"
+            )
         if self.touch_move not in TOUCH_MOVE_MODES:
             raise ValueError(
                 f"touch_move: {self.touch_move!r} is not one of {', '.join(TOUCH_MOVE_MODES)}"

@@ -193,6 +193,24 @@ class MoveReading:
         pass_ms = self.timing.pass_ms
         return all(t - self.place_t.get(sq, _NEVER) >= pass_ms for sq in squares_of(fp.places))
 
+    def released_at(self, squares: int, t: int) -> int:
+        """When the hand let go of the last piece on ``squares`` (a move's own squares): the
+        time of the mover's last lift or place there, up to ``t`` (``t`` itself when none
+        was seen, as after a restart). The moment a clock stops, not the later commit.
+
+        >>> from rules import Position
+        >>> reading = MoveReading(Position(), Timing())
+        >>> reading.note_lift(100, 12, touch_mode="warn"); reading.note_place(400, 28)
+        >>> reading.released_at(1 << 12 | 1 << 28, 650)
+        400
+        """
+        others = set(self.others)  # the other side's lifts are not the mover's hand
+        last = None
+        for when, _lifted, sq in self.history:
+            if when <= t and squares >> sq & 1 and (when, sq) not in others:
+                last = when
+        return t if last is None else last
+
     def target_refilled(self, fp: Footprint) -> bool:
         """A capture's square was emptied and filled again after the mover left its square."""
         if fp.target is None:

@@ -522,12 +522,13 @@ class Tracker(Amendments, Controls, Hands, Lights, NewGameSetup, OtherSide, Rere
         castling = self._castling_to_come(move)
         was_over = self._outcome
         occupancy = self._committed
+        released = reading.released_at(fp.lifts | fp.places, t)
         san, mover = self._push(move)
         if move.promotion is not None:
             self._choice = None
         if self._draw_offer is not None and self._draw_offer != mover:
             self._draw_offer = None  # the other side played instead of accepting
-        out.append(move_event(self.game, t, "move", move, san, mover))
+        out.append(move_event(self.game, t, "move", move, san, mover, released))
         self._new_turn()
         out += self._after_move(t, was_over)
         self._open_windows(move, castling, occupancy)

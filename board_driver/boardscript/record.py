@@ -38,12 +38,16 @@ SCRIPT_EVENTS = {"lift": "square", "place": "square", "button": "name", "choose"
 NEW_GAMES = ("new_game", "game_resumed")
 #: The order options are written in (as in docs/board-script.md).
 OPTIONS = ("touch_move", "takeback", "hints")
+#: The clock's options, written when the game has a clock (its times start afresh in the
+#: replay: a script carries the hands' times, from the recording's start).
+CLOCK_OPTIONS = ("clock", "clock_switch", "illegal_move")
 
 
 def header_lines(fen: str, options: Mapping[str, Any]) -> list[str]:
     """The script's header: the position and every option, as a replay needs them."""
     lines = [f"fen {fen}"]
-    for name in OPTIONS:
+    clocked = options.get("clock", "none") != "none"
+    for name in OPTIONS + (CLOCK_OPTIONS if clocked else ()):
         if name in options:
             value = options[name]
             text = ("on" if value else "off") if isinstance(value, bool) else str(value)

@@ -19,6 +19,13 @@ from typing import Any
 
 from board_driver.arbiter.tracker import GameOptions, Timing, Tracker
 from board_driver.boardscript.script import Scan, Script, Wait
+from board_driver.clock.keeper import (
+    Timekeeper,
+    clk_comments,
+    pgn_headers,
+    timekeeper_for,
+    without_clock,
+)
 from board_driver.events import BoardEvent, Lift, Place
 from board_driver.physical.debounce import DEFAULT_DEBOUNCE_MS, Debouncer
 from rules import STARTING_FEN, Game, Position
@@ -32,6 +39,10 @@ class ReplayResult:
     game: Game
     in_sync: bool
     events: list[dict[str, Any]] = field(default_factory=list)
+    #: The game's clock (a script's ``option clock``), None without one.
+    clock: Timekeeper | None = None
+    #: The script's time when it ended (ms): when the clock is read.
+    end_ms: int = 0
 
     @property
     def moves(self) -> list[str]:
@@ -56,8 +67,9 @@ class ReplayResult:
         return outcome.termination if outcome else None
 
     def to_json(self) -> dict[str, Any]:
-        """The object ``magboard replay --json`` prints (board-script.md, "What replay prints")."""
-        return {
+        """The object ``magboard replay --json`` prints (board-script.md, "What replay
+        prints"); ``clock`` (the clock read when the script ended) only with a clock."""
+        out = {
             "script": self.name,
             "moves": self.moves,
             "fen": self.fen,
@@ -66,10 +78,18 @@ class ReplayResult:
             "in_sync": self.in_sync,
             "events": self.events,
         }
+        if self.clock is not None:
+            out["clock"] = self.clock.reading(self.end_ms)
+        return out
 
     def pgn(self) -> str:
-        """The game as PGN."""
-        return self.game.pgn({"Event": f"magboard replay {self.name}"})
+        """The game as PGN (with its ``TimeControl`` and a ``%clk`` after every move,
+        when it has a clock)."""
+        headers = {"Event": f"magboard replay {self.name}"}
+        if self.clock is None:
+            return self.game.pgn(headers)
+        headers.update(pgn_headers(self.clock.control))
+        return self.game.pgn(headers, comments=clk_comments(self.clock.clks))
 
 
 def tracker_for(script: Script, *, timing: Timing | None = None) -> Tracker:
@@ -86,6 +106,7 @@ def drive(
     debounce_ms: int = DEFAULT_DEBOUNCE_MS,
     frames: bool = False,
     finish: bool = True,
+    keeper: Timekeeper | None = None,
 ) -> list[dict[str, Any]]:
     """Play ``script``'s items into ``tracker``; returns the game events it announced.
 
@@ -98,11 +119,20 @@ def drive(
     it waits for it. With ``finish`` (the end of a script: the board is left alone for
     good) whatever is still pending is judged. With ``frames`` every announced event
     carries ``leds``: the steady frame after it.
+
+    With a ``keeper`` (the game's clock) every event is followed by it, as the daemon's
+    clock follows them, and a flag falls at its moment, judged after the board as the
+    daemon judges it. The clock stops with the script: a flag falls only within the
+    script's time (a ``wait`` lets it run).
     """
     announced: list[dict[str, Any]] = []
     now = 0
 
-    def note(found: list[dict[str, Any]]) -> None:
+    def note(found: list[dict[str, Any]], *, followed: bool = False) -> None:
+        if keeper is not None and not followed:
+            found = found + keeper.after(tracker, found)
+        elif keeper is None:
+            found = found + without_clock(found)
         if not found:
             return
         if frames:
@@ -110,10 +140,21 @@ def drive(
             found = [{**event, "leds": rows} for event in found]
         announced.extend(found)
 
+    def flags(t: int) -> None:
+        """Flags that fall by ``t``, each after what the tracker judges before it."""
+        nonlocal now
+        while keeper is not None and (due := keeper.due()) is not None and due <= t:
+            if due > now:
+                now = due
+                note(tracker.tick(now))
+            if keeper.due() == due:
+                note(keeper.time_out(tracker, due), followed=True)
+
     def tick(t: int) -> None:
         nonlocal now
         if debouncer is not None and (edge := debouncer.maturing_since()) is not None:
             t = min(t, edge)  # a change still maturing happened at its edge
+        flags(t)
         if t > now:
             now = t
             note(tracker.tick(now))
@@ -131,6 +172,7 @@ def drive(
             else:
                 hand([item])
         if finish:
+            flags(max(now, script.end_ms))
             note(tracker.finish(max(now, script.end_ms)))
         return announced
 
@@ -174,6 +216,7 @@ def drive(
         matured(debouncer.tick(due))
     release(max(now, clock))
     if finish:
+        flags(max(now, clock, script.end_ms))
         note(tracker.finish(max(now, clock, script.end_ms)))
     return announced
 
@@ -195,9 +238,13 @@ def replay_script(
     A script from a finished position announces ``game_over`` first, at t=0.
     """
     tracker = tracker_for(script, timing=timing)
+    keeper = timekeeper_for(tracker.options, tracker.game)
     events = tracker.starting_events(0)
+    if keeper is not None:
+        events += keeper.after(tracker, events)
     if frames:
         rows = tracker.frame().rows()
         events = [{**event, "leds": rows} for event in events]
-    events += drive(tracker, script, debounce_ms=debounce_ms, frames=frames)
-    return ReplayResult(script.name, tracker.game, tracker.in_sync, events)
+    events += drive(tracker, script, debounce_ms=debounce_ms, frames=frames, keeper=keeper)
+    end = max([script.end_ms, *(e["t"] for e in events)])
+    return ReplayResult(script.name, tracker.game, tracker.in_sync, events, keeper, end)

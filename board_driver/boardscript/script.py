@@ -39,7 +39,12 @@ OPTION_VALUES: dict[str, dict[str, str | bool]] = {
     "touch_move": {"off": "off", "warn": "warn", "enforce": "enforce"},
     "takeback": {"on": True, "off": False},
     "hints": {"on": True, "off": False},
+    "clock_switch": {"board": "board", "buttons": "buttons"},
+    "illegal_move": {"guide": "guide", "fide": "fide"},
 }
+#: Options whose value is the rest of the line, read by a function (ValueError says why
+#: not): ``option clock 3+2``, ``option clock 40/5400+30:1800+30``, ``option clock 5+3 delay``.
+OPTION_TEXTS = {"clock": "a time control: 3+2, 5+3 delay, 40/5400+30:1800+30 or none"}
 
 _EVENT_KEYWORDS = ("lift", "place", "choose", "button", "scan", "wait")
 _HEADER_KEYWORDS = ("fen", "option", "gap")
@@ -133,6 +138,14 @@ def _check_fen(fen: str) -> str | None:
     return None
 
 
+def _option_from_text(name: str, text: str) -> str:
+    """An :data:`OPTION_TEXTS` option's value in its own words; ValueError says why not."""
+    from board_driver.clock.control import parse_time_control
+
+    control = parse_time_control(text)
+    return "none" if control is None else control.name()
+
+
 def _parse_square(text: str) -> int:
     try:
         return square(text)
@@ -185,14 +198,22 @@ class _Parser:
                 self.script.gap_ms = _parse_ms(args[0], "gap")
             except ValueError as error:
                 raise self.fail(line, str(error)) from None
+        elif args and args[0] in OPTION_TEXTS:
+            if len(args) < 2:
+                raise self.fail(line, f"option {args[0]} takes {OPTION_TEXTS[args[0]]}")
+            try:
+                self.script.options[args[0]] = _option_from_text(args[0], " ".join(args[1:]))
+            except ValueError as error:
+                raise self.fail(line, f"option {args[0]}: {error}") from None
         else:
             if len(args) != 2:
                 raise self.fail(line, "option takes a name and a value: option <name> <value>")
             name, value = args
             if name not in OPTION_VALUES:
+                known = [*OPTION_VALUES, *OPTION_TEXTS]
                 raise self.fail(
                     line,
-                    f"unknown option {name!r} (expected one of: {', '.join(OPTION_VALUES)})",
+                    f"unknown option {name!r} (expected one of: {', '.join(known)})",
                 )
             values = OPTION_VALUES[name]
             if value not in values:

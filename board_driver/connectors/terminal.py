@@ -3,8 +3,9 @@
 A connector on the door like the page: it follows the board's events (lifts and places
 included) and, once per change, draws the game's pieces (white in capitals, black in small
 letters, as in FEN), what the switches sense, the lights under the squares, and a line of
-words: whose move it is, what the lights ask, the last move. A piece lifted is drawn in
-brackets, ``(P)``; a piece sensed where the game has none is ``?``.
+words: whose move it is, what the lights ask, the last move, and the clock (the running
+side marked ``>``, its time as it was at the change). A piece lifted is drawn in brackets,
+``(P)``; a piece sensed where the game has none is ``?``.
 
 >>> from board_driver.frame import Frame
 >>> print(render(".." * 32, 0, Frame.off(), colour=False).splitlines()[0])
@@ -19,6 +20,7 @@ import sys
 from collections.abc import Iterable, Mapping
 from typing import Any, TextIO
 
+from board_driver.clock.keeper import clock_words
 from board_driver.frame import COLOUR_NAMES, Frame
 from board_driver.squares import square_name
 from rules.fen import piece_letters
@@ -90,17 +92,26 @@ def light_words(lights: Frame) -> str:
     return ", ".join(lit)
 
 
+#: Endings named as PGN tools and Lichess name them, where the rules' names differ.
+ENDINGS = {"timeout": "time forfeit", "rules_infraction": "a second illegal move, FIDE 7.5.5"}
+
+
 def status_words(snapshot: Any, events: Iterable[Mapping[str, Any]] = ()) -> list[str]:
     """What the board says now, in a few lines: the game, what the lights ask and why."""
     lines = []
     if snapshot.result != "*":
-        ending = (snapshot.termination or "").replace("_", " ")
+        ending = ENDINGS.get(snapshot.termination) or (snapshot.termination or "").replace("_", " ")
+        if snapshot.termination == "timeout" and snapshot.winner is None:
+            ending = "timeout vs insufficient material: the other side cannot mate"
         lines.append(f"Game over: {snapshot.result} ({ending})")
     else:
         turn = snapshot.turn.capitalize() + " to move" + (", in check" if snapshot.check else "")
         lines.append(turn)
     if snapshot.moves:
         lines[-1] += f" · last move: {snapshot.moves[-1]} (ply {len(snapshot.moves)})"
+    clock = getattr(snapshot, "clock", None)
+    if clock:
+        lines.append(clock_words(clock))
     # The tracker's own words for what its lights ask, when the door gives them.
     asks = list(snapshot.asks)
     for event in events:

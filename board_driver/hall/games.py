@@ -277,6 +277,9 @@ class HallGames:
             "plies": record.plies,
             "result": record.result,
             "termination": record.termination,
+            # The board's clocks as they stood after the last move (None: no clock).
+            "clocks": dict(record.clocks) if record.clocks is not None else None,
+            "time_control": tags.get("TimeControl"),
         }
 
     def boards(self) -> dict[str, str]:

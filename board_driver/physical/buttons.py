@@ -1,17 +1,21 @@
 """Push-buttons beside the board, each press becoming a board-script event.
 
-=============  =============================================================
-button         event
-=============  =============================================================
-``adjust``     ``Button(t, "adjust")``: *j'adoube*, I am only adjusting
-``promote``    ``Choose(t, piece)``: each press picks the next promotion piece
-               in the cycle queen -> knight -> rook -> bishop -> queen (the
-               first press gives a knight, the commonest under-promotion)
-``claim_draw`` ``Button(t, "claim_draw")``
-``resign``     ``Button(t, "resign")`` (by the side to move)
-``new_game``   ``Button(t, "new_game")``
-``hint``       ``Button(t, "hint")``
-=============  =============================================================
+===============  ===========================================================
+button           event
+===============  ===========================================================
+``adjust``       ``Button(t, "adjust")``: *j'adoube*, I am only adjusting
+``promote``      ``Choose(t, piece)``: each press picks the next promotion piece
+                 in the cycle queen -> knight -> rook -> bishop -> queen (the
+                 first press gives a knight, the commonest under-promotion)
+``claim_draw``   ``Button(t, "claim_draw")``
+``resign``       ``Button(t, "resign")`` (by the side to move)
+``new_game``     ``Button(t, "new_game")``
+``hint``         ``Button(t, "hint")``
+``clock_white``  ``Button(t, "clock_white")``: White's side of the clock (with
+                 ``[clock] switch = "buttons"`` White presses it after moving)
+``clock_black``  ``Button(t, "clock_black")``
+``pause``        ``Button(t, "pause")``: stops the running clock; again: resumes
+===============  ===========================================================
 
 Buttons are wired from a GPIO to ground (the Pi's pull-up holds the line high; a press
 pulls it low) and read through the same GPIO library as the matrix, debounced: a press
@@ -35,13 +39,23 @@ from collections.abc import Callable, Mapping
 from typing import Any, Protocol, runtime_checkable
 
 from board_driver.events import BoardEvent, Button, Choose
-from board_driver.physical.gpiolines import open_lines
+from board_driver.physical.gpiolines import open_chip, open_lines
 from board_driver.physical.hwlib import require_library
 from board_driver.physical.pinmap import DEFAULT_BUTTON_PINS, check_distinct
 from board_driver.physical.sensing.loop import monotonic_ms
 
 #: The buttons magboard knows, in the order the guide lists them.
-BUTTONS = ("adjust", "promote", "claim_draw", "resign", "new_game", "hint")
+BUTTONS = (
+    "adjust",
+    "promote",
+    "claim_draw",
+    "resign",
+    "new_game",
+    "hint",
+    "clock_white",
+    "clock_black",
+    "pause",
+)
 #: What successive presses of ``promote`` choose.
 PROMOTION_CYCLE = ("q", "n", "r", "b")
 
@@ -146,7 +160,7 @@ class _GpiodReader:
         self._active = Value.ACTIVE
         path, self._offsets = open_lines(gpiod, chip, pins, dev_dir)
         settings = gpiod.LineSettings(direction=Direction.INPUT, bias=Bias.PULL_UP, active_low=True)
-        with gpiod.Chip(path) as handle:
+        with open_chip(gpiod, path) as handle:
             self._request = handle.request_lines(
                 config={tuple(self._offsets): settings}, consumer="magboard-buttons"
             )

@@ -9,6 +9,7 @@ name (``"GPIO17"``) on the chip.
 
 from __future__ import annotations
 
+import errno
 import glob
 import os
 from collections.abc import Sequence
@@ -43,7 +44,7 @@ def open_lines(
     paths = [p for p in chip_paths(dev_dir) if gpiod.is_gpiochip_device(p)]
     labels: dict[str, str] = {}
     for path in paths:
-        with gpiod.Chip(path) as handle:
+        with open_chip(gpiod, path) as handle:
             labels[path] = handle.get_info().label
     seen = ", ".join(f"{os.path.basename(p)} {label!r}" for p, label in labels.items())
     seen = seen or f"none in {dev_dir}"
@@ -68,11 +69,28 @@ def open_lines(
     errors = []
     for path in candidates:
         try:
-            with gpiod.Chip(path) as handle:
+            with open_chip(gpiod, path) as handle:
                 return path, [_offset(handle, line) for line in lines]
         except (OSError, ValueError) as exc:
             errors.append(f"{path}: {exc}")
     raise GpioChipError("cannot find the GPIO lines: " + "; ".join(errors))
+
+
+def open_chip(gpiod: ModuleType, path: str):
+    """``gpiod.Chip(path)``; an OSError that names the device and what usually denies it.
+
+    libgpiod's own error names neither (``[Errno 1] Operation not permitted``).
+    """
+    try:
+        return gpiod.Chip(path)
+    except OSError as exc:
+        hint = {
+            errno.EACCES: "the user needs the 'gpio' group (udev gives it the chips)",
+            errno.EPERM: "a systemd unit must allow the device: DeviceAllow=char-gpiochip rw",
+        }.get(exc.errno)
+        raise OSError(
+            exc.errno, f"cannot open {path}: {exc.strerror}" + (f" ({hint})" if hint else "")
+        ) from exc
 
 
 def _offset(handle, line: int | str) -> int:

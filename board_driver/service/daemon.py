@@ -45,6 +45,7 @@ from board_driver.arbiter.tracker import Timing, Tracker
 from board_driver.events import BoardEvent, Lift, Place
 from board_driver.extension import ExtensionConfigError
 from board_driver.frame import Frame
+from board_driver.service.clock import DaemonClock
 from board_driver.service.config import Config
 from board_driver.service.doorway import BoardDoor
 from board_driver.service.hands_journal import (
@@ -139,6 +140,8 @@ class Daemon:
         self.watchers = tuple(watchers)
         self.lights = Lights(self._show, game_frame=self._game_frame, on_change=self._frame_changed)
         self.door = BoardDoor(self)
+        #: The game's chess clock (when its options give it one).
+        self.clock = DaemonClock(self)
         self.recorder: Recorder | None = None
         self.tracker: Any = None
         self.intake: Intake | None = None
@@ -240,7 +243,7 @@ class Daemon:
         config = self.config
         path = config.store_path()
         self._lock = lock_store(path)
-        self.recorder = Recorder(Store.open(path), config.game)
+        self.recorder = Recorder(Store.open(path), config.game, config.clock)
         try:
             first = self.hw.sensing.scan()
         except Exception as exc:  # any backend, any failure: name it, no traceback
@@ -254,7 +257,10 @@ class Daemon:
         self.intake = Intake(self, first)
         self.intake.start()
         self.lights.set_pattern(LINK_LOST_FRAME if self.intake.link_up is False else None)
+        # The replayed moves first, with no clock yet (their switches were not stored):
+        # the clock then comes back paused at the game as it now stands.
         self.after(replayed)
+        self.after(self.clock.load(self.recorder.clock_log()))
         self._catch_up(first)
 
     def _ready(self) -> None:
@@ -280,6 +286,7 @@ class Daemon:
 
         self.notifier.stopping()
         await stop_extensions(self._extensions)
+        self.clock.close()
         self.door.close()
         for task in self._tasks:
             task.cancel()
@@ -642,6 +649,7 @@ class Daemon:
         events = [{"t": self.now_ms(), "type": "game_resumed", "game_id": game_id,
                    "fen": game.position.fen()}]  # fmt: skip
         self._end_question()  # another game: what was asked was of the one before
+        events += self.clock.load(self.recorder.clock_log())
         self.after(events)
         self.game_changed_outside()
         return events
@@ -658,7 +666,8 @@ class Daemon:
 
         ValueError (from GameOptions) names a bad value; the options stay as they were.
         """
-        self.tracker.options = dataclasses.replace(self.tracker.options, **options)
+        before = self.tracker.options
+        self.tracker.options = dataclasses.replace(before, **options)
         o = self.tracker.options
         record = ",".join(f"{k}={v}" for k, v in options_record(o).items())
         self.keep(Decided(self.now_ms(), f"options {record}"))
@@ -671,8 +680,12 @@ class Daemon:
                 "touch_move": o.touch_move,
                 "takeback": o.takeback,
                 "hints": o.hints,
+                "clock": o.clock,
+                "clock_switch": o.clock_switch,
+                "illegal_move": o.illegal_move,
             }
         ]
+        events += self.clock.options_changed(before)
         self.after(events)
         return events
 
@@ -711,6 +724,7 @@ class Daemon:
 
     def after(self, announced: list[dict], board_events: Iterable[Any] = ()) -> None:
         """What follows a tracker step: store first, then logs, then lights, then the door."""
+        announced = [*announced, *self.clock.follow(announced)]
         if self.intake is not None:
             self.intake.schedule_tick()
         fresh = any(e.get("type") == "new_game" for e in announced)
@@ -737,12 +751,15 @@ class Daemon:
         self.lights.refresh()
         self.door.publish_board(board_events)
         self.door.publish(announced)
+        self.clock.schedule()
 
     def _sync_store(self, fresh: bool) -> bool:
         """The game in the store; a failure is loud, lit, and retried (the game is kept)."""
         before = len(self.recorder.stored_line)
+        entries = self.clock.pending()
         try:
-            self.recorder.sync(self.tracker.game, self.tracker.options, fresh)
+            self.recorder.sync(self.tracker.game, self.tracker.options, fresh, entries)
+            self.clock.stored(len(entries))
         except StoreRefusedError as exc:  # damaged under us: retrying cannot mend it
             self.fault(f"{exc}", code=EXIT_STORE_REFUSED)
             return False

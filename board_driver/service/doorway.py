@@ -115,6 +115,9 @@ class BoardDoor:
                 "touch_move": tracker.options.touch_move,
                 "takeback": tracker.options.takeback,
                 "hints": tracker.options.hints,
+                "clock": tracker.options.clock,
+                "clock_switch": tracker.options.clock_switch,
+                "illegal_move": tracker.options.illegal_move,
             },
             players=dict(self.seats),
             player_states={name: dict(p.state()) for name, p in self._players.items()},
@@ -133,6 +136,7 @@ class BoardDoor:
                 "pass_ms": timing.pass_ms,
                 "debounce_ms": board.config.sensing.debounce_ms,
             },
+            clock=board.clock.reading(),
         )
 
     def _san(self, game: rules.Game) -> tuple[str, ...]:
@@ -368,6 +372,14 @@ class BoardDoor:
         self._board.announce(events)
         return events
 
+    def clock(self, action: str, **args: Any) -> list[dict[str, Any]]:
+        try:
+            events = self._board.clock.act(action, self.now_ms(), **args)
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ActionRefused(f"clock: {exc}") from None
+        self._board.announce(events)
+        return events
+
     def take_back(self, plies: int = 1, *, t_ms: int | None = None) -> list[dict[str, Any]]:
         t = self._t(t_ms)
         try:
@@ -423,6 +435,7 @@ class BoardDoor:
         self.follow_turn()
         stored = self._board.recorder.game_data("seats")
         events = []
+        self._board.clock.seats_changed()
         if stored != self.seats:
             self._board.store_call(self._board.recorder.set_game_data, "seats", self.seats)
             events.append({"t": self.now_ms(), "type": "players", **self.seats})
@@ -448,6 +461,7 @@ class BoardDoor:
                 seats[side] = HUMAN  # its player is not there (its extension is off)
         self.seats = seats
         self.follow_turn()
+        self._board.clock.seats_changed()
 
     def expect(self, move: str, *, t_ms: int | None = None) -> list[dict[str, Any]]:
         t = self._t(t_ms)

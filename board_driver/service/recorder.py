@@ -19,7 +19,7 @@ texts per extension (:meth:`Recorder.game_data`).
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -44,26 +44,44 @@ def options_record(options: GameOptions) -> dict[str, str]:
         "touch_move": str(options.touch_move),
         "takeback": "true" if options.takeback else "false",
         "hints": "true" if options.hints else "false",
+        "clock": options.clock,
+        "clock_switch": options.clock_switch,
+        "illegal_move": options.illegal_move,
     }
 
 
-def options_from_record(record: Mapping[str, str], defaults: Any) -> GameOptions:
-    """The options a stored game was played with (``defaults``: the config's ``[game]``)."""
-    return GameOptions(
-        touch_move=record.get("touch_move", defaults.touch_move),
-        takeback=record.get("takeback", str(defaults.takeback).lower()) == "true",
-        hints=record.get("hints", str(defaults.hints).lower()) == "true",
-    )
+def options_from_record(
+    record: Mapping[str, str], defaults: Any, clock: Any = None
+) -> GameOptions:
+    """The options a stored game was played with (``defaults``: the config's ``[game]``;
+    ``clock``: its ``[clock]``, for a new game). A game stored before clocks had none."""
+    clock_default = "none" if record or clock is None else clock.control
+    base = {
+        "touch_move": record.get("touch_move", defaults.touch_move),
+        "takeback": record.get("takeback", str(defaults.takeback).lower()) == "true",
+        "hints": record.get("hints", str(defaults.hints).lower()) == "true",
+    }
+    clocked = {
+        "clock": record.get("clock", clock_default),
+        "clock_switch": record.get("clock_switch", clock.switch if clock else "board"),
+        "illegal_move": record.get("illegal_move", clock.illegal_move if clock else "guide"),
+    }
+    try:
+        return GameOptions(**base, **clocked)
+    except ValueError:  # a clock this magboard cannot read: the game goes on without it
+        return GameOptions(**base)
 
 
 class Recorder:
     """Keeps the game on the board in ``store`` (see the module docstring)."""
 
-    def __init__(self, store: Store, defaults: Any = None) -> None:
-        from board_driver.service.config.sections import GameConfig
+    def __init__(self, store: Store, defaults: Any = None, clock: Any = None) -> None:
+        from board_driver.service.config.sections import ClockConfig, GameConfig
 
         self.store = store
         self.defaults = defaults or GameConfig()
+        #: The config's ``[clock]``: the clock of a new game.
+        self.clock_defaults = clock or ClockConfig()
         self.game_id: int | None = None
         #: When the game on the board was started (the store's time: it tells games apart).
         self.started = ""
@@ -74,6 +92,7 @@ class Recorder:
         self._options: dict[str, str] = {}
         self._headers: dict[str, str] = {}
         self._data: dict[str, dict[str, str]] = {}
+        self._clock: list[Any] = []  # the clock's changes of the game last loaded
 
     # ------------------------------------------------------------------ start
 
@@ -81,7 +100,7 @@ class Recorder:
         """The game that was on the board and its options (a new game 1 in an empty store)."""
         latest = self.store.game_on_board()
         if latest is None:
-            options = options_from_record({}, self.defaults)
+            options = options_from_record({}, self.defaults, self.clock_defaults)
             game = rules.Game()
             self._options = options_record(options)
             self.game_id = self.store.new_game(game.start.fen(), self._options)
@@ -130,6 +149,7 @@ class Recorder:
         self._options = dict(stored.options)
         self._headers = dict(stored.headers)
         self._data = {name: dict(data) for name, data in stored.data.items()}
+        self._clock = list(stored.clock)
         return game, options_from_record(stored.options, self.defaults)
 
     @property
@@ -137,11 +157,23 @@ class Recorder:
         """The moves of the game on the board as the store has them (as last written)."""
         return self._line
 
+    def clock_log(self) -> list[Any]:
+        """The stored changes of the clock of the game last loaded (resumed or loaded)."""
+        return list(self._clock)
+
     # ------------------------------------------------------------------ after each step
 
-    def sync(self, game: rules.Game, options: GameOptions, fresh: bool) -> bool:
-        """Write what changed in ``game`` since the last sync; ``fresh``: a ``new_game``
-        was announced. True when a new game was stored. Raises the store's errors."""
+    def sync(
+        self,
+        game: rules.Game,
+        options: GameOptions,
+        fresh: bool,
+        clock: Sequence[Any] = (),
+    ) -> bool:
+        """Write what changed in ``game`` since the last sync, with the clock's changes
+        (``clock``: :class:`~board_driver.clock.keeper.ClockEntry` s, in the moves'
+        transaction when the moves changed); ``fresh``: a ``new_game`` was announced. True
+        when a new game was stored. Raises the store's errors."""
         started = False
         if game is not self._game or (fresh and self._line):
             self._options = options_record(options)
@@ -156,8 +188,13 @@ class Recorder:
         moves = tuple(game.moves)
         if moves != self._line:
             line = list(zip(map(str, moves), game.san_moves(), strict=True))
-            self.store.sync_moves(self.game_id, line)
+            if clock:
+                self.store.sync_moves(self.game_id, line, clock)
+            else:
+                self.store.sync_moves(self.game_id, line)
             self._line = moves
+        elif clock:
+            self.store.log_clock(self.game_id, clock)
         outcome = game.outcome()
         result = (outcome.result(), outcome.termination) if outcome else None
         if result != self._result:

@@ -7,9 +7,10 @@ board has shown as done. After a crash SQLite replays its write-ahead log on ope
 Tables (see :mod:`board_driver.service.store_schema`): ``games`` (start position, when),
 ``options`` (the game's options), ``moves`` (the line as it stands: a take-back deletes,
 an amendment rewrites), ``result`` (how a finished game ended), ``corrections`` (every
-take-back and amendment, kept as history), ``headers`` (PGN headers set for a game) and
+take-back and amendment, kept as history), ``headers`` (PGN headers set for a game),
 ``game_data`` (a few texts per game for each extension), ``review`` (an engine's score
-and best move after each ply: :meth:`Store.set_review`).
+and best move after each ply: :meth:`Store.set_review`) and ``clock_log`` (every change
+of a game's clock, written with the move that made it).
 
 >>> store = Store.open(":memory:")
 >>> game_id = store.new_game("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1")
@@ -44,6 +45,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from board_driver.clock.keeper import ClockEntry
 from board_driver.config_values import quote
 from board_driver.review import ReviewedPly, Score
 from board_driver.service import store_schema
@@ -125,6 +127,8 @@ class StoredGame:
     data: dict[str, dict[str, str]] = field(default_factory=dict)
     #: The file it was read from (for messages).
     path: str = ""
+    #: Every change of its clock, in order (empty for a game without one).
+    clock: list[ClockEntry] = field(default_factory=list)
 
     @property
     def ucis(self) -> list[str]:
@@ -404,8 +408,14 @@ class Store:
                     (game_id, name, str(value)),
                 )
 
-    def sync_moves(self, game_id: int, line: Sequence[tuple[str, str]]) -> None:
-        """Make the stored line ``line`` (``(uci, san)`` per ply) in one transaction.
+    def sync_moves(
+        self,
+        game_id: int,
+        line: Sequence[tuple[str, str]],
+        clock: Sequence[ClockEntry] = (),
+    ) -> None:
+        """Make the stored line ``line`` (``(uci, san)`` per ply) in one transaction, with
+        the clock's changes that came with it (``clock``: a move's switch, a take-back's).
 
         Appended plies are new moves; plies that disappear are take-backs; a ply whose
         move changed (a promotion amended, a rook move that became castling) is an
@@ -416,6 +426,7 @@ class Store:
         stamp = _now()
         with self._writing() as db:
             self._require(db, game_id)
+            self._log_clock(db, game_id, clock, stamp)
             stored = db.execute(
                 "SELECT ply, uci, san FROM moves WHERE game_id = ? ORDER BY ply", (game_id,)
             ).fetchall()
@@ -460,6 +471,23 @@ class Store:
             if len(line) < len(stored):
                 # A take-back past the end reopens a finished game.
                 db.execute("DELETE FROM result WHERE game_id = ?", (game_id,))
+
+    def log_clock(self, game_id: int, entries: Sequence[ClockEntry]) -> None:
+        """Keep changes of a game's clock (a pause, an adjustment), in one transaction."""
+        with self._writing() as db:
+            self._require(db, game_id)
+            self._log_clock(db, game_id, entries, _now())
+
+    @staticmethod
+    def _log_clock(
+        db: sqlite3.Connection, game_id: int, entries: Sequence[ClockEntry], stamp: str
+    ) -> None:
+        for e in entries:
+            db.execute(
+                "INSERT INTO clock_log (game_id, ply, kind, white_ms, black_ms, note, t) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (game_id, e.ply, e.kind, e.white_ms, e.black_ms, e.note[:64], stamp),
+            )
 
     def finish(self, game_id: int, result: str, termination: str) -> None:
         """Record how the game ended (``"1-0"`` / ``"0-1"`` / ``"1/2-1/2"``, a termination)."""
@@ -671,6 +699,16 @@ class Store:
                         (game_id,),
                     )
                 )
+            clock = []
+            if "clock_log" in self._tables:  # an older store opened read-only has none
+                clock = [
+                    ClockEntry(*row)
+                    for row in db.execute(
+                        "SELECT ply, kind, white_ms, black_ms, note FROM clock_log "
+                        "WHERE game_id = ? ORDER BY id",
+                        (game_id,),
+                    )
+                ]
             if "game_data" in self._tables:
                 for extension, key, value in db.execute(
                     "SELECT extension, name, value FROM game_data WHERE game_id = ? "
@@ -692,6 +730,7 @@ class Store:
             headers,
             data,
             self.path,
+            clock,
         )
 
     def game_data(self, game_id: int, name: str) -> dict[str, str]:

@@ -47,7 +47,7 @@ def rebuild_game(stored: StoredGame) -> rules.Game:
                 game.agree_draw()
             elif stored.termination in ("threefold_repetition", "fifty_moves"):
                 game.claim_draw()
-            elif stored.termination in ("timeout", "abandoned", "aborted"):
+            elif stored.termination in ("timeout", "rules_infraction", "abandoned", "aborted"):
                 # Decided outside the board (a clock, a server): the winner from the result.
                 winner = {"1-0": rules.WHITE, "0-1": rules.BLACK}.get(stored.result)
                 game.end(stored.termination, winner)
@@ -60,7 +60,8 @@ def game_pgn(
     stored: StoredGame, *, site: str = "magboard", review: list[ReviewedPly] | None = None
 ) -> str:
     """The game as PGN text, with the Seven Tag Roster (readable by python-chess) and the
-    headers stored for it (:meth:`Store.set_headers`), which win over magboard's own.
+    headers stored for it (:meth:`Store.set_headers`), which win over magboard's own; a
+    game with a clock has its ``TimeControl`` and a ``[%clk h:mm:ss]`` after each move.
 
     ``review`` (:meth:`Store.review`): each reviewed move gets a ``[%eval ...]`` comment,
     and a marked one its glyph ($6 ?!, $2 ?, $4 ??) and the engine's better move."""
@@ -70,6 +71,9 @@ def game_pgn(
     if review:
         _start, moves = review_moves(stored.start_fen, stored.ucis, review)
         comments, nags = eval_comments(moves)
+    clock_headers, clocks = _clock(stored, game)
+    for ply, clk in clocks.items():  # the commands first, then the words
+        comments[ply] = f"{clk} {comments[ply]}" if comments.get(ply) else clk
     date = stored.started[:10].replace("-", ".") if stored.started else "????.??.??"
     headers = {
         "Event": f"magboard game {stored.id}",
@@ -81,11 +85,28 @@ def game_pgn(
         "Result": stored.result,
     }
     headers.update(_legacy_engine_headers(stored.options))  # stores made before headers
+    headers.update(clock_headers)
     headers.update(stored.headers)  # set for this game (by a page, an online server): they win
     headers["Result"] = stored.result
     if review and stored.data.get("review", {}).get("engine"):
         headers.setdefault("Annotator", stored.data["review"]["engine"])
     return game.pgn(headers, comments=comments, nags=nags)
+
+
+def _clock(stored: StoredGame, game: rules.Game) -> tuple[dict[str, str], dict[int, str]]:
+    """The PGN tags of the game's time control and each move's ``%clk`` comment (by ply),
+    from its clock's stored changes (none for a game without a clock)."""
+    from board_driver.clock.control import parse_time_control
+    from board_driver.clock.keeper import Timekeeper, clk_comments, pgn_headers
+
+    try:
+        control = parse_time_control(stored.options.get("clock", "none"))
+    except ValueError:
+        control = None  # not a control this magboard reads: the moves are still the game
+    if control is None:
+        return {}, {}
+    keeper = Timekeeper.restored(control, stored.clock, game=game)
+    return pgn_headers(control), clk_comments(keeper.clks)
 
 
 def _unplayable(stored: StoredGame, what: str) -> StoreDamagedError:

@@ -13,6 +13,9 @@ Version 1 (magboard 0.x up to the door): ``games``, ``options``, ``moves``, ``re
 Version 3 adds ``on_board``: which game is on the board (an adjourned game resumed from
 the page is not the newest one), so that a restart comes back to it. Version 4 adds
 ``review``: an engine's score and best move after each ply of a game (the page's review).
+Version 5 adds ``clock_log``: every change of a game's clock (a move switching it, a pause,
+an adjustment, a penalty, a flag) with both times left, so that the clock survives a
+restart and each move's ``%clk`` is kept.
 
 >>> import sqlite3
 >>> db = sqlite3.connect(":memory:", isolation_level=None)
@@ -30,7 +33,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 #: The version this magboard writes.
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 _TABLES_V1 = """
 CREATE TABLE games (
@@ -112,8 +115,28 @@ CREATE TABLE review (
 );
 """
 
+# Every change of a game's clock, in order (id); after ``ply`` plies, both times left then.
+_TABLES_V5 = """
+CREATE TABLE clock_log (
+    id       INTEGER PRIMARY KEY,
+    game_id  INTEGER NOT NULL REFERENCES games(id),
+    ply      INTEGER NOT NULL,
+    kind     TEXT NOT NULL,
+    white_ms INTEGER NOT NULL,
+    black_ms INTEGER NOT NULL,
+    note     TEXT NOT NULL,
+    t        TEXT NOT NULL
+);
+"""
+
 #: The statements that take a store from version ``v - 1`` to ``v``.
-MIGRATIONS: dict[int, str] = {1: _TABLES_V1, 2: _TABLES_V2, 3: _TABLES_V3, 4: _TABLES_V4}
+MIGRATIONS: dict[int, str] = {
+    1: _TABLES_V1,
+    2: _TABLES_V2,
+    3: _TABLES_V3,
+    4: _TABLES_V4,
+    5: _TABLES_V5,
+}
 
 
 def create(db: sqlite3.Connection) -> None:
@@ -155,7 +178,12 @@ _SHAPES: dict[str, Callable[[bytes], bool]] = {
     "a FEN": lambda v: bool(_FEN.fullmatch(v)),
     "a result": lambda v: v in (b"1-0", b"0-1", b"1/2-1/2"),
     "a correction": lambda v: v in (b"takeback", b"amend"),
+    "a clock change": lambda v: v in _CLOCK_KINDS,
 }
+#: What a clock_log row may say happened (board_driver.clock.keeper.ClockEntry).
+_CLOCK_KINDS = frozenset(
+    b"set start move takeback pause resume adjust penalty flag stop restart".split()
+)
 _UCI_SQL = "({c} GLOB '[a-h][1-8][a-h][1-8]' OR {c} GLOB '[a-h][1-8][a-h][1-8][qrbn]')"
 #: The same shapes in SQL, true for a value out of shape ({c}: the column), so that the
 #: big tables are checked without fetching every row into Python. Every shape is ASCII:
@@ -168,6 +196,9 @@ _SHAPES_SQL = {
     "a FEN": "length({c}) NOT BETWEEN 1 AND 100 OR {c} GLOB '*[^0-9a-zA-Z/ -]*'",
     "a result": "{c} NOT IN ('1-0', '0-1', '1/2-1/2')",
     "a correction": "{c} NOT IN ('takeback', 'amend')",
+    "a clock change": "{c} NOT IN ("
+    + ", ".join(f"'{k.decode()}'" for k in sorted(_CLOCK_KINDS))
+    + ")",
 }
 
 
@@ -226,6 +257,19 @@ _LAYOUT[4] = {
         _Column("mate", "int", nullable=True),
         _Column("best", "a move", nullable=True),
         _Column("depth", "int"),
+        _T,
+    ),
+}
+_LAYOUT[5] = {
+    **_LAYOUT[4],
+    "clock_log": (
+        _Column("id", "id"),
+        _GAME,
+        _Column("ply", "int"),
+        _Column("kind", "a clock change"),
+        _Column("white_ms", "int"),
+        _Column("black_ms", "int"),
+        _Column("note", "text", limit=64),
         _T,
     ),
 }
@@ -341,7 +385,7 @@ def _row_name(table: str, rowid: int, record: dict[str, str]) -> str:
         return f"game {record['id']}"
     if table == "moves":
         return f"game {record['game_id']}, ply {record['ply']}"
-    if "game_id" in record and table != "corrections":
+    if "game_id" in record and table not in ("corrections", "clock_log"):
         return f"{table} of game {record['game_id']}"
     return f"{table} row {rowid}"
 

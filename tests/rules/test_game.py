@@ -228,8 +228,8 @@ def test_termination_names_are_the_board_script_names():
         "checkmate", "stalemate", "insufficient_material", "dead_position",
         "fivefold_repetition",
         "seventyfive_moves", "threefold_repetition", "fifty_moves", "resignation", "agreement",
-        # decided outside the board (a clock, an online server)
-        "timeout", "abandoned", "aborted",
+        # decided outside the board (a clock, an arbiter, an online server)
+        "timeout", "rules_infraction", "abandoned", "aborted",
     }  # fmt: skip
     with pytest.raises(AttributeError):
         Outcome("agreement", None).winner = WHITE

@@ -244,7 +244,8 @@ def test_a_game_played_on_past_a_dead_position_is_read_and_its_result_stands():
         ("time forfeit", "1/2-1/2", Outcome("timeout", None)),
         ("Abandoned", "1-0", Outcome("abandoned", WHITE)),
         (None, "1/2-1/2", Outcome("agreement", None)),
-        ("Rules infraction", "1-0", None),  # no name of ours: the result is only a token
+        ("Rules infraction", "1-0", Outcome("rules_infraction", WHITE)),  # FIDE 7.5.5
+        ("Adjudication", "1-0", None),  # no name of ours: the result is only a token
         ("Time forfeit", "*", None),
     ],
 )

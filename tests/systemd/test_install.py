@@ -66,7 +66,7 @@ def test_install_stages_unit_rules_and_config_and_lists_skipped_system_steps(tmp
     skipped = re.findall(r"skipped \(prefix\): (\S+)", result.stdout)
     for tool in ("apt-get", "useradd", "systemctl", "udevadm"):
         assert tool in skipped
-    assert "--groups gpio,spi,dialout magboard" in result.stdout
+    assert "--groups gpio,spi,dialout,bluetooth magboard" in result.stdout
 
 
 def test_install_twice_changes_nothing_and_keeps_an_edited_config(tmp_path):
@@ -138,7 +138,7 @@ def test_unit_is_a_notify_service_with_watchdog_user_and_device_allow_list():
     assert s["Type"] == ["notify"]
     assert s["Restart"] == ["on-failure"]
     assert s["WatchdogSec"] and s["User"] == ["magboard"]
-    assert s["SupplementaryGroups"] == ["gpio spi dialout"]
+    assert s["SupplementaryGroups"] == ["gpio spi dialout bluetooth"]
     assert s["StateDirectory"] == ["magboard"] and s["ConfigurationDirectory"] == ["magboard"]
     assert s["DevicePolicy"] == ["closed"]
     allowed = " ".join(s["DeviceAllow"])
@@ -301,3 +301,12 @@ def test_the_prefix_is_documented_where_builders_read(tmp_path):
     listed = re.findall(r"skipped \(prefix\): (\S+)", install(tmp_path).stdout)
     for tool in re.findall(r"`(apt-get|useradd|systemctl|udevadm|raspi-config)`", steps):
         assert tool in listed, tool
+
+def test_lgpio_makes_its_pipes_in_the_state_directory_not_in_the_read_only_root():
+    """rpi-lgpio (RPi.GPIO on a Pi 5) makes FIFOs in lgpio's working directory, the current
+    one (/) by default, which ProtectSystem=strict makes read-only: the rpigpio backend then
+    failed to start (found in tests/system, test_matrix.py)."""
+    s = unit_settings(UNIT.read_text())
+    assert "ProtectSystem" in s and s["ProtectSystem"] == ["strict"]
+    assert "LG_WD=%S/magboard" in s["Environment"]
+    assert s["StateDirectory"] == ["magboard"]  # %S/magboard is the service's own

@@ -100,14 +100,31 @@ def game_headers(own: Mapping[str, str], section: Any, started: str) -> dict[str
 
 
 def _clocks(snapshot: Any) -> dict[str, int] | None:
-    """The players' clocks in ms, when a player reports them (an online game's
+    """The players' clocks in ms: the board's clock, or a player's (an online game's
     ``Player.state()["clocks"]``); None when the game has none."""
+    clock = getattr(snapshot, "clock", None)
+    if clock:
+        return {"white": int(clock["white_ms"]), "black": int(clock["black_ms"])}
     for state in (getattr(snapshot, "player_states", None) or {}).values():
         clocks = state.get("clocks") if isinstance(state, Mapping) else None
         if isinstance(clocks, Mapping) and all(isinstance(clocks.get(s), int) for s in
                                                ("white", "black")):
             return {"white": clocks["white"], "black": clocks["black"]}
     return None
+
+
+def _clock_headers(snapshot: Any) -> dict[str, str]:
+    """The board's clock's PGN tags (``TimeControl``), which its stored PGN has too."""
+    from board_driver.clock.control import parse_time_control
+    from board_driver.clock.keeper import pgn_headers
+
+    clock = getattr(snapshot, "clock", None)
+    if not clock:
+        return {}
+    try:
+        return pgn_headers(parse_time_control(clock["control"]))
+    except ValueError:
+        return {}
 
 
 def _field(item: Any, name: str) -> Any:
@@ -402,10 +419,12 @@ class Publisher:
     def _snapshot_record(self, snapshot: Any) -> GameRecord:
         game_id = snapshot.game_id
         started = self._game_started(game_id)
+        clock = getattr(snapshot, "clock", None)
+        headers = {**_clock_headers(snapshot), **snapshot.headers}
         return GameRecord(
             board=self.board,
             game=game_id,
-            headers=game_headers(snapshot.headers, self.section, started),
+            headers=game_headers(headers, self.section, started),
             moves=tuple(snapshot.moves),
             ucis=tuple(snapshot.ucis),
             start_fen=snapshot.start_fen,
@@ -414,6 +433,7 @@ class Publisher:
             termination=snapshot.termination,
             started=started,
             clocks=_clocks(snapshot),
+            clks=tuple(clock["clks"]) if clock else (),
         )
 
     async def _stored_record(self, game_id: int, summary: Any) -> GameRecord | None:
@@ -428,7 +448,7 @@ class Publisher:
         if parsed is None:
             log.warning("broadcast: game %d's stored PGN cannot be read; not sent", game_id)
             return None
-        headers, moves, ucis, fen = parsed
+        headers, moves, ucis, fen, clks = parsed
         known = self._records.get(game_id)
         own = dict(known.headers) if known else headers
         started = self._game_started(game_id)
@@ -444,6 +464,7 @@ class Publisher:
             result=result if result in ("1-0", "0-1", "1/2-1/2") else "*",
             termination=_field(summary, "termination") if summary is not None else None,
             started=started,
+            clks=clks,
         )
 
     async def _games_of_round(self, round_: str, current: int) -> list[int]:
@@ -511,7 +532,9 @@ class Publisher:
         return fens[ply - 1]
 
 
-def _read_game(text: str) -> tuple[dict[str, str], tuple[str, ...], tuple[str, ...], str] | None:
+def _read_game(
+    text: str,
+) -> tuple[dict[str, str], tuple[str, ...], tuple[str, ...], str, tuple[int | None, ...]] | None:
     import rules
 
     try:
@@ -527,6 +550,7 @@ def _read_game(text: str) -> tuple[dict[str, str], tuple[str, ...], tuple[str, .
         tuple(game.san_moves()),
         tuple(m.uci() for m in game.moves),
         game.position.fen(),
+        tuple(parsed.clocks),
     )
 
 

@@ -121,6 +121,9 @@ class GameRecord:
     #: The players' clocks in ms after the last move (``{"white": .., "black": ..}``),
     #: when the game has clocks.
     clocks: Mapping[str, int] | None = None
+    #: Each move's clock (``%clk``: the mover's time left after it, in ms; None where the
+    #: move has none), one per move, or empty when the game has no clock.
+    clks: tuple[int | None, ...] = ()
 
     @property
     def plies(self) -> int:
@@ -151,7 +154,8 @@ class GameRecord:
         tags = self.tags()
         tags.update(extra or {})
         lines = [tag_pair(name, value) for name, value in tags.items()]
-        return "\n".join([*lines, "", *movetext(self.start_fen, self.moves, self.result), ""])
+        moves = movetext(self.start_fen, self.moves, self.result, self.clks)
+        return "\n".join([*lines, "", *moves, ""])
 
     def to_json(self) -> str:
         data: dict[str, Any] = {
@@ -169,6 +173,8 @@ class GameRecord:
         }
         if self.clocks is not None:
             data["clocks"] = dict(self.clocks)
+        if self.clks:
+            data["clks"] = list(self.clks)
         return json.dumps(data, separators=(",", ":"), ensure_ascii=False)
 
     @classmethod
@@ -218,18 +224,28 @@ class GameRecord:
             termination=termination,
             started=started,
             clocks=_clocks(data.get("clocks")),
+            clks=_clks(data.get("clks", []), len(moves)),
         )
 
     def with_headers(self, **headers: str) -> GameRecord:
         return replace(self, headers={**self.headers, **headers})
 
 
-def movetext(start_fen: str, sans: tuple[str, ...] | list[str], result: str) -> list[str]:
-    """The numbered moves and the result, wrapped at 80 columns.
+def movetext(
+    start_fen: str,
+    sans: tuple[str, ...] | list[str],
+    result: str,
+    clks: tuple[int | None, ...] | list[int | None] = (),
+) -> list[str]:
+    """The numbered moves and the result, wrapped at 80 columns; with ``clks``, each move's
+    clock as a ``[%clk h:mm:ss]`` comment after it.
 
     >>> movetext("8/8/8/8/8/8/4k3/4K2R b K - 3 40", ["Kd2", "O-O"], "*")
     ['40... Kd2 41. O-O *']
+    >>> movetext("8/8/8/8/8/8/4k3/4K2R b K - 3 40", ["Kd2", "O-O"], "*", [59000, 7250])
+    ['40... Kd2 { [%clk 0:00:59] } 41. O-O { [%clk 0:00:07.2] } *']
     """
+    from board_driver.clock.keeper import pgn_clock
     fields = start_fen.split()
     white = len(fields) < 2 or fields[1] != "b"
     counter = fields[5] if len(fields) > 5 else ""
@@ -243,6 +259,9 @@ def movetext(start_fen: str, sans: tuple[str, ...] | list[str], result: str) -> 
         elif i == 0:
             tokens.append(f"{number}...")
         tokens.append(san)
+        clk = clks[i] if i < len(clks) else None
+        if clk is not None:
+            tokens.extend(["{", *pgn_clock(clk).split(), "}"])
         if not white:
             number += 1
         white = not white
@@ -354,6 +373,19 @@ def _clocks(value: Any) -> dict[str, int] | None:
     ):
         raise ValueError("clocks: not {\"white\": ms, \"black\": ms}")
     return value
+
+
+def _clks(value: Any, plies: int) -> tuple[int | None, ...]:
+    """Each move's clock: a whole number of ms (at most :data:`MAX_CLOCK_MS`) or null, one
+    per move (or none at all: a game without a clock)."""
+    if not isinstance(value, list) or not all(
+        v is None or (isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= MAX_CLOCK_MS)
+        for v in value
+    ):
+        raise ValueError("clks: not a list of whole numbers of ms (or nulls), one per move")
+    if value and len(value) != plies:
+        raise ValueError(f"clks: {len(value)} for {plies} moves")
+    return tuple(value)
 
 
 def _text(data: dict[str, Any], key: str, default: str) -> str:

@@ -302,6 +302,23 @@ class ChessLinkSession:
             return b""
         return self._reply(IDENTITY)  # "I"
 
+    def split(self, data: bytes) -> list[bytes]:
+        """The answers in ``data`` one by one, each known from its letter: the units a
+        Bluetooth LE notification carries (python-mchess reads one answer a notification).
+
+        >>> answers = ChessLinkSession(BoardView()).split(encode("v3130") + encode("x"))
+        >>> [text(answer) for answer in answers]
+        ['v3130', 'x']
+        """
+        tail = 2 if self.checked else 0
+        out, index = [], 0
+        while index < len(data):
+            length = REPLY_LENGTHS.get(chr(data[index] & 0x7F))
+            size = len(data) - index if length is None else length + tail
+            out.append(bytes(data[index : index + size]))
+            index += size
+        return out
+
     def _reply(self, body: str) -> bytes:
         return encode(body, with_check=self.checked)
 

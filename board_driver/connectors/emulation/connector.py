@@ -33,6 +33,9 @@ RESYNC_EVENTS = ("move", "promotion_amended", "takeback", "new_game", "restored"
 
 
 class Transport(Protocol):
+    """Carries bytes both ways. A transport with ``per_message = True`` (Bluetooth LE) is
+    given one protocol message per :meth:`write`, as the session splits them."""
+
     def start(
         self, on_data: Callable[[bytes], None], on_link: Callable[[bool, str], None]
     ) -> None: ...
@@ -55,8 +58,28 @@ class Session(Protocol):
 
     def close(self) -> None: ...
 
+    def split(self, data: bytes) -> list[bytes]: ...
+
 
 SessionFactory = Callable[..., Session]
+
+
+#: The door's events after which the clock's reading is read again (between them it only
+#: counts down, which a reading already says: see board_driver.clock.keeper.times_at).
+CLOCK_EVENTS = frozenset(
+    {
+        "move",
+        "takeback",
+        "clock",
+        "clock_button",
+        "game_over",
+        "game_resumed",
+        "new_game",
+        "options",
+        "promotion_amended",
+        "overflow",
+    }
+)
 
 
 class Emulation:
@@ -94,6 +117,8 @@ class Emulation:
         self._before = ""
         self._layer: Any = None
         self._lights: Frame | None = None
+        #: The board's clock as last read (a protocol that relays a clock reads it).
+        self._clock: Any = None
 
     # ------------------------------------------------------------------ life
 
@@ -106,6 +131,10 @@ class Emulation:
         self.view.resync(snapshot.fen, before=self._before, occupancy=snapshot.sensed)
         self._layer = self.door.light_layer("emulation")
         self.session = self._session_factory(self.view, self._show_lights, colour=self._colour)
+        self._clock = getattr(snapshot, "clock", None)
+        if hasattr(self.session, "clock"):  # DGT relays the board's clock to the app
+            self.session.clock = lambda: self._clock
+            self.session.now = self.door.now_ms
         if self._trace_path is not None:
             try:
                 self._trace = open(self._trace_path, "a", encoding="utf-8")  # noqa: SIM115
@@ -118,6 +147,7 @@ class Emulation:
                     "fen": snapshot.fen,
                     "sensed": f"{snapshot.sensed:016x}",
                     "pass_ms": pass_ms,
+                    "clock": self._clock,
                 },
             )
         self._subscription = self.door.subscribe(board=True)
@@ -183,6 +213,9 @@ class Emulation:
             self._fen = snapshot.fen
             self._before = self._before_fen(snapshot)
             changes = self.view.resync(snapshot.fen, before=self._before, occupancy=snapshot.sensed)
+        if kind in CLOCK_EVENTS:
+            self._clock = getattr(self.door.snapshot(), "clock", None)
+            self._record("clock", self._clock)
         self._tell(changes, now)
         self._schedule()
 
@@ -246,8 +279,13 @@ class Emulation:
         self._schedule()
 
     def _send(self, data: bytes) -> None:
-        if data:
-            self._record("out", data.hex())
+        if not data:
+            return
+        self._record("out", data.hex())
+        if getattr(self.transport, "per_message", False):
+            for one in self.session.split(data):
+                self.transport.write(one)
+        else:
             self.transport.write(data)
 
     def _link(self, up: bool, reason: str) -> None:
@@ -292,21 +330,43 @@ def _lit_squares(frame: Frame) -> str:
 
 
 async def start_emulation(door: Any, section: Any) -> Emulation:
-    """Start the ``[emulation]`` section's protocol on its device."""
-    from board_driver.connectors.emulation.chesslink import ChessLinkSession
-    from board_driver.connectors.emulation.dgt import DgtSession
-    from board_driver.connectors.emulation.serial_port import BAUDRATES, SerialTransport
+    """Start the ``[emulation]`` section's protocol on its transport."""
     from board_driver.frame import COLOUR_NAMES
 
-    sessions = {"dgt": DgtSession, "chesslink": ChessLinkSession}
     letter = {name: letter for letter, name in COLOUR_NAMES.items()}[section.colour]
-    transport = SerialTransport(section.device, BAUDRATES[section.protocol])
+    transport: Transport
+    if section.transport == "ble":
+        from board_driver.connectors.emulation.ble import BleTransport
+        from board_driver.connectors.emulation.gatt import PROFILES
+
+        transport = BleTransport(PROFILES[section.protocol], section.name, adapter=section.adapter)
+        where = f"Bluetooth LE as {transport.name!r}"
+    else:
+        from board_driver.connectors.emulation.serial_port import BAUDRATES, SerialTransport
+
+        transport = SerialTransport(section.device, BAUDRATES[section.protocol])
+        where = section.device
     emulation = Emulation(
         door,
-        sessions[section.protocol],
+        session_class(section.protocol),
         transport,
         colour=letter,
         trace=section.trace or None,
     )
-    log.info("emulation: %s on %s", section.protocol, section.device)
+    log.info("emulation: %s on %s", section.protocol, where)
     return await emulation.start()
+
+
+def session_class(protocol: str) -> SessionFactory:
+    """The session of ``protocol``: ``"dgt"``, ``"chesslink"`` or ``"pegasus"``."""
+    if protocol == "dgt":
+        from board_driver.connectors.emulation.dgt import DgtSession
+
+        return DgtSession
+    if protocol == "pegasus":
+        from board_driver.connectors.emulation.pegasus import PegasusSession
+
+        return PegasusSession
+    from board_driver.connectors.emulation.chesslink import ChessLinkSession
+
+    return ChessLinkSession

@@ -65,6 +65,14 @@ class Actions:
         self.door.set_options(**options)
         return {}
 
+    async def do_clock(self, body: dict) -> dict:
+        """The clock: ``pause``, ``resume`` (or start it before the first move), ``adjust``
+        (``white_ms``, ``black_ms``: the times to read now). Logged and stored."""
+        action, times = inputs.parse_clock(body)
+        log.info("web: clock %s", action)
+        self.door.clock(action, **times, by="page")
+        return {}
+
     async def do_engine(self, body: dict) -> dict:
         side, level = inputs.parse_engine(body)
         snap = self.door.snapshot()

@@ -22,6 +22,8 @@ import re
 from typing import Any
 
 from board_driver.arbiter.tracker import TOUCH_MOVE_MODES
+from board_driver.clock.control import parse_time_control
+from board_driver.clock.keeper import ILLEGAL_MOVE_RULES, SWITCHES
 from board_driver.events import PROMOTION_LETTERS
 from board_driver.squares import square
 
@@ -41,6 +43,11 @@ WEB_BUTTONS = (
     "new_game",
     "adjust",
     "hint",
+    # The clock's: a phone used as the clock presses them.
+    "clock",
+    "clock_white",
+    "clock_black",
+    "pause",
 )
 #: The engine's sides (``set_engine``) and the bounds of a level the page may set (the
 #: config's own bounds, ``[engine]``).
@@ -96,10 +103,16 @@ def parse_fen(value: Any, name: str = "fen") -> str:
 
 
 def parse_options(body: Any) -> dict[str, Any]:
-    """``touch_move`` (off/warn/enforce), ``takeback`` and ``hints`` (true/false): any of them."""
+    """``touch_move`` (off/warn/enforce), ``takeback`` and ``hints`` (true/false), ``clock``
+    (a time control: ``3+2``, ``none``), ``clock_switch`` (board/buttons), ``illegal_move``
+    (guide/fide): any of them.
+
+    >>> parse_options({"clock": "5 + 3 delay", "illegal_move": "fide"})
+    {'clock': '5+3 delay', 'illegal_move': 'fide'}
+    """
     if not isinstance(body, dict):
         raise InputError("options: expected an object")
-    known = ("touch_move", "takeback", "hints")
+    known = ("touch_move", "takeback", "hints", *CLOCK_OPTIONS)
     unknown = [k for k in body if k not in known]
     if unknown:
         names = ", ".join(map(str, unknown))
@@ -117,7 +130,63 @@ def parse_options(body: Any) -> dict[str, Any]:
             if not isinstance(body[name], bool):
                 raise InputError(f"{name}: {_show(body[name])} is not true or false")
             out[name] = body[name]
+    out.update(parse_clock_options(body))
     return out
+
+
+#: The clock's options and what each takes (None: a time control's text).
+CLOCK_OPTIONS: dict[str, tuple[str, ...] | None] = {
+    "clock": None,
+    "clock_switch": SWITCHES,
+    "illegal_move": ILLEGAL_MOVE_RULES,
+}
+#: The longest time control text a page sends.
+MAX_CONTROL = 64
+
+
+def parse_clock_options(body: dict) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for name, choices in CLOCK_OPTIONS.items():
+        if name not in body:
+            continue
+        value = body[name]
+        if not isinstance(value, str) or len(value) > MAX_CONTROL:
+            raise InputError(f"{name}: {_show(value)} is not a text of up to {MAX_CONTROL}")
+        if choices is not None:
+            if value not in choices:
+                raise InputError(f"{name}: {_show(value)} is not one of {', '.join(choices)}")
+            out[name] = value
+            continue
+        try:
+            control = parse_time_control(value)
+        except ValueError as exc:
+            raise InputError(f"{name}: {exc}") from None
+        out[name] = "none" if control is None else control.name()
+    return out
+
+
+def parse_clock(body: Any) -> tuple[str, dict[str, int]]:
+    """The clock's action: ``pause``, ``resume``, or ``adjust`` with ``white_ms`` and
+    ``black_ms`` (whole ms, at most ten hours).
+
+    >>> parse_clock({"action": "adjust", "white_ms": 60000, "black_ms": 45000})
+    ('adjust', {'white_ms': 60000, 'black_ms': 45000})
+    """
+    action = field(body, "action")
+    if action not in ("pause", "resume", "adjust"):
+        raise InputError(f"action: {_show(action)} is not one of pause, resume, adjust")
+    unknown = [k for k in body if k not in ("action", "white_ms", "black_ms")]
+    if unknown:
+        raise InputError(f"clock: unknown {', '.join(map(str, unknown))}")
+    if action != "adjust":
+        return action, {}
+    times = {}
+    for name in ("white_ms", "black_ms"):
+        value = field(body, name)
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 36_000_000:
+            raise InputError(f"{name}: {_show(value)} is not a whole number of ms up to 10 hours")
+        times[name] = value
+    return action, times
 
 
 def parse_engine(body: Any) -> tuple[str, dict[str, int | None]]:

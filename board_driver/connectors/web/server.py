@@ -69,6 +69,8 @@ STATIC_FILES = {
     "board.js": "text/javascript",
     "review.js": "text/javascript",
     "lichess.js": "text/javascript",
+    "clock.js": "text/javascript",
+    "clock.css": "text/css",
     "pieces.js": "text/javascript",
     "board.css": "text/css",
     "index.html": "text/html",

@@ -145,6 +145,9 @@ def snapshot(snap: Snapshot, page: PageState) -> dict[str, Any]:
         # page offers each (POST /api/answer {"reading": i}).
         "question": list(snap.question),
         "engine": engine_snapshot(snap, page),
+        # The board's chess clock (None without one): the page counts the running one
+        # down from ``at``, when the snapshot was read.
+        "clock": dict(snap.clock) if snap.clock is not None else None,
         # The hall broadcast's link, when [broadcast] is on and has said something.
         "broadcast": page.broadcast,
         "can_take_back": bool(

@@ -39,6 +39,22 @@ function drawBoard(element, fen, lastMove) {
 
 function key(game) { return `${game.board}/${game.game}`; }
 
+// 4:59, 1:30:00, 9.8: a clock's time as the board's clock shows it.
+function clockText(ms) {
+  if (ms < 10000) return `${Math.floor(ms / 1000)}.${Math.floor((ms % 1000) / 100)}`;
+  const s = Math.floor(ms / 1000);
+  const h = Math.floor(s / 3600), m = Math.floor((s % 3600) / 60), sec = String(s % 60).padStart(2, "0");
+  return h ? `${h}:${String(m).padStart(2, "0")}:${sec}` : `${m}:${sec}`;
+}
+
+// The clocks after the last move, the side to move's marked (while the game goes on).
+function clockLine(game) {
+  if (!game.clocks) return "";
+  const turn = game.fen.split(" ")[1] === "w" ? "white" : "black";
+  const mark = (side) => game.result === "*" && turn === side ? "▶ " : "";
+  return `${mark("white")}${clockText(game.clocks.white)} · ${mark("black")}${clockText(game.clocks.black)}`;
+}
+
 function element(tag, className, text) {
   const made = document.createElement(tag);
   if (className) made.className = className;
@@ -81,8 +97,10 @@ function card(game) {
   const last = game.plies
     ? `${Math.ceil(game.plies / 2)}${game.plies % 2 ? "." : "..."} ${game.last_san}`
     : "not started";
+  const clocks = element("p", "clocks", clockLine(game));
+  clocks.hidden = !game.clocks;
   link.append(cardTitle(game.board, game.status, game.result), board,
-    element("p", "players", `${game.white} – ${game.black}`), element("p", "last-move", last));
+    element("p", "players", `${game.white} – ${game.black}`), clocks, element("p", "last-move", last));
   link.style.setProperty("--size", "180px");
   return link;
 }
@@ -125,8 +143,15 @@ async function drawOne(board, game) {
   drawBoard($("big"), data.fen, data.last_move);
   $("one-title").textContent = `Board ${data.board}, round ${data.round}`;
   $("one-players").textContent = `${data.white} – ${data.black}  (${data.event})`;
+  const clocks = $("one-clocks");
+  if (clocks) {
+    clocks.textContent = data.clocks ? `Clocks: ${clockLine(data)}  (${data.time_control || ""})` : "";
+    clocks.hidden = !data.clocks;
+  }
+  const ending = { timeout: data.result === "1/2-1/2" ? "timeout vs insufficient material" : "time forfeit",
+    rules_infraction: "second illegal move" }[data.termination];
   $("one-result").textContent = data.result === "*" ? "in play" :
-    `${data.result}${data.termination ? " (" + data.termination.replace(/_/g, " ") + ")" : ""}`;
+    `${data.result}${data.termination ? " (" + (ending || data.termination.replace(/_/g, " ")) + ")" : ""}`;
   const items = [];
   for (let i = 0; i < data.moves.length; i += 2) {
     const li = document.createElement("li");

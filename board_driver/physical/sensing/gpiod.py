@@ -15,7 +15,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 
-from board_driver.physical.gpiolines import open_lines
+from board_driver.physical.gpiolines import open_chip, open_lines
 from board_driver.physical.hwlib import require_library
 from board_driver.physical.pinmap import DEFAULT_COLUMNS, DEFAULT_ROWS, check_distinct, check_lines
 from board_driver.physical.sensing.orientation import Orientation
@@ -93,7 +93,7 @@ class GpiodMatrix:
             {rows_[i]: Value.ACTIVE, rows_[i - 1]: Value.INACTIVE} for i in range(1, 8)
         ]
         self._release_last = {rows_[7]: Value.INACTIVE}
-        with gpiod.Chip(self.chip_path) as handle:
+        with open_chip(gpiod, self.chip_path) as handle:
             try:
                 self._request = handle.request_lines(
                     config={tuple(self._rows): row_settings, tuple(self._columns): column_settings},

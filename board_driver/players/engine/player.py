@@ -22,7 +22,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -77,6 +77,31 @@ class EngineLevel:
     @property
     def limit(self) -> SearchLimit:
         return SearchLimit(self.depth, self.movetime_ms)
+
+    def limit_with(self, clock: Mapping[str, Any] | None) -> SearchLimit:
+        """The search for one move: on the game's clock when one runs (the engine gets
+        ``wtime``/``btime``/``winc``/``binc``, and the level's depth still bounds it),
+        else the level's own limit.
+
+        >>> clock = {"white_ms": 60000, "black_ms": 50000, "mode": "fischer",
+        ...          "bonus_ms": {"white": 2000, "black": 2000}, "moves_to_go": {},
+        ...          "turn": "black", "state": "running"}
+        >>> EngineLevel(movetime_ms=1000).limit_with(clock).go()
+        'go wtime 60000 btime 50000 winc 2000 binc 2000'
+        """
+        if not clock or clock.get("state") == "stopped":
+            return self.limit
+        bonus = clock.get("bonus_ms") or {}
+        fischer = clock.get("mode") == "fischer"  # UCI knows increments, not delays
+        to_go = (clock.get("moves_to_go") or {}).get(clock.get("turn", ""))
+        return SearchLimit(
+            depth=self.depth,
+            wtime=int(clock["white_ms"]),
+            btime=int(clock["black_ms"]),
+            winc=int(bonus.get("white", 0)) if fischer else 0,
+            binc=int(bonus.get("black", 0)) if fischer else 0,
+            movestogo=to_go,
+        )
 
     def full_strength(self) -> EngineLevel:
         """The same thinking time or depth at full strength (for hints).
@@ -174,13 +199,19 @@ class EnginePlayer:
         self.level = level
 
     async def best_move(
-        self, start_fen: str, moves: Sequence[str], *, level: EngineLevel | None = None
+        self,
+        start_fen: str,
+        moves: Sequence[str],
+        *,
+        level: EngineLevel | None = None,
+        clock: Mapping[str, Any] | None = None,
     ) -> str | None:
         """The engine's move after ``moves`` from ``start_fen`` (UCI text), None if it
         has none. A crashed or hung engine is replaced and asked again (a few times).
 
         ``level``: for this one question (a hint at full strength, say) instead of the
-        player's own level, which the next question sets back.
+        player's own level, which the next question sets back. ``clock``: the game's clock
+        (the door's snapshot's), when one runs: the engine plays on it.
         """
         wanted = level or self.level
         failures = 0
@@ -193,7 +224,8 @@ class EnginePlayer:
                         options = wanted.uci_options(engine.options)
                         await engine.configure(within_range(options, engine))
                         self._configured = wanted
-                    return await engine.best_move(start_fen, list(moves), wanted.limit)
+                    limit = wanted.limit_with(clock)
+                    return await engine.best_move(start_fen, list(moves), limit)
                 except (EngineCrashed, EngineTimeout) as exc:
                     failures += 1
                     if self.engine is not None:

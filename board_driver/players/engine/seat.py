@@ -334,7 +334,8 @@ class EngineSeat:
     async def _ask_for_move(self, key: tuple) -> None:
         _game_id, start, moves = key
         try:
-            uci = await self._player().best_move(start, list(moves))
+            clock = self.door.snapshot().clock  # the engine plays on it, when one runs
+            uci = await self._player().best_move(start, list(moves), clock=clock)
         except (EngineError, OSError) as exc:
             self._gave_up(key, exc)
             return

@@ -97,18 +97,31 @@ def find_engine(path: str | os.PathLike[str] = "") -> Path:
 @dataclass(frozen=True, slots=True)
 class SearchLimit:
     """How long the engine thinks about one move: a depth in plies, a time, a number of
-    positions searched (nodes), or several (whichever ends first).
+    positions searched (nodes), or several (whichever ends first); or, when a clock runs,
+    the clock (``wtime``/``btime`` left, ``winc``/``binc`` a move, ``movestogo`` to the next
+    time control): the engine shares its time out itself, and a fixed move time is not
+    asked for.
 
     >>> SearchLimit(depth=12, nodes=200_000).go()
     'go depth 12 nodes 200000'
+    >>> SearchLimit(movetime_ms=500).go()
+    'go movetime 500'
+    >>> SearchLimit(depth=12, wtime=60000, btime=55000, winc=2000, binc=2000).go()
+    'go depth 12 wtime 60000 btime 55000 winc 2000 binc 2000'
     """
 
     depth: int | None = None
     movetime_ms: int | None = None
     nodes: int | None = None
+    wtime: int | None = None
+    btime: int | None = None
+    winc: int = 0
+    binc: int = 0
+    movestogo: int | None = None
 
     def __post_init__(self) -> None:
-        if self.depth is None and self.movetime_ms is None and self.nodes is None:
+        clocked = self.wtime is not None and self.btime is not None
+        if self.depth is None and self.movetime_ms is None and self.nodes is None and not clocked:
             raise ValueError("a search needs a depth, a movetime or a number of nodes")
         for name in ("depth", "movetime_ms", "nodes"):
             value = getattr(self, name)
@@ -122,7 +135,12 @@ class SearchLimit:
             parts += ["depth", str(self.depth)]
         if self.nodes is not None:
             parts += ["nodes", str(self.nodes)]
-        if self.movetime_ms is not None:
+        if self.wtime is not None and self.btime is not None:
+            parts += ["wtime", str(max(1, self.wtime)), "btime", str(max(1, self.btime))]
+            parts += ["winc", str(self.winc), "binc", str(self.binc)]
+            if self.movestogo:
+                parts += ["movestogo", str(self.movestogo)]
+        elif self.movetime_ms is not None:
             parts += ["movetime", str(self.movetime_ms)]
         return " ".join(parts)
 
@@ -143,6 +161,8 @@ class SearchLimit:
 
     def timeout_s(self) -> float:
         """How long to wait for ``bestmove`` before taking the engine as hung."""
+        if self.wtime is not None and self.btime is not None:
+            return max(self.wtime, self.btime) / 1000 + SEARCH_MARGIN_S
         if self.movetime_ms is not None:
             return self.movetime_ms / 1000 + SEARCH_MARGIN_S
         return DEPTH_SEARCH_TIMEOUT_S

@@ -50,6 +50,7 @@ from board_driver.service.config.sections import (
     SECTIONS,
     BridgeConfig,
     ButtonsConfig,
+    ClockConfig,
     GameConfig,
     LedsConfig,
     SensingConfig,
@@ -93,6 +94,7 @@ class Config:
     bridge: BridgeConfig = field(default_factory=BridgeConfig)
     buttons: ButtonsConfig = field(default_factory=ButtonsConfig)
     game: GameConfig = field(default_factory=GameConfig)
+    clock: ClockConfig = field(default_factory=ClockConfig)
     store: StoreConfig = field(default_factory=StoreConfig)
     sim: SimConfig = field(default_factory=SimConfig)
     #: Each extension's section, by its name.

@@ -13,7 +13,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from board_driver.arbiter.tracker import MIN_SETTLE_MS, TOUCH_MOVE_MODES
+from board_driver.clock.control import parse_time_control
+from board_driver.clock.keeper import ILLEGAL_MOVE_RULES, SWITCHES
 from board_driver.config_values import (
+    Bad,
     Check,
     FilePath,
     boolean,
@@ -103,6 +106,9 @@ class ButtonsConfig:
     resign: int | None = DEFAULT_BUTTON_PINS.get("resign")
     new_game: int | None = DEFAULT_BUTTON_PINS.get("new_game")
     hint: int | None = DEFAULT_BUTTON_PINS.get("hint")
+    clock_white: int | None = DEFAULT_BUTTON_PINS.get("clock_white")
+    clock_black: int | None = DEFAULT_BUTTON_PINS.get("clock_black")
+    pause: int | None = DEFAULT_BUTTON_PINS.get("pause")
 
     def pins(self) -> dict[str, int]:
         """The buttons that have a pin: name -> BCM number."""
@@ -118,6 +124,37 @@ class GameConfig:
     hints: bool = False
     settle_ms: int = 250
     pass_ms: int = 100
+
+
+@dataclass(frozen=True)
+class ClockConfig:
+    """``[clock]``: the chess clock of a new game (the page and a script's ``option clock``
+    change it per game).
+
+    ``control``: the time control (``"none"``, ``"5+0"``, ``"3+2"``, ``"5+3 delay"``,
+    ``"5+2 bronstein"``, ``"40/5400+30:1800+30"``: see :mod:`board_driver.clock.control`);
+    ``switch``: ``"board"`` (the mover's clock stops when the hand lets go of the move) or
+    ``"buttons"`` (the players press clock buttons: ``[buttons] clock_white``,
+    ``clock_black``); ``illegal_move``: ``"guide"`` (the board guides it back) or ``"fide"``
+    (FIDE 7.5.5: two minutes to the opponent, the second one loses); ``low_time_s``: below
+    this many seconds on the running clock the board's edge lights orange (0: never).
+    """
+
+    control: str = "none"
+    switch: str = "board"
+    illegal_move: str = "guide"
+    low_time_s: int = 20
+
+
+def time_control(_key: str, value: Any) -> str:
+    """A time control's text, in its own words (``"none"`` for no clock)."""
+    if not isinstance(value, str):
+        raise Bad(f"{value!r} is not a time control (a text: \"3+2\", \"none\")")
+    try:
+        control = parse_time_control(value)
+    except ValueError as exc:
+        raise Bad(str(exc)) from None
+    return "none" if control is None else control.name()
 
 
 @dataclass(frozen=True)
@@ -184,6 +221,15 @@ SECTIONS: dict[str, tuple[type, dict[str, Check]]] = {
             "hints": boolean,
             "settle_ms": integer(MIN_SETTLE_MS, 10000),
             "pass_ms": integer(0, 10000),
+        },
+    ),
+    "clock": (
+        ClockConfig,
+        {
+            "control": time_control,
+            "switch": one_of(*SWITCHES),
+            "illegal_move": one_of(*ILLEGAL_MOVE_RULES),
+            "low_time_s": integer(0, 3600),
         },
     ),
     "store": (StoreConfig, {"path": FilePath("kept")}),

@@ -14,6 +14,9 @@ lines starting ``#=`` (so ``magboard replay`` reads the file as it is):
                                                quote a value with spaces: fen="...")
     #= frame 1 ......../.../........           the steady frame after event 1, rank 8 first
     #= final_frame ......../...                the frame once the script has ended
+    #= clks 180000 178000                      with a clock: each ply's %clk, in ms
+    #= clock state=running white_ms=177350     with a clock: the clock when the script ended
+    #= pgn_has [%clk 0:02:58]                  text the game's PGN holds (one per line)
 
 Scripts run through the daemon's public path, :func:`board_driver.boardscript.replay.replay_script`
 (what ``magboard replay --json --frames`` prints), and for ``final_frame`` through
@@ -33,9 +36,9 @@ from board_driver.boardscript.replay import drive, replay_script, tracker_for
 from board_driver.boardscript.script import parse_script
 
 SCRIPTS = Path(__file__).resolve().parents[2] / "scripts"
-#: The first issue's numbered cases, issue 15 (fast and messy hands) and issue 22 (hands at
-#: any pace).
-CASES = (*range(1, 12), 15, 22)
+#: The first issue's numbered cases, issue 15 (fast and messy hands), issue 22 (hands at
+#: any pace) and issue 27 (the clock).
+CASES = (*range(1, 12), 15, 22, 27)
 REQUIRED = ("case", "moves", "fen", "result", "termination", "in_sync", "events")
 
 
@@ -44,6 +47,8 @@ class Expectation:
     values: dict[str, str] = field(default_factory=dict)
     details: list[tuple[int, dict[str, object]]] = field(default_factory=list)
     frames: list[tuple[int, list[str]]] = field(default_factory=list)
+    clock: dict[str, object] = field(default_factory=dict)
+    pgn_has: list[str] = field(default_factory=list)
 
 
 def _value(text: str) -> object:
@@ -68,10 +73,15 @@ def read_expectation(path: Path) -> Expectation:
                 details[name] = _value(value)
             assert details or not pairs.strip(), f"{where}: event details are name=value"
             expect.details.append((int(index), details))
+        elif key == "clock":
+            for name, value in re.findall(r'(\w+)=("[^"]*"|\S+)', rest):
+                expect.clock[name] = _value(value)
+        elif key == "pgn_has":
+            expect.pgn_has.append(rest)
         elif key == "frame":
             index, rows = rest.split()
             expect.frames.append((int(index), rows.split("/")))
-        elif key in (*REQUIRED, "final_frame"):
+        elif key in (*REQUIRED, "final_frame", "clks"):
             assert key not in expect.values, f"{where}: {key} given twice"
             expect.values[key] = rest
         else:
@@ -110,6 +120,15 @@ def test_scenario(path: Path) -> None:
             f"frame after event {index} ({events[index]['type']}):\n"
             + "\n".join(events[index]["leds"])
         )
+    if "clks" in values or expect.clock:
+        assert "clock" in data, "the script has no clock"
+        if "clks" in values:
+            assert data["clock"]["clks"] == [_value(v) for v in values["clks"].split()]
+        for name, value in expect.clock.items():
+            assert data["clock"][name] == value, f"clock {name}"
+    pgn = result.pgn()
+    for text in expect.pgn_has:
+        assert text in pgn, pgn
     if "final_frame" in values:
         tracker = tracker_for(script)
         drive(tracker, script)

@@ -120,7 +120,7 @@ def test_comments_blank_lines_and_extra_spaces_are_ignored():
         ("scan ffff00001000eff\n", 1, "bad hex 'ffff00001000eff'"),
         ("scan 0xffff00001000ef\n", 1, "bad hex"),
         ("scan ffff00001000efgf\n", 1, "bad hex"),
-        ("button pause\n", 1, "unknown button 'pause'"),
+        ("button snooze\n", 1, "unknown button 'snooze'"),
         ("choose k\n", 1, "bad choose letter 'k'"),
         ("choose Q\n", 1, "bad choose letter 'Q'"),
         ("option touch_move strict\n", 1, "bad value 'strict' for option touch_move"),

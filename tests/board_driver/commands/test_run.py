@@ -36,14 +36,14 @@ class Terminal:
 
     FILES = "   a  b  c  d  e  f  g  h"
 
-    def __init__(self, directory) -> None:
+    def __init__(self, directory, extra: str = "") -> None:
         import pty
         import subprocess
         import sys
 
         from tests.board_driver.daemon_process import ROOT, write_config
 
-        config = write_config(directory, extra="[web]\nenabled = false\n")
+        config = write_config(directory, extra="[web]\nenabled = false\n" + extra)
         master, slave = pty.openpty()
         env = {k: v for k, v in os.environ.items() if k not in ("JOURNAL_STREAM", "NOTIFY_SOCKET")}
         self.proc = subprocess.Popen(
@@ -118,6 +118,25 @@ def test_the_terminal_board_tells_white_from_black_and_draws_once_per_change(tmp
         moved = [d for d in terminal.drawings() if "last move: e4" in d]
         assert len(moved) == 1, terminal.text()
         assert "4              P" in moved[0] and "Black to move" in moved[0]
+    finally:
+        terminal.stop()
+
+
+def test_the_terminal_board_shows_the_clock_and_its_pause(tmp_path):
+    """Issue 27: the clock on every screen, the terminal's too: the running side marked."""
+    terminal = Terminal(tmp_path, '[clock]\ncontrol = "3+2"\n')
+    try:
+        terminal.read_until(lambda t: "White to move" in t)
+        assert "Clock 3+2: White 3:00 · Black 3:00 (starts with the first move)" in (
+            terminal.drawings()[-1]
+        )
+        terminal.type("lift e2")
+        terminal.type("place e4")
+        terminal.read_until(lambda t: "Black > " in t)
+        assert "Clock 3+2: White 3:00 · Black > " in terminal.drawings()[-1]
+        terminal.type("button pause")
+        terminal.read_until(lambda t: "(paused: button)" in t)
+        assert "Black > " not in terminal.drawings()[-1]
     finally:
         terminal.stop()
 

@@ -1,6 +1,7 @@
 """The gpiod and RPi.GPIO matrix backends against fakes of their libraries."""
 
 import errno
+import os
 
 import pytest
 
@@ -222,3 +223,26 @@ def test_any_board_reads_exactly_through_a_diode_matrix_in_any_orientation(fake_
                 assert port.scan() == expected
             port.close()
     assert fake_hw.shorts == 0 and fake_hw.floating_reads == 0
+
+
+@pytest.mark.parametrize(
+    ("code", "hint"),
+    [(errno.EPERM, "DeviceAllow=char-gpiochip rw"), (errno.EACCES, "'gpio' group")],
+)
+def test_a_chip_the_process_may_not_open_is_named_with_what_usually_denies_it(
+    fake_hw, monkeypatch, code, hint
+):
+    """Under systemd without DeviceAllow for the chips, libgpiod says only "[Errno 1]
+    Operation not permitted" (found in the system tests' machine): the error must name the
+    device and the likely cause."""
+    import gpiod
+
+    def denied(path):
+        raise OSError(code, os.strerror(code))
+
+    monkeypatch.setattr(gpiod, "Chip", denied)
+    with pytest.raises(OSError) as caught:
+        open_gpiod(fake_hw)
+    message = str(caught.value)
+    assert "/dev/gpiochip0" in message and hint in message
+    assert caught.value.errno == code

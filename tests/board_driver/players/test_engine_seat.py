@@ -152,3 +152,52 @@ def test_a_hint_needs_no_engine_side_and_is_lit_green(tmp_path: Path) -> None:
 
 def test_pgn_headers_without_an_engine_are_empty() -> None:
     assert pgn_headers("none", "Stockfish", FAST) == {}
+
+
+FAKE_ENGINE = """#!{python}
+import sys
+for line in sys.stdin:
+    words = line.split()
+    if not words:
+        continue
+    if words[0] == "uci":
+        print("id name Clockwatcher 1", "uciok", sep="\\n", flush=True)
+    elif words[0] == "isready":
+        print("readyok", flush=True)
+    elif words[0] == "go":
+        with open({log!r}, "a") as log:
+            log.write(line)
+        print("bestmove e7e5", flush=True)
+    elif words[0] == "quit":
+        break
+"""
+
+
+def test_the_engine_plays_on_the_clock_when_one_runs(tmp_path: Path) -> None:
+    """Issue 27: with a clock the engine is told wtime/btime/winc/binc, not a move time."""
+    import stat
+    import sys
+
+    log = tmp_path / "go.log"
+    engine = tmp_path / "clockwatcher"
+    engine.write_text(FAKE_ENGINE.format(python=sys.executable, log=str(log)))
+    engine.chmod(engine.stat().st_mode | stat.S_IXUSR)
+    daemon = make_daemon(
+        tmp_path,
+        f'[engine]\npath = "{engine}"\nside = "black"\nmovetime_ms = 700\n'
+        '[clock]\ncontrol = "3+2"\n',
+    )
+
+    async def scenario() -> None:
+        sim = daemon.hw.sim_board
+        sim.lift(12)  # e2
+        await asyncio.sleep(0.05)
+        sim.place(28)  # e4: White's first move, free; Black's clock runs
+        await until(lambda: daemon.door.snapshot().expected == "e7e5")
+
+    run_daemon(daemon, scenario)
+    go = log.read_text().split()
+    assert go[:2] == ["go", "wtime"] and "movetime" not in go, go
+    fields = dict(zip(go[1::2], map(int, go[2::2]), strict=True))
+    assert fields["wtime"] == 180_000 and 170_000 < fields["btime"] <= 180_000
+    assert fields["winc"] == fields["binc"] == 2_000

@@ -383,3 +383,17 @@ def test_a_pin_clash_is_no_clash_on_the_simulator_or_with_buttons_off(tmp_path):
     path = tmp_path / "c.toml"
     path.write_text('[leds]\nbackend = "neopixel"\n[buttons]\nnew_game = 18\n')  # buttons off
     assert run_magboard("config", "check", "--config", str(path)).returncode == 0
+
+
+def test_the_clock_section_is_read_and_a_bad_control_named():
+    """Issue 27: ``[clock]``: a time control in its own words, every bad key named."""
+    config = parse_config('[clock]\ncontrol = "15 + 10"\nswitch = "buttons"\n')
+    assert (config.clock.control, config.clock.switch) == ("15+10", "buttons")
+    with pytest.raises(ConfigError) as error:
+        parse_config(
+            '[clock]\ncontrol = "3 + soon"\nillegal_move = "strict"\nlow_time_s = -1\n'
+        )
+    text = str(error.value)
+    assert "[clock] control: time control '3 + soon': expected minutes+seconds" in text
+    assert '[clock] illegal_move: "strict" is not one of "guide", "fide"' in text
+    assert "[clock] low_time_s: -1 is not between 0 and 3600" in text

@@ -9,14 +9,14 @@ from __future__ import annotations
 
 
 class PixelBuf:
-    def __init__(self, n: int, *, brightness: float = 1.0, byteorder: str = "GRB",
+    def __init__(self, size: int, *, brightness: float = 1.0, byteorder: str = "GRB",
                  auto_write: bool = False) -> None:  # fmt: skip
         if byteorder not in ("RGB", "GRB", "RGBW", "GRBW", "BGR", "BRG", "RBG", "GBR"):
             raise ValueError(f"Invalid byteorder {byteorder!r}")
-        self._n = n
+        self._n = size
         self._order = byteorder
         self._bpp = len(byteorder)
-        self._pixels: list[tuple[int, ...]] = [(0,) * self._bpp] * n
+        self._pixels: list[tuple[int, ...]] = [(0,) * self._bpp] * size
         self._brightness = min(max(brightness, 0.0), 1.0)
         self.auto_write = auto_write
 
@@ -69,8 +69,8 @@ class PixelBuf:
         if self.auto_write:
             self.show()
 
-    def fill(self, colour) -> None:
-        c = self._colour(colour)
+    def fill(self, color) -> None:
+        c = self._colour(color)
         self._pixels = [c] * self._n
         if self.auto_write:
             self.show()

@@ -55,8 +55,8 @@ class SPI:
     ):
         self.frequency = baudrate
 
-    def write(self, data: bytes) -> None:
-        _world.current().send_to_strip(MOSI.id, bytes(data))
+    def write(self, buf: bytes) -> None:
+        _world.current().send_to_strip(MOSI.id, bytes(buf))
 
     def deinit(self) -> None:
         pass

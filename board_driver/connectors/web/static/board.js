@@ -11,9 +11,14 @@ const TERMINATION = {
   fivefold_repetition: "fivefold repetition", seventyfive_moves: "75-move rule",
   threefold_repetition: "threefold repetition (claimed)", fifty_moves: "50-move rule (claimed)",
   resignation: "resignation", agreement: "draw agreed",
-  dead_position: "dead position: no one can mate", timeout: "time", abandoned: "abandoned",
-  aborted: "aborted",
+  dead_position: "dead position: no one can mate", timeout: "time forfeit", abandoned: "abandoned",
+  aborted: "aborted", rules_infraction: "a second illegal move, FIDE 7.5.5",
 };
+// How a game ended, in words: a flag fall against a side that cannot mate is a draw
+// ("timeout vs insufficient material", as Lichess says it).
+const ending = (termination, winner) => termination === "timeout" && !winner
+  ? "timeout vs insufficient material: the other side cannot mate"
+  : TERMINATION[termination] || termination;
 
 const $ = (id) => document.getElementById(id);
 const squareName = (sq) => FILES[sq % 8] + (Math.floor(sq / 8) + 1);
@@ -468,7 +473,7 @@ function renderStatus() {
     text = "New game: set up the start position (the lights show where)";
     status.className = "out-of-sync";
   } else if (state.result !== "*") {
-    text = `Game over: ${state.result} (${TERMINATION[state.termination] || state.termination})`;
+    text = `Game over: ${state.result} (${ending(state.termination, state.winner)})`;
     status.className = "over";
   } else {
     text = `${cap(state.turn)} to move${state.check ? " — check!" : ""}`;
@@ -635,7 +640,8 @@ function describe(e) {
     case "touch_move": return [`Touch-move: the piece on ${e.square} was touched first (played ${e.played})`, true];
     case "claim_refused": return [`Draw claim refused: ${e.reason}`, true];
     case "refused": return [`${e.button.replace("_", " ")} refused: ${e.reason}`, true];
-    case "game_over": return [`Game over: ${e.result} (${TERMINATION[e.termination] || e.termination})`];
+    case "game_over": return [`Game over: ${e.result} (${ending(e.termination, e.winner)})`];
+    case "clock": return [clockWords(e), e.action === "penalty"];
     case "game_resumed": return [e.game_id
       ? `Game ${e.game_id} is on the board again: put the pieces where the lights ask`
       : "The game goes on"];
@@ -655,12 +661,20 @@ function describe(e) {
     case "online_error": return [`Lichess: ${e.message}`, true];
     case "broadcast": return [`Hall broadcast: ${e.message}`, e.state !== "connected"];
     case "online_chat": return [`Lichess chat, ${e.username}: ${e.text}`];
-    case "options": return [`Options: touch-move ${e.touch_move}, take-backs ${e.takeback ? "on" : "off"}, hints ${e.hints ? "on" : "off"}`];
+    case "options": return [`Options: touch-move ${e.touch_move}, take-backs ${e.takeback ? "on" : "off"}, hints ${e.hints ? "on" : "off"}${e.clock && e.clock !== "none" ? `, clock ${e.clock}` : ""}`];
     case "review_done": return [`The review of game ${e.game} is ready`];
     case "review_stopped": return [e.reason === "another game is reviewed" ? null
       : `The review of game ${e.game} stopped: ${e.reason}`];
     default: return [null];
   }
+}
+
+function clockWords(e) {
+  if (e.action === "penalty") return e.why;
+  if (e.action === "switch") return null;
+  if (e.action === "set") return e.control === "none" ? "Clock: none" : `Clock: ${e.control}`;
+  const by = { restart: "after the board restarted", button: "(button)", page: "(page)" }[e.by] || "";
+  return `Clock: ${e.action} ${by}`.trim();
 }
 
 function say(text, bad = false) {
@@ -706,7 +720,7 @@ async function loadGames() {
       a.setAttribute("download", "");
       a.textContent = `Game ${g.id}`;
       li.appendChild(a);
-      const how = g.termination ? ` (${TERMINATION[g.termination] || g.termination})` : "";
+      const how = g.termination ? ` (${ending(g.termination, g.result !== "1/2-1/2")})` : "";
       const where = g.on_board ? " (on the board)" : g.result === "*" ? " (adjourned)" : "";
       li.appendChild(document.createTextNode(`: ${g.result}${how}${where}, ${plies(g.plies)}, ${g.started.slice(0, 16).replace("T", " ")}`));
       if (g.plies > 0 && !(g.on_board && g.result === "*")) {

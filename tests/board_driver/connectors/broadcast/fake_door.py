@@ -82,6 +82,8 @@ class _StoredGame:
         self.headers: dict[str, str] = {}
         self.result = "*"
         self.termination: str | None = None
+        #: The board's clock as a snapshot reads it (``set_clock``), None: no clock.
+        self.clock: dict[str, Any] | None = None
 
 
 class FakeDoor:
@@ -152,6 +154,7 @@ class FakeDoor:
             draw_offer=None,
             sim_pieces=None,
             timing={"settle_ms": 250, "pass_ms": 100},
+            clock=dict(stored.clock) if stored.clock is not None else None,
         )
 
     def games(self) -> list[Any]:
@@ -191,6 +194,17 @@ class FakeDoor:
             self.current.game.pop()
         self.current.result, self.current.termination = "*", None
         self._announce({"type": "takeback", "plies": plies})
+
+    def set_clock(self, control: str, clks: list[int | None], white_ms: int, black_ms: int) -> None:
+        """The game's clock (a control as the board names it, each ply's %clk, the times)."""
+        self.current.clock = {
+            "control": control,
+            "clks": list(clks),
+            "white_ms": white_ms,
+            "black_ms": black_ms,
+            "state": "running",
+        }
+        self._announce({"type": "clock", "action": "adjust"})
 
     def end_game(self, termination: str, result: str) -> None:
         self.current.result, self.current.termination = result, termination

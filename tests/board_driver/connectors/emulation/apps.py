@@ -118,3 +118,30 @@ def chesslink_command(body: str, *, parity: bool = True) -> bytes:
             byte |= 0x80
         out.append(byte)
     return bytes(out)
+
+
+class PegasusApp(DgtApp):
+    """An app's side of a DGT Pegasus: DGT's framing (as ``dgtdriver``'s ``DGTMessage``
+    parses it), but the board is occupancy: a dump is 64 bytes of 0 or 1 and a field
+    update says 0 or 1; the app knows pieces only from the moves it follows."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.occupied: list[bool] = [False] * 64  # DGT order: a8 = 0 .. h1 = 63
+
+    def feed(self, data: bytes) -> list[tuple[int, bytes]]:
+        found = super().feed(data)
+        for kind, body in found:
+            if kind == 0x86:
+                assert set(body) <= {0, 1}, f"a dump of occupancy: {body.hex()}"
+                self.occupied = [bool(b) for b in body]
+            elif kind == 0x8E:
+                assert body[1] in (0, 1), f"a field update of occupancy: {body.hex()}"
+                self.occupied[body[0]] = bool(body[1])
+        return found
+
+    def occupancy(self) -> int:
+        """The occupancy read, as a bitmap (bit i = square i, a1 = 0)."""
+        return sum(
+            1 << ((7 - index // 8) * 8 + index % 8) for index, on in enumerate(self.occupied) if on
+        )

@@ -280,6 +280,9 @@ class Result:
     read_after_ms: list[float] = field(default_factory=list)
     final_fen: str = ""
     client_fen: str = ""
+    #: The emulation's trace and what the driver reported (for the clock's checks).
+    trace: list[dict] = field(default_factory=list)
+    driver: list[dict] = field(default_factory=list)
 
 
 def play(
@@ -291,9 +294,11 @@ def play(
     led_every: int = 4,
     plies: int | None = None,
     record: Path | None = None,
+    clock: str = "none",
 ) -> Result:
     """One whole game, move by move, with a real driver reading the board; see the module
-    docstring. ``record``: write the fixture (trace, driver's readings, provenance) there."""
+    docstring. ``record``: write the fixture (trace, driver's readings, provenance) there.
+    ``clock``: the board's clock (``[clock] control``), which a DGT driver reads too."""
     result = Result(protocol, game_index, seed)
     touch_move, moves = moves_by_hand(game_index, seed)
     moves = moves[:plies]
@@ -304,6 +309,7 @@ def play(
         extra=(
             "[web]\nenabled = false\n"
             f'[emulation]\nprotocol = "{protocol}"\ndevice = "{pair.board}"\ntrace = "{trace}"\n'
+            f'[clock]\ncontrol = "{clock}"\n'
         ),
     )
     daemon = DaemonProcess(directory)
@@ -383,6 +389,8 @@ def play(
         daemon.terminate()
         pair.close()
         (directory / "daemon.log").write_text(daemon.output())  # for a failure's post-mortem
+    result.trace = [json.loads(line) for line in trace.read_text().splitlines() if line.strip()]
+    result.driver = list(client.lines) if client is not None else []
     if record is not None:
         _write_fixture(record, result, trace, client, protocol, game_index, seed, touch_move)
     return result
@@ -439,6 +447,7 @@ def _write_fixture(
 ) -> None:
     info = CLIENTS[protocol]
     records = [json.loads(line) for line in trace.read_text().splitlines() if line.strip()]
+    clock = records[0].get("start", {}).get("clock") if records else None
     magboard = subprocess.run(
         ["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
     ).stdout.strip()
@@ -453,6 +462,7 @@ def _write_fixture(
             "command": "python -m tests.board_driver.connectors.emulation.record_fixtures",
             "game": f"selfplay.pgn game {game_index + 1} (index {game_index}), hands seed {seed}",
             "touch_move": touch_move,
+            "clock": clock["control"] if clock else "none",
             "moves": result.moves,
             "magboard": magboard,
             "problems": result.problems,

@@ -1,6 +1,7 @@
 """Record the fixtures: the real drivers against the real daemon, one whole game each.
 
     python -m tests.board_driver.connectors.emulation.record_fixtures [--protocol dgt]
+    python -m tests.board_driver.connectors.emulation.record_fixtures --only dgt-clock
 
 Needs the drivers checked out under ``$MAGBOARD_EXT`` (see ``fixtures/README.md``) and
 socat. Writes ``fixtures/<protocol>-<driver>.json`` and says what it checked.
@@ -20,29 +21,39 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures"
 #: (committed as a rook move, then amended), game 74's promoted pawn is swapped for the
 #: new piece on its square.
 RECORDED = {"dgt": (69, 18), "chesslink": (73, 18)}
+#: Recordings with the board's clock running (issue 27): name -> (protocol, index, seed,
+#: time control). PicoChess reads the clock's times through the board.
+CLOCKED = {"dgt-clock": ("dgt", 69, 18, "5+3")}
 
 
-def fixture_path(protocol: str) -> Path:
-    return FIXTURES / f"{protocol}-{CLIENTS[protocol]['name'].lower()}.json"
+def fixture_path(protocol: str, name: str | None = None) -> Path:
+    suffix = name.split("-", 1)[1] if name else ""
+    driver = CLIENTS[protocol]["name"].lower()
+    return FIXTURES / f"{protocol}-{driver}{'-' + suffix if suffix else ''}.json"
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--protocol", choices=sorted(RECORDED), action="append")
+    parser.add_argument("--only", choices=sorted([*RECORDED, *CLOCKED]), action="append")
     args = parser.parse_args()
     FIXTURES.mkdir(exist_ok=True)
     failed = 0
-    for protocol in args.protocol or sorted(RECORDED):
+    wanted = args.only or args.protocol or [*sorted(RECORDED), *sorted(CLOCKED)]
+    for name in wanted:
+        protocol, index, seed, clock = (
+            CLOCKED[name] if name in CLOCKED else (name, *RECORDED[name], "none")
+        )
         why = missing(protocol)
         if why:
-            print(f"{protocol}: cannot record: {why}")
+            print(f"{name}: cannot record: {why}")
             failed += 1
             continue
-        index, seed = RECORDED[protocol]
+        path = fixture_path(protocol, name if name in CLOCKED else None)
         with tempfile.TemporaryDirectory() as tmp:
-            result = play(protocol, index, seed, Path(tmp), record=fixture_path(protocol))
+            result = play(protocol, index, seed, Path(tmp), record=path, clock=clock)
         print(
-            f"{protocol}: {len(result.moves)} moves, driver read {result.client_fen}, "
+            f"{name}: {len(result.moves)} moves, driver read {result.client_fen}, "
             f"game ended {result.final_fen}; LEDs {result.led_checks}; "
             f"problems: {result.problems or 'none'}; notes: {result.notes or 'none'}"
         )

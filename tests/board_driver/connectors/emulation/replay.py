@@ -58,6 +58,8 @@ class ReplayDoor:
         self.pass_ms = start["pass_ms"]
         self.subscriptions: list[FakeSubscription] = []
         self.layers: dict[str, FakeLayer] = {}
+        #: The board's clock as the emulation read it (its trace's ``clock`` records).
+        self.clock_reading: dict[str, Any] | None = start.get("clock")
 
     def now_ms(self) -> int:
         return self.clock.now
@@ -72,7 +74,7 @@ class ReplayDoor:
             lights=Frame.off(), board_state="ok", options={}, players={}, player_states={},
             awaiting=None,
             expected=None, hint=None, headers={}, setup_pending=False, draw_offer=None,
-            sim_pieces=None, timing={"pass_ms": self.pass_ms},
+            sim_pieces=None, timing={"pass_ms": self.pass_ms}, clock=self.clock_reading,
         )  # fmt: skip
 
     def subscribe(self, *, board: bool = False, lights: bool = False, maxsize: int = 256):
@@ -146,9 +148,13 @@ async def _replay(recording: Recording) -> tuple[list[tuple[int, bytes]], Replay
             await _pump(door)
         clock.now = max(clock.now, t)
 
-    for record in recording.records:
+    records = recording.records
+    for index, record in enumerate(records):
         await until(record["t"])
         if "event" in record:
+            following = records[index + 1] if index + 1 < len(records) else {}
+            if "clock" in following:  # what the emulation read of the clock after it
+                door.clock_reading = following["clock"]
             door.publish(record["event"])
         elif "in" in record:
             transport.on_data(bytes.fromhex(record["in"]))

@@ -11,8 +11,9 @@ from board_driver.boardscript.script import Script
 from board_driver.connectors.emulation.chesslink import ChessLinkSession
 from board_driver.connectors.emulation.connector import Emulation
 from board_driver.connectors.emulation.dgt import DgtSession
+from board_driver.connectors.emulation.pegasus import PegasusSession
 from board_driver.events import Button, Choose, Lift, Place
-from tests.board_driver.connectors.emulation.apps import ChessLinkApp, DgtApp
+from tests.board_driver.connectors.emulation.apps import ChessLinkApp, DgtApp, PegasusApp
 from tests.board_driver.connectors.emulation.fakes import (
     DEFAULT_TIMING,
     NO_TOUCH_MOVE,
@@ -21,8 +22,8 @@ from tests.board_driver.connectors.emulation.fakes import (
     VirtualClock,
 )
 
-SESSIONS = {"dgt": DgtSession, "chesslink": ChessLinkSession}
-APPS = {"dgt": DgtApp, "chesslink": ChessLinkApp}
+SESSIONS = {"dgt": DgtSession, "chesslink": ChessLinkSession, "pegasus": PegasusSession}
+APPS = {"dgt": DgtApp, "chesslink": ChessLinkApp, "pegasus": PegasusApp}
 MOVE_EVENTS = ("move", "promotion_amended")
 
 

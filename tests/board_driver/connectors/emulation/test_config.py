@@ -29,12 +29,28 @@ def test_off_by_default_and_on_with_a_protocol():
     [
         (
             'protocol = "uci"',
-            '[emulation] protocol: "uci" is not one of "none", "dgt", "chesslink"',
+            '[emulation] protocol: "uci" is not one of "none", "dgt", "chesslink", "pegasus"',
         ),
+        ('transport = "usb"', '[emulation] transport: "usb" is not one of "serial", "ble"'),
+        (
+            'protocol = "pegasus"',
+            '[emulation] transport: "serial" is not for protocol "pegasus" (the Pegasus use',
+        ),
+        (
+            'protocol = "dgt"\ntransport = "ble"',
+            '[emulation] transport: "ble" is not for protocol "dgt" (DGT\'s serial boards use',
+        ),
+        ('name = "' + "x" * 30 + '"', "[emulation] name: "),
+        ('name = "échecs"', '[emulation] name: "échecs" is not up to 29 printable ASCII'),
+        ('adapter = "wlan0"', '[emulation] adapter: "wlan0" is not a Bluetooth controller'),
         ('protocol = "dgt"\ndevice = ""', '[emulation] device: "" names no device'),
         ('colour = "pink"', '[emulation] colour: "pink" is not one of "red"'),
         ("device = 3", "[emulation] device: 3 is not a string"),
-        ("baud = 9600", "[emulation] baud: unknown key (known: protocol, device, colour, trace)"),
+        (
+            "baud = 9600",
+            "[emulation] baud: unknown key (known: protocol, transport, device, name, adapter,"
+            " colour, trace)",
+        ),
     ],
 )
 def test_bad_values_are_named_with_their_key(text, message):
@@ -48,18 +64,30 @@ def test_config_show_writes_the_section_back_as_valid_toml():
     data = tomllib.loads(to_toml(config))
     assert data["emulation"] == {
         "protocol": "dgt",
+        "transport": "serial",
         "device": "/dev/ttyGS0",
+        "name": "",
+        "adapter": "",
         "colour": "cyan",
         "trace": "",
     }
 
 
-def test_pyserial_is_imported_only_when_the_emulation_runs():
+def test_bluetooth_le_needs_no_device_and_takes_a_name_and_an_adapter():
+    on = parse_config(
+        '[emulation]\nprotocol = "pegasus"\ntransport = "ble"\ndevice = ""\n'
+        'name = "PCS-REVII-081500"\nadapter = "hci1"\n'
+    )
+    assert extension.enabled(on.emulation, on)
+    assert (on.emulation.name, on.emulation.adapter) == ("PCS-REVII-081500", "hci1")
+
+
+def test_pyserial_and_dbus_fast_are_imported_only_when_the_emulation_runs():
     code = (
         "import sys, board_driver.service.config as c; c.parse_config('');"
         "import board_driver.connectors.emulation;"
-        "print(sorted(m for m in sys.modules"
-        " if m == 'serial' or m.startswith('board_driver.connectors.emulation.')))"
+        "print(sorted(m for m in sys.modules if m in ('serial', 'dbus_fast')"
+        " or m.startswith('board_driver.connectors.emulation.')))"
     )
     out = subprocess.run(
         [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
@@ -67,6 +95,10 @@ def test_pyserial_is_imported_only_when_the_emulation_runs():
     assert out.stdout.strip() == "[]"
 
 
-def test_pyserial_is_in_the_pi_extra():
-    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    assert any(d.startswith("pyserial") for d in project["optional-dependencies"]["pi"])
+def test_pyserial_and_dbus_fast_are_in_the_pi_extra_and_dbus_fast_in_ble():
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
+        "optional-dependencies"
+    ]
+    assert any(d.startswith("pyserial") for d in extras["pi"])
+    assert any(d.startswith("dbus-fast") for d in extras["pi"])
+    assert [d.split(">")[0] for d in extras["ble"]] == ["dbus-fast"]

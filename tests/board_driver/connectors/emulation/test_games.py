@@ -14,6 +14,7 @@ import asyncio
 import pytest
 
 from board_driver.arbiter.tracker import GameOptions
+from board_driver.connectors.emulation.view import placement
 from tests.board_driver.connectors.emulation.apps import chesslink_command
 from tests.board_driver.connectors.emulation.rig import Rig
 from tests.conftest import SHARED_DATA
@@ -26,9 +27,25 @@ def _board(fen: str) -> str:
     return fen.split()[0]
 
 
+def _read(rig: Rig, protocol: str) -> str:
+    """The board as the app reads it: a FEN's placement; for a Pegasus, which squares
+    hold a piece (the app names them itself)."""
+    if protocol == "pegasus":
+        return f"{rig.app.occupancy():016x}"
+    return rig.app.fen()
+
+
+def _expected(fen: str, protocol: str) -> str:
+    if protocol == "pegasus":
+        return f"{sum(1 << sq for sq in placement(fen)):016x}"
+    return _board(fen)
+
+
 async def _connect(rig: Rig, protocol: str) -> None:
     if protocol == "dgt":
         await rig.send(bytes([0x4B, 0x42]))  # update mode (nice), then a board dump
+    elif protocol == "pegasus":
+        await rig.send(bytes([0x42, 0x44]))  # a board dump, then update mode
     else:
         await rig.send(chesslink_command("W0203") + chesslink_command("S"))
 
@@ -47,7 +64,7 @@ def _games_with(*features: str) -> list[int]:
     return found
 
 
-@pytest.mark.parametrize("protocol", ["dgt", "chesslink"])
+@pytest.mark.parametrize("protocol", ["dgt", "chesslink", "pegasus"])
 @pytest.mark.parametrize("index", [0, _games_with("=R")[0], _games_with("=B")[0]])
 def test_after_every_move_the_app_reads_the_games_position(protocol, index):
     asyncio.run(_after_every_move(protocol, index))
@@ -61,19 +78,19 @@ async def _after_every_move(protocol: str, index: int) -> None:
     problems = []
 
     def check(rig: Rig, move: dict) -> None:
-        if rig.app.fen() != _board(move["fen"]):
-            problems.append(f"after {move['san']}: app reads {rig.app.fen()}, game {move['fen']}")
+        if _read(rig, protocol) != _expected(move["fen"], protocol):
+            problems.append(f"after {move['san']}: app reads {_read(rig, protocol)}, {move['fen']}")
 
     looked = await rig.play_script(script, after_move=check)
     sans = [e["san"] for e in rig.door.events if e["type"] == "move"]
     assert sans[: len(generated.sans)] and rig.door.tracker.game.san_moves() == generated.sans
     assert not problems, problems[:5]
     assert looked > len(generated.sans) // 2  # most moves are followed by a still board
-    assert rig.app.fen() == _board(rig.door.snapshot().fen)
+    assert _read(rig, protocol) == _expected(rig.door.snapshot().fen, protocol)
     await rig.stop()
 
 
-@pytest.mark.parametrize("protocol", ["dgt", "chesslink"])
+@pytest.mark.parametrize("protocol", ["dgt", "chesslink", "pegasus"])
 def test_board_events_after_the_games_events_tell_the_same(protocol):
     asyncio.run(_board_events_after(protocol))
 
@@ -88,5 +105,5 @@ async def _board_events_after(protocol: str) -> None:
     await _connect(rig, protocol)
     await rig.play_script(generated.script)
     assert rig.door.tracker.game.san_moves() == generated.sans
-    assert rig.app.fen() == _board(rig.door.snapshot().fen)
+    assert _read(rig, protocol) == _expected(rig.door.snapshot().fen, protocol)
     await rig.stop()

@@ -124,7 +124,14 @@ def test_options_change_the_game_and_are_stored(web_daemon):
     status, _ = web_daemon.request("api/options", {"hints": True, "touch_move": "off"}, token=token)
     assert status == 200
     state = web_daemon.state()
-    assert state["options"] == {"touch_move": "off", "takeback": True, "hints": True}
+    assert state["options"] == {
+        "touch_move": "off",
+        "takeback": True,
+        "hints": True,
+        "clock": "none",
+        "clock_switch": "board",
+        "illegal_move": "guide",
+    }
     # Hints: a lifted knight's destinations light green.
     web_daemon.request("api/sim", {"steps": [["lift", "b1"]]}, token=token)
     state = web_daemon.wait_state(lambda s: s["sensed"] != START)
@@ -270,3 +277,30 @@ def test_an_adjourned_game_is_resumed_from_the_page_and_stays_after_a_restart(tm
         assert (state["game_id"], state["moves"]) == (1, ["e4"])
     finally:
         again.stop()
+
+
+def test_the_clock_is_set_paused_adjusted_and_refused_with_reasons(web_daemon):
+    token = web_daemon.token
+    status, answer = web_daemon.request("api/clock", {"action": "pause"}, token=token)
+    assert status == 409 and "no clock" in answer["error"]
+    status, answer = web_daemon.request("api/options", {"clock": "3 + soon"}, token=token)
+    assert status == 400 and "time control" in answer["error"]
+    status, _ = web_daemon.request("api/options", {"clock": "5+3 delay"}, token=token)
+    assert status == 200
+    clock = web_daemon.wait_state(lambda s: s["clock"] is not None)["clock"]
+    assert (clock["control"], clock["state"]) == ("5+3 delay", "waiting")
+    assert clock["white_ms"] == clock["black_ms"] == 300_000
+    status, answer = web_daemon.request("api/clock", {"action": "pause"}, token=token)
+    assert status == 409 and "not running" in answer["error"]
+    adjust = {"action": "adjust", "white_ms": 61_000, "black_ms": 62_000}
+    status, _ = web_daemon.request("api/clock", adjust, token=token)
+    assert status == 200
+    state = web_daemon.wait_state(lambda s: s["clock"]["white_ms"] == 61_000)
+    assert state["clock"]["black_ms"] == 62_000
+    status, _ = web_daemon.request("api/clock", {"action": "resume"}, token=token)
+    state = web_daemon.wait_state(lambda s: s["clock"]["state"] == "running")
+    assert state["clock"]["turn"] == "white"
+    status, _ = web_daemon.request("api/clock", {"action": "pause"}, token=token)
+    assert web_daemon.request("api/clock", {"action": "resume"})[0] == 401  # no token
+    web_daemon.request("api/options", {"clock": "none"}, token=token)
+    assert web_daemon.wait_state(lambda s: s["clock"] is None)["options"]["clock"] == "none"

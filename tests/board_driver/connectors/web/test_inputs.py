@@ -69,3 +69,34 @@ def test_only_the_pages_controls_are_buttons():
     assert inputs.parse_button("claim_draw") == "claim_draw"
     with pytest.raises(InputError, match="not a control"):
         inputs.parse_button("reboot")
+
+
+def test_the_clocks_options_are_checked_and_named_in_their_own_words():
+    assert inputs.parse_options({"clock": "15 + 10"}) == {"clock": "15+10"}
+    assert inputs.parse_options({"clock": "off"}) == {"clock": "none"}
+    assert inputs.parse_options({"clock_switch": "buttons"}) == {"clock_switch": "buttons"}
+    with pytest.raises(InputError, match=r"clock: time control '3 \+ soon'"):
+        inputs.parse_options({"clock": "3 + soon"})
+    with pytest.raises(InputError, match="clock: 180 is not a text"):
+        inputs.parse_options({"clock": 180})
+    with pytest.raises(InputError, match="not a text of up to 64"):
+        inputs.parse_options({"clock": "3+2 " * 40})
+    with pytest.raises(InputError, match="illegal_move: 'strict' is not one of guide, fide"):
+        inputs.parse_options({"illegal_move": "strict"})
+
+
+@pytest.mark.parametrize(
+    ("body", "says"),
+    [
+        ({}, "action: missing"),
+        ({"action": "stop"}, "not one of pause, resume, adjust"),
+        ({"action": "adjust", "white_ms": 1000}, "black_ms: missing"),
+        ({"action": "adjust", "white_ms": -1, "black_ms": 0}, "white_ms: -1 is not"),
+        ({"action": "adjust", "white_ms": 1.5, "black_ms": 0}, "white_ms: 1.5 is not"),
+        ({"action": "adjust", "white_ms": 36_000_001, "black_ms": 0}, "up to 10 hours"),
+        ({"action": "pause", "colour": "red"}, "unknown colour"),
+    ],
+)
+def test_a_clock_action_is_checked(body, says):
+    with pytest.raises(InputError, match=says):
+        inputs.parse_clock(body)

@@ -6,7 +6,7 @@ import doctest
 
 import pytest
 
-import board_driver.players.lichess.lights
+import board_driver.clock.lights
 import board_driver.players.lichess.online
 import board_driver.players.lichess.reconcile
 import board_driver.players.lichess.sending
@@ -16,7 +16,7 @@ MODULES = [
     board_driver.players.lichess.reconcile,
     board_driver.players.lichess.online,
     board_driver.players.lichess.sending,
-    board_driver.players.lichess.lights,
+    board_driver.clock.lights,  # the low-time lights Lichess games use
     tests.fakes.lichess.server,
 ]
 

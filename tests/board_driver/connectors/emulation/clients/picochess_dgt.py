@@ -8,8 +8,11 @@ typing_extensions) and a checkout of PicoChess that is not part of this reposito
 
 Out (one JSON object a line): ``{"t": s, "fen": "..."}`` for every board PicoChess reads
 (its ``DGT_FEN`` message: the board part of a FEN, not rotated), ``{"t": s, "connected":
-"..."}`` when the driver has shaken hands with the board, ``{"t": s, "message": "..."}``
-for the driver's other messages. In (JSON lines on standard input): ``{"light": "e2e4"}``,
+"..."}`` when the driver has shaken hands with the board, ``{"t": s, "clock": {"left": s,
+"right": s, "connect": bool}}`` for every clock time it reads (its ``DGT_CLOCK_TIME``, in
+seconds: PicoChess takes the left clock as White's), ``{"t": s, "clock_version": "m.n"}``
+when it finds a clock, ``{"t": s, "message": "..."}`` for the driver's other messages.
+In (JSON lines on standard input): ``{"light": "e2e4"}``,
 ``{"light_square": "e4"}``, ``{"clear": true}``: the driver's Revelation II LED calls
 (its ``light_squares_on_revelation`` and friends), as PicoChess makes them to show a move.
 Nothing here copies PicoChess: it imports the driver from the checkout and calls it.
@@ -53,6 +56,11 @@ async def main() -> None:
             emit(fen=message.fen)
         elif name == "MSG_DGT_EBOARD_VERSION":
             emit(connected=message.channel)
+        elif name == "MSG_DGT_CLOCK_TIME":
+            clock = {"left": message.time_left, "right": message.time_right}
+            emit(clock={**clock, "connect": bool(message.connect)})
+        elif name == "MSG_DGT_CLOCK_VERSION":
+            emit(clock_version=f"{message.main}.{message.sub}")
         else:
             emit(message=name)
 

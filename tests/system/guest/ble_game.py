@@ -1,0 +1,556 @@
+"""Inside the test machine: a phone's app on the second Bluetooth controller, playing a
+whole game into the installed board over Bluetooth LE, through the real bluetoothd.
+
+The app is a real BLE client library (``bleak``) on ``--adapter`` (hci1): it scans for
+the board by its service and name, connects, subscribes and speaks the board's protocol
+as the public clients do (``--protocol pegasus``: dgtdriver's opening and Nordic UART;
+``chesslink``: python-mchess's opening, answers reassembled from notifications). The game
+is played into the board through the page's simulator API (``POST /api/sim``: lifts and
+places that go through the daemon's sensing and debouncing); after every move the app's
+view must show the game's position (a Pegasus app knows occupancy only: it recognises
+the move among the legal ones, as DGT's app does), the daemon must have stored it; every
+few moves the app lights the next move's squares and the daemon's LEDs must show them;
+at ``--disconnect-at`` the app disconnects, two moves are played without it, and it comes
+back to the board as it is.
+
+Run with the client venv (bleak, python-chess)::
+
+    /opt/ble-client/bin/python ble_game.py --protocol pegasus --game game.json \\
+        --token T --adapter hci1
+
+Prints one JSON line: what it found, did and saw (``problems`` empty when all was well).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import queue
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+from typing import Any, ClassVar
+
+import chess
+from bleak import BleakClient, BleakScanner
+
+SERVICES = {
+    "pegasus": (
+        "6e400001-b5a3-f393-e0a9-e50e24dcca9e",
+        "6e400002-b5a3-f393-e0a9-e50e24dcca9e",
+        "6e400003-b5a3-f393-e0a9-e50e24dcca9e",
+    ),
+    "chesslink": (
+        "49535343-fe7d-4ae5-8fa9-9fafd205e455",
+        "49535343-8841-43f4-a8d4-ecbe34729bb3",
+        "49535343-1e4d-4bd9-ba61-23c647249616",
+    ),
+}
+NAMES = {"pegasus": "DGT_PEGASUS", "chesslink": "MILLENNIUM CHESS"}
+
+
+def occupancy(board: chess.Board) -> int:
+    return int(board.occupied)
+
+
+# ------------------------------------------------------------------ the protocols
+
+
+class PegasusView:
+    """DGT's framing (a header byte with bit 7 set, a 14-bit length), occupancy dumps and
+    field updates (0 or 1), as dgtdriver reads a Pegasus."""
+
+    #: dgtdriver's DGTBoard.reset for a Pegasus, one write each; then update mode.
+    OPENING: ClassVar[list[bytes]] = [
+        b"\x40", b"\x45", b"\x4d", bytes([0x63, 7, 190, 245, 174, 221, 169, 95, 0]),
+        b"\x47", b"\x40", b"\x42", b"\x44",
+    ]  # fmt: skip
+
+    def __init__(self) -> None:
+        self.buffer = bytearray()
+        self.kinds: list[int] = []
+        self.occupied = 0
+        self.version = ""
+        self.trademark = ""
+
+    def feed(self, data: bytes) -> None:
+        self.buffer += data
+        while len(self.buffer) >= 3:
+            if not self.buffer[0] & 0x80:
+                del self.buffer[0]  # not a message's start: skip to one
+                continue
+            size = self.buffer[1] << 7 | self.buffer[2]
+            if len(self.buffer) < size:
+                return
+            kind, body = self.buffer[0], bytes(self.buffer[3:size])
+            del self.buffer[:size]
+            self.kinds.append(kind)
+            if kind == 0x86:
+                self.occupied = sum(1 << _a1(i) for i, b in enumerate(body) if b)
+            elif kind == 0x8E:
+                bit = 1 << _a1(body[0])
+                self.occupied = self.occupied | bit if body[1] else self.occupied & ~bit
+            elif kind == 0x93:
+                self.version = f"{body[0]}.{body[1]}"
+            elif kind == 0x92:
+                self.trademark = body.decode(errors="replace")
+
+    def ready(self) -> bool:
+        return 0x86 in self.kinds
+
+    @staticmethod
+    def lights(squares: list[int]) -> bytes:
+        body = [5, 2, 0, 2, *(_dgt(sq) for sq in squares), 0]
+        return bytes([0x60, len(body), *body])
+
+    OFF = bytes([0x60, 0x02, 0x00, 0x00])
+
+
+class ChessLinkView:
+    """Millennium's ChessLink: 7-bit characters with odd parity, each answer's length
+    known from its letter, the block check verified (python-mchess's rules)."""
+
+    LENGTHS: ClassVar[dict[str, int]] = {"v": 7, "s": 67, "l": 3, "x": 3, "w": 7, "r": 7, "i": 10}
+    #: Version, the status on every change, the status.
+    OPENING: ClassVar[list[str]] = ["V", "W0203", "S"]
+
+    def __init__(self) -> None:
+        self.chars = ""
+        self.status = ""
+        self.answers: list[str] = []
+        self.bad = 0
+
+    def feed(self, data: bytes) -> None:
+        self.chars += "".join(chr(b & 0x7F) for b in data)
+        while self.chars:
+            length = self.LENGTHS.get(self.chars[0])
+            if length is None:
+                self.chars = self.chars[1:]
+                self.bad += 1
+                continue
+            if len(self.chars) < length:
+                return
+            answer, self.chars = self.chars[:length], self.chars[length:]
+            xor = 0
+            for char in answer[:-2]:
+                xor ^= ord(char)
+            if answer[-2:] != f"{xor:02X}":
+                self.bad += 1
+                continue
+            self.answers.append(answer[:-2])
+            if answer[0] == "s":
+                self.status = answer[1:65]
+
+    def ready(self) -> bool:
+        return bool(self.status)
+
+    def board_fen(self) -> str:
+        rows = []
+        for rank in range(8):
+            row, empty = "", 0
+            for char in self.status[rank * 8 : rank * 8 + 8]:
+                if char == ".":
+                    empty += 1
+                else:
+                    row += (str(empty) if empty else "") + char
+                    empty = 0
+            rows.append(row + (str(empty) if empty else ""))
+        return "/".join(rows)
+
+    @staticmethod
+    def command(body: str) -> bytes:
+        xor = 0
+        for char in body:
+            xor ^= ord(char)
+        body += f"{xor:02X}"
+        return bytes(ord(c) | (0x80 if bin(ord(c)).count("1") % 2 == 0 else 0) for c in body)
+
+    @classmethod
+    def lights(cls, squares: list[int]) -> bytes:
+        codes = ["00"] * 81
+        for sq in squares:
+            file, rank = sq & 7, sq >> 3
+            for f in (file, file + 1):
+                for r in (rank, rank + 1):
+                    codes[f * 9 + (8 - r)] = "FF"  # LED 0 at a8's outer corner
+        return cls.command("L32" + "".join(codes))
+
+    OFF = b""  # set in main (X with its block check)
+
+
+class MchessView:
+    """python-mchess's own protocol code: its ``ChessLinkAgent`` (``chess_link_agent.py``,
+    ``chess_link.py``, ``chess_link_protocol.py`` of domschl/python-mchess, passed in, not
+    part of magboard) on our bleak transport (``chess_link_bleak.py``). Its view is the
+    position its driver reads (``raw_board_position``); it also recognises each move
+    itself among the legal moves it is given, as its agent does."""
+
+    def __init__(self, directory: str, address: str, adapter: str) -> None:
+        sys.path[:0] = [directory, os.path.dirname(os.path.abspath(__file__))]
+        os.environ["MCHESS_BLEAK_ADAPTER"] = adapter
+        os.chdir(tempfile.mkdtemp(prefix="mchess-"))
+        config = {"transport": "chess_link_bleak", "address": address, "autodetect": False,
+                  "orientation": True, "btle_iface": 0, "protocol_debug": False}  # fmt: skip
+        with open("chess_link_config.json", "w") as file:
+            json.dump(config, file)
+        self.fen = ""
+        self.moves: list[str] = []
+        self.events: queue.Queue = queue.Queue()
+        self.agent = None
+        self.transport = None
+
+    def start(self) -> None:
+        """Blocking (python-mchess connects in its constructor): run it in a thread."""
+        import chess_link_bleak
+        from chess_link_agent import ChessLinkAgent
+
+        self.agent = ChessLinkAgent(self.events, {"ply_vis_delay": 80, "max_plies_board": 3},
+                                    timeout=30)  # fmt: skip
+        self.transport = chess_link_bleak.LAST
+        threading.Thread(target=self._follow, daemon=True).start()
+
+    def _follow(self) -> None:
+        while True:
+            event = self.events.get()
+            if event.get("cmd") == "raw_board_position":
+                self.fen = event["fen"].split()[0]
+            elif event.get("cmd") == "move":
+                self.moves.append(event["uci"])
+
+    def ready(self) -> bool:
+        return bool(self.fen)
+
+    def board_fen(self) -> str:
+        return self.fen
+
+    def expect(self, board: chess.Board) -> None:
+        """The legal moves, handed to the driver as its agent's caller does."""
+        legal = {}
+        for move in board.legal_moves:
+            board.push(move)
+            legal[self.agent.cl_brd.short_fen(board.fen())] = move.uci()
+            board.pop()
+        self.agent.set_valid_moves(board, legal)
+
+
+def _a1(dgt_field: int) -> int:
+    """DGT's field (a8 = 0) as a square a1 = 0."""
+    return (7 - dgt_field // 8) * 8 + dgt_field % 8
+
+
+_dgt = _a1  # the same mapping both ways
+
+
+# ------------------------------------------------------------------ the board's page
+
+
+class Api:
+    def __init__(self, port: int, token: str) -> None:
+        self.base = f"http://127.0.0.1:{port}"
+        self.token = token
+
+    def _post(self, action: str, body: dict) -> dict:
+        request = urllib.request.Request(
+            f"{self.base}/api/{action}", data=json.dumps(body).encode(), method="POST",
+            headers={"Authorization": f"Bearer {self.token}",
+                     "Content-Type": "application/json"},
+        )  # fmt: skip
+        with urllib.request.urlopen(request, timeout=60) as reply:
+            return json.loads(reply.read() or b"{}")
+
+    def _state(self) -> dict:
+        with urllib.request.urlopen(f"{self.base}/api/state", timeout=30) as reply:
+            return json.loads(reply.read())
+
+    async def post(self, action: str, body: dict) -> dict:
+        return await asyncio.to_thread(self._post, action, body)
+
+    async def state(self) -> dict:
+        return await asyncio.to_thread(self._state)
+
+
+# ------------------------------------------------------------------ the app
+
+
+class App:
+    def __init__(self, protocol: str, adapter: str, mchess: str = "") -> None:
+        self.protocol = protocol
+        self.adapter = adapter
+        self.mchess = mchess
+        self.service, self.write_uuid, self.notify_uuid = SERVICES[protocol]
+        self.client: BleakClient | None = None
+        self.view: Any = None
+        self.found: dict[str, Any] = {}
+        self.notifications = 0
+        self.largest = 0
+
+    async def connect(self, timeout: float = 60) -> None:
+        def wanted(device, advertisement) -> bool:
+            name = advertisement.local_name or device.name or ""
+            return NAMES[self.protocol] in name and self.service in [
+                u.lower() for u in advertisement.service_uuids
+            ]
+
+        device = await BleakScanner.find_device_by_filter(
+            wanted, timeout=timeout, bluez={"adapter": self.adapter}
+        )
+        if device is None:
+            raise SystemExit(json.dumps({"problems": ["no board found by the scan"]}))
+        self.found = {"name": device.name, "address": device.address}
+        if self.mchess:
+            if self.view is None:
+                self.view = MchessView(self.mchess, device.address, self.adapter)
+                await asyncio.to_thread(self.view.start)
+            else:
+                await asyncio.to_thread(self.view.transport.come_back)
+                self.view.fen = ""
+                self.view.agent.cl_brd.get_position()  # what a reconnecting app asks
+            await until(self.view.ready, 60, "python-mchess's first position")
+            self.found["mtu"] = 23  # (bleak's own MTU is not python-mchess's business)
+            return
+        for attempt in range(3):  # as apps do: a connection can fail to come up
+            self.client = BleakClient(device, timeout=60, bluez={"adapter": self.adapter})
+            try:
+                await self.client.connect()
+                break
+            except Exception as exc:
+                self.found.setdefault("connect_failures", []).append(repr(exc))
+                try:
+                    await self.client.disconnect()
+                except Exception:
+                    pass
+                if attempt == 2:
+                    raise SystemExit(
+                        json.dumps({"problems": [f"cannot connect: {exc!r}"], "found": self.found})
+                    ) from None
+                await asyncio.sleep(2)
+        try:  # the MTU BlueZ negotiated (bleak asks for it only when told to)
+            await self.client._backend._acquire_mtu()
+        except Exception as exc:
+            self.found["mtu_problem"] = repr(exc)
+        self.found["mtu"] = self.client.mtu_size
+        self.view = PegasusView() if self.protocol == "pegasus" else ChessLinkView()
+        await self.client.start_notify(self.notify_uuid, self._notified)
+        for command in self.view.OPENING:
+            data = command if isinstance(command, bytes) else ChessLinkView.command(command)
+            await self.send(data)
+        await until(self.view.ready, 30, "the board's first answers")
+
+    def _notified(self, _characteristic, data: bytearray) -> None:
+        self.notifications += 1
+        self.largest = max(self.largest, len(data))
+        self.view.feed(bytes(data))
+
+    async def send(self, data: bytes) -> None:
+        assert self.client is not None
+        await self.client.write_gatt_char(self.write_uuid, data, response=True)
+
+    async def show(self, board: chess.Board, uci: str) -> None:
+        """The app shows a move with the board's LEDs."""
+        if self.mchess:
+            self.view.agent.visualize_variant(board, [uci], plies=1)
+            return
+        squares = [chess.parse_square(uci[:2]), chess.parse_square(uci[2:4])]
+        await self.send(self.view.lights(squares))
+
+    async def lights_off(self) -> None:
+        if self.mchess:
+            self.view.agent.cl_brd.set_led_off()
+            return
+        await self.send(self.view.OFF)
+
+    async def disconnect(self) -> None:
+        if self.mchess and self.view is not None:
+            await asyncio.to_thread(self.view.transport.drop)
+            return
+        if self.client is not None:
+            await self.client.disconnect()
+            self.client = None
+
+
+async def until(check, timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while not check():
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"waited {timeout:.0f} s for {what}")
+        await asyncio.sleep(0.05)
+
+
+async def wait_state(api: Api, check, timeout: float) -> dict | None:
+    deadline = time.monotonic() + timeout
+    while True:
+        state = await api.state()
+        if check(state):
+            return state
+        if time.monotonic() > deadline:
+            return None
+        await asyncio.sleep(0.2)
+
+
+# ------------------------------------------------------------------ the game
+
+
+class Player:
+    """The app's side of the game: what its view shows against the game, move by move."""
+
+    def __init__(self, app: App, game: dict) -> None:
+        self.app = app
+        self.game = game
+        self.board = chess.Board()  # the app's own game (a Pegasus app names the pieces)
+        self.problems: list[str] = []
+
+    def reading_matches(self, fen: str) -> bool:
+        view = self.app.view
+        target = chess.Board(fen)
+        if self.app.protocol == "pegasus":
+            return view.occupied == occupancy(target)
+        return view.board_fen() == target.board_fen()
+
+    def follow(self, move: dict) -> None:
+        """A Pegasus app recognises the move among the legal ones by occupancy."""
+        if self.app.protocol != "pegasus":
+            self.board.push(chess.Move.from_uci(move["uci"]))
+            return
+        fits = []
+        for legal in self.board.legal_moves:
+            after = self.board.copy(stack=False)
+            after.push(legal)
+            if occupancy(after) == self.app.view.occupied:
+                fits.append(legal)
+        chosen = [m for m in fits if m.uci() == move["uci"]] or fits[:1]
+        if len(fits) > 1 and {m.uci()[:4] for m in fits} != {move["uci"][:4]}:
+            self.problems.append(f"{move['san']}: the occupancy fits {len(fits)} moves")
+        if not chosen:
+            self.problems.append(f"{move['san']}: no legal move fits the occupancy read")
+            self.board = chess.Board(move["fen"])
+            return
+        # Several fit only for a promotion: the app asks its user, who names the piece.
+        self.board.push(chosen[0])
+
+
+async def play(args: argparse.Namespace) -> dict:
+    with open(args.game) as file:
+        game = json.load(file)
+    api = Api(args.port, args.token)
+    app = App(args.protocol, args.adapter, args.mchess)
+    if args.protocol == "chesslink":
+        ChessLinkView.OFF = ChessLinkView.command("X")
+    started = time.monotonic()
+    report: dict[str, Any] = {"protocol": args.protocol, "led_checks": [], "reconnects": []}
+    await app.connect()
+    report["found"] = dict(app.found)
+    if args.mchess:
+        report["opening"] = {"python-mchess": app.view.fen}
+    elif args.protocol == "pegasus":
+        report["opening"] = {"version": app.view.version,
+                             "trademark": app.view.trademark.splitlines()[:1]}  # fmt: skip
+    else:
+        report["opening"] = {"answers": app.view.answers[:3]}
+    player = Player(app, game)
+    if not player.reading_matches(chess.STARTING_FEN):
+        player.problems.append("the first reading is not the start position")
+    played = 0
+    for index, move in enumerate(game["moves"]):
+        if index < played:
+            continue  # played while the app was away
+        if args.leds_every and index % args.leds_every == 0:
+            await check_lights(app, api, move, report, player)
+        if index == args.disconnect_at:
+            await app.disconnect()
+            away = game["moves"][index : index + 2]
+            for other in away:
+                await api.post("sim", {"steps": other["steps"]})
+                if other.get("choose"):
+                    await api.post("choose", {"piece": other["choose"]})
+            count = index + len(away)
+            stored = await wait_state(api, lambda s, n=count: len(s["moves"]) >= n, 30)
+            await app.connect()
+            fen = away[-1]["fen"]
+            ok = player.reading_matches(fen)
+            report["reconnects"].append({"after_ply": index + len(away), "reading_matches": ok,
+                                         "stored": stored is not None})  # fmt: skip
+            if not ok:
+                player.problems.append(f"after reconnecting the app reads something else ({fen})")
+            for other in away:
+                player.board.push(chess.Move.from_uci(other["uci"]))  # the app catches up
+            played += len(away)
+            continue
+        if args.mchess:
+            app.view.expect(player.board.copy())
+        await api.post("sim", {"steps": move["steps"]})
+        if move.get("choose"):
+            await api.post("choose", {"piece": move["choose"]})
+        stored = await wait_state(api, lambda s, n=index + 1: len(s["moves"]) >= n, 30)
+        if stored is None:
+            player.problems.append(f"ply {index + 1} {move['san']}: not stored by the board")
+        try:
+            await until(lambda f=move["fen"]: player.reading_matches(f), 20, "the position")
+        except TimeoutError:
+            player.problems.append(f"ply {index + 1} {move['san']}: the app reads otherwise")
+        if args.mchess:
+            try:
+                await until(lambda u=move["uci"]: u in app.view.moves, 10, "the move recognised")
+            except TimeoutError:
+                player.problems.append(f"ply {index + 1} {move['san']}: python-mchess "
+                                       f"recognised {app.view.moves[-1:]}")  # fmt: skip
+        player.follow(move)
+        if player.board.board_fen() != chess.Board(move["fen"]).board_fen():
+            player.problems.append(f"ply {index + 1} {move['san']}: the app's game went astray")
+            player.board = chess.Board(move["fen"])
+        played = index + 1
+        if len(player.problems) > 5:
+            break
+    state = await api.state()
+    report.update(
+        moves=played,
+        stored=list(state["moves"]),
+        problems=player.problems,
+        notifications=app.view.transport.notifications if args.mchess else app.notifications,
+        largest_notification=app.view.transport.largest if args.mchess else app.largest,
+        seconds=round(time.monotonic() - started, 1),
+    )
+    await app.disconnect()
+    return report
+
+
+async def check_lights(app: App, api: Api, move: dict, report: dict, player: Player) -> None:
+    """The app shows the move with its LEDs; the daemon's lights show it; then off."""
+    squares = [chess.parse_square(move["uci"][:2]), chess.parse_square(move["uci"][2:4])]
+    await app.show(player.board.copy(), move["uci"])
+
+    def lit(state: dict, want: bool) -> bool:
+        colours = state["leds"]["colours"]
+        return all((colours[sq] == "c") == want for sq in squares)
+
+    on = await wait_state(api, lambda s: lit(s, True), 10)
+    await app.lights_off()
+    off = await wait_state(api, lambda s: lit(s, False), 10)
+    report["led_checks"].append(f"{move['uci']}: {'lit' if on else 'NOT lit'}, "
+                                f"{'out' if off else 'NOT out'}")  # fmt: skip
+    if not (on and off):
+        player.problems.append(f"{move['uci']}: the app's LED command {report['led_checks'][-1]}")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--protocol", choices=sorted(SERVICES), required=True)
+    parser.add_argument("--game", required=True, help="the moves, with their lifts and places")
+    parser.add_argument("--token", required=True)
+    parser.add_argument("--port", type=int, default=8080)
+    parser.add_argument("--adapter", default="hci1")
+    parser.add_argument("--leds-every", type=int, default=8)
+    parser.add_argument("--disconnect-at", type=int, default=-1)
+    parser.add_argument("--mchess", default="", help="python-mchess's mchess/ (its own code)")
+    args = parser.parse_args()
+    report = asyncio.run(play(args))
+    print(json.dumps(report))
+    sys.stdout.flush()
+    os._exit(0)  # python-mchess's threads do not end by themselves
+
+
+if __name__ == "__main__":
+    sys.exit(main())
