@@ -17,14 +17,17 @@ The soak over real games is in ``test_daemon_kill_soak.py`` (``-m slow``).
 
 from __future__ import annotations
 
+import io
 import random
 import time
 from pathlib import Path
 
+import chess.pgn
 import pytest
 
 from board_driver.frame import Frame
 from board_driver.physical.leds import Renderer
+from board_driver.service.store import Store, game_pgn
 from board_driver.squares import square
 from tests.board_driver.daemon_process import (  # noqa: F401 - the fixture is autouse
     DaemonProcess,
@@ -127,3 +130,36 @@ def test_without_the_journal_the_board_asks_and_the_queen_put_back_answers(
     again.send(*hands.lines[:3], "wait 400", *hands.lines[3:5], "wait 400")
     assert again.wait_for(lambda: stored_moves(tmp_path) == ["g8g7", "e7e8"]), again.output()
     again.terminate()
+
+
+def test_a_kill_in_a_captures_settle_time_with_a_clock_stores_the_capture_and_the_clock_goes_on(
+    tmp_path: Path,
+) -> None:
+    """With a chess clock (main's store schema 5 keeps its changes): the capture replayed
+    from the journal is stored, the clock comes back paused at it (said in the log), the next
+    move let go starts it again, and the moves after carry their %clk."""
+    write_config(
+        tmp_path, '[web]\nenabled = false\n[game]\nsettle_ms = 600\n[clock]\ncontrol = "5+3"\n'
+    )
+    hands = hands_for(ISSUE_SANS, ISSUE_FEN)
+    report = play_with_kills(
+        tmp_path,
+        hands,
+        [(3, 100)],
+        random.Random(7),
+        label="with a clock, killed 100 ms after the place",
+        header=(f"fen {ISSUE_FEN}",),
+    )
+    assert report.in_capture_settle == 1
+    assert stored_moves(tmp_path) == ["g8g7", "e7e8", "b2a3", "h6d6", "g7g8"]
+    restarted = report.logs[1]
+    assert "clock: paused at ply 1, as stored before the restart" in restarted, restarted
+    with Store.open(tmp_path / "games.sqlite", readonly=True) as store:
+        game = store.game(store.latest_game_id())
+        pgn = chess.pgn.read_game(io.StringIO(game_pgn(game)))
+    assert pgn.headers["TimeControl"] == "300+3"
+    clocks = [node.clock() for node in pgn.mainline()]
+    # Qxg7+ was let go before the kill, its switch never stored: no %clk; the moves after
+    # the restart were played on the clock again (Ke8 let go while it was paused: free).
+    assert clocks[0] is None and all(c is not None for c in clocks[1:]), clocks
+    assert clocks[1] == 300 and 0 < clocks[2] <= 303 and clocks[3] < 303, clocks
