@@ -258,8 +258,9 @@ class Daemon:
         self.intake.start()
         self.lights.set_pattern(LINK_LOST_FRAME if self.intake.link_up is False else None)
         # The replayed moves first, with no clock yet (their switches were not stored):
-        # the clock then comes back paused at the game as it now stands.
-        self.after(replayed)
+        # the clock then comes back paused at the game as it now stands, so a press of its
+        # buttons among them is not judged again (it would read as a game without a clock).
+        self.after([e for e in replayed if e.get("type") != "clock_button"])
         self.after(self.clock.load(self.recorder.clock_log()))
         self._catch_up(first)
 

@@ -33,6 +33,7 @@ from board_driver.service.hands_journal import (
 from board_driver.service.store import Store
 from board_driver.squares import square
 from tests.board_driver.service.sim_daemon import sim_daemon, start, until
+from tests.board_driver.service.test_door import drain
 from tests.board_driver.service.test_store_full_disk import SmallDisk
 
 START = rules.STARTING_FEN
@@ -271,3 +272,58 @@ def test_a_journal_from_before_the_stores_last_move_goes_on_with_the_same_game(
         assert store.game(1).ucis == ["e2e4", "e7e5", "g1f3"]
     said = "\n".join(r.getMessage() for r in caplog.records)
     assert "replayed: 3 events since ply 1" in said
+
+
+def test_a_replayed_move_and_clock_press_in_a_game_with_a_clock_come_back_paused(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A game on a clock, killed after Black's reply and its press of the clock, before the
+    reply was judged: the restart stores the reply, and the clock comes back paused after it
+    (the press, made before the restart, is not refused as if the game had no clock)."""
+    clock = '[clock]\ncontrol = "5+0"\nswitch = "buttons"\n'
+    board = SimulatedBoard()
+
+    async def first() -> None:
+        daemon = sim_daemon(tmp_path, board, clock)
+        task = await start(daemon)
+        try:
+            board.lift(square("e2"))
+            await asyncio.sleep(0.06)
+            board.place(square("e4"))
+            await until(lambda: daemon.door.snapshot().moves == ("e4",))
+        finally:
+            daemon.stop()
+            assert await task == 0
+
+    asyncio.run(first())
+    with Store.open(tmp_path / "g.sqlite", readonly=True) as store:
+        started = store.started(1)
+    hands = [Lift(5000, square("d7")), Place(5300, square("d5")), Button(5400, "clock")]
+    _journal(tmp_path, Anchor(1, started, START, ("e2e4",)), hands)
+    board.lift(square("d7"))
+    board.place(square("d5"))
+    caplog.set_level(logging.INFO, logger="magboard")
+    daemon = sim_daemon(tmp_path, board, clock)
+
+    events = daemon.door.subscribe()  # what a page sees from the start on
+
+    async def second() -> dict:
+        task = await start(daemon)
+        try:
+            await asyncio.sleep(0.1)
+            return dict(daemon.door.snapshot().clock or {})
+        finally:
+            daemon.stop()
+            assert await task == 0
+
+    reading = asyncio.run(second())
+    seen = drain(events)
+    assert [e["san"] for e in seen if e["type"] == "move"] == ["d5"]
+    assert not [e for e in seen if e["type"] == "refused"], seen
+    assert reading["state"] == "paused" and reading["reason"] == "restart", reading
+    assert reading["turn"] == "white"
+    said = "\n".join(r.getMessage() for r in caplog.records)
+    assert "clock: paused at ply 2, as stored before the restart" in said, said
+    assert "no clock" not in said, said
+    with Store.open(tmp_path / "g.sqlite", readonly=True) as store:
+        assert store.game(1).ucis == ["e2e4", "d7d5"]
