@@ -93,6 +93,12 @@ class ActionRefused(ValueError):
     """An action that cannot be done now; the message says why (for a page or a log)."""
 
 
+class StoreUnavailable(RuntimeError):
+    """The stored games cannot be read now (a file of the store stopped taking writes, and
+    SQLite must not touch it); the message says which and why. The game on the board goes
+    on, kept in memory, and the store is read again once the file can be written."""
+
+
 @dataclass(frozen=True)
 class Snapshot:
     """The running board at one moment. Squares are named (``"e4"``) or, for
@@ -283,7 +289,8 @@ class Door(Protocol):
 
     def games(self) -> list[Any]:
         """The stored games, oldest first (``id``, ``started``, ``plies``, ``result``,
-        ``termination``)."""
+        ``termination``). :class:`StoreUnavailable` when the store cannot be read now (as
+        for :meth:`pgn`, :meth:`game` and :meth:`review`)."""
         ...
 
     def pgn(self, game_id: int | None = None, *, evals: bool = False) -> str:

@@ -8,13 +8,14 @@ every action runs on the loop in the time it takes the tracker to take one event
 
 from __future__ import annotations
 
+import contextlib
 import logging
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import rules
-from board_driver.door import HUMAN, SIDES, ActionRefused, Player, Snapshot
+from board_driver.door import HUMAN, SIDES, ActionRefused, Player, Snapshot, StoreUnavailable
 from board_driver.events import BUTTON_NAMES, PROMOTION_LETTERS, Button, Choose
 from board_driver.service.hands_journal import Decided, Expect
 from board_driver.service.subscriptions import Subscription
@@ -174,7 +175,8 @@ class BoardDoor:
         return self._board.config.store_path().parent
 
     def games(self) -> list[Any]:
-        return self._board.recorder.store.games()
+        with _store_read():
+            return self._board.recorder.store.games()
 
     def pgn(self, game_id: int | None = None, *, evals: bool = False) -> str:
         from board_driver.service.store import game_pgn
@@ -186,7 +188,8 @@ class BoardDoor:
         from board_driver.service.store import NoSuchGame
 
         try:
-            return self._board.recorder.store.game(game_id)
+            with _store_read():
+                return self._board.recorder.store.game(game_id)
         except NoSuchGame as exc:
             raise LookupError(str(exc)) from None
 
@@ -194,7 +197,8 @@ class BoardDoor:
         from board_driver.service.store import NoSuchGame
 
         try:
-            return self._board.recorder.store.review(game_id)
+            with _store_read():
+                return self._board.recorder.store.review(game_id)
         except NoSuchGame as exc:
             raise LookupError(str(exc)) from None
 
@@ -504,3 +508,17 @@ class BoardDoor:
     def close(self) -> None:
         for subscription in list(self._subscribers):
             subscription.close()
+
+
+@contextlib.contextmanager
+def _store_read() -> Iterator[None]:
+    """A read of the store that fails (not a game that is not there) is the door's
+    :class:`StoreUnavailable`, in the store's words."""
+    from board_driver.service.store import NoSuchGame, StoreError
+
+    try:
+        yield
+    except NoSuchGame:
+        raise
+    except StoreError as exc:
+        raise StoreUnavailable(str(exc)) from None

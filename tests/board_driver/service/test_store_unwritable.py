@@ -160,3 +160,47 @@ def test_reading_a_store_whose_mapped_shm_stopped_taking_writes_is_refused_not_f
         assert child.returncode == 0, f"exit {child.returncode}\n{child.stdout}{child.stderr}"
         assert "refused:" in child.stdout and "-shm cannot be written" in child.stdout
         assert "closed" in child.stdout
+
+
+def test_while_the_store_cannot_be_read_the_page_says_so_and_the_game_goes_on(
+    tmp_path: Path,
+) -> None:
+    """The games list and a PGN asked for while the ``-shm`` SQLite mapped is immutable: a
+    503 that says why (not a 500 and a traceback), the moves played meanwhile kept; the
+    same requests answer once the file can be written again."""
+    import json
+    import tomllib
+    import urllib.error
+    import urllib.request
+
+    with immutable_capable_directory(tmp_path) as directory:
+        config = write_config(directory)
+        port = tomllib.loads(config.read_text())["web"]["port"]
+        daemon = DaemonProcess(directory)
+        daemon.wait_ready()
+        daemon.send("gap 60", "lift e2", "place e4")
+        assert daemon.wait_for(lambda: len(daemon.moves_logged()) == 1), daemon.output()
+
+        def get(path: str) -> tuple[int, str]:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=10) as r:
+                    return r.status, r.read().decode()
+            except urllib.error.HTTPError as error:
+                return error.code, error.read().decode()
+
+        target = directory / "games.sqlite-shm"
+        with immutable(target):
+            os.sync()
+            for path in ("/api/games", "/games/current.pgn", "/api/games/1/review"):
+                status, body = get(path)
+                assert status == 503, (path, status, body)
+                assert f"{target} cannot be written" in body, body
+            daemon.send("wait 300", "lift e7", "place e5")
+            assert daemon.wait_for(lambda: "ply 2: e5 (e7e5) played" in daemon.output())
+            assert daemon.proc.poll() is None
+        assert daemon.wait_for(lambda: "the store works again" in daemon.output(), timeout=5)
+        status, body = get("/api/games")
+        assert status == 200 and json.loads(body)[0]["plies"] == 2, body
+        assert "1. e4 e5" in get("/games/current.pgn")[1]
+        assert "Traceback" not in daemon.output() and " failed" not in daemon.output()
+        daemon.terminate()
