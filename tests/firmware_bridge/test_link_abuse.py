@@ -113,6 +113,8 @@ def test_each_link_down_is_told_once(rig: Rig, caplog: pytest.LogCaptureFixture)
             ]
             assert len(downs) == (0 if listening else 5), [r.getMessage() for r in downs]
             if listening:
+                # link_up turns before the listener is called: wait for the last call.
+                wait_for(lambda host=host: len(host.changes) >= 11)
                 assert [up for up, _ in host.changes[1:]] == [False, True] * 5
         finally:
             host.link.close()
