@@ -8,6 +8,8 @@ Run from the project root: ``python bench/daemon.py`` (about 40 s).
 - switch to LED: the daemon in this process on the simulated board and lights, with
   hints on, so that lifting a piece lights its destinations and putting it back puts them
   out. Measured from the simulated switch changing to the LED frame written.
+- the hands journal (issue 24): what writing each event beside the store adds to the
+  board's path, per event, beside the tracker's own step for the same event.
 
 Targets (issue 6): READY < 1 s, RSS < 40 MB, idle < 2% of a core, switch-to-LED p99 within
 debounce (30 ms) + one scan period (5 ms) + 5 ms = 40 ms.
@@ -134,6 +136,46 @@ def latency(directory: Path, rounds: int) -> list[float]:
     return samples
 
 
+def journal_cost(directory: Path, games: int = 10) -> tuple[float, float]:
+    """CPU µs per event of real games moved by hand (the generated corpus): what the daemon
+    adds for the journal (the write, the check for a move at rest, a new anchor then), and
+    the tracker's own step (tick, handle, frame) for the same event."""
+    from board_driver.boardscript.replay import tracker_for
+    from board_driver.boardscript.script import Wait
+    from board_driver.service.hands_journal import Anchor, HandsJournal
+    from tests.conftest import SHARED_DATA
+    from tests.generate_scripts import generate_corpus
+
+    clock = time.thread_time
+    scripts = [g.script for g in generate_corpus(SHARED_DATA / "selfplay.pgn")[:games]]
+    journal = HandsJournal.open(directory / "bench.sqlite.hands")
+    kept = tracked = 0.0
+    events = 0
+    for script in scripts:
+        tracker = tracker_for(script)
+        journal.start(Anchor(1, "", tracker.game.start.fen(), ()))
+        for item in script.items:
+            if isinstance(item, Wait):
+                tracker.tick(item.t_ms)
+                continue
+            t0 = clock()
+            journal.add(item)
+            t1 = clock()
+            tracker.tick(item.t_ms)
+            tracker.handle(item)
+            tracker.frame()
+            t2 = clock()
+            if tracker.at_rest():
+                line = tuple(map(str, tracker.game.moves))
+                if journal.unsettled(1, len(line)):
+                    journal.start(Anchor(1, "", tracker.game.start.fen(), line))
+            kept += (t1 - t0) + (clock() - t2)
+            tracked += t2 - t1
+            events += 1
+    journal.close()
+    return kept / events * 1e6, tracked / events * 1e6
+
+
 def main() -> None:
     load = os.getloadavg()[0]
     print(f"load average {load:.2f} on {os.cpu_count()} cores (a busy machine widens the tails;")
@@ -149,12 +191,17 @@ def main() -> None:
         )
         print(f"SIGTERM to exit (max of 3):   {max(r['stop_s'] for r in runs) * 1000:.0f} ms")
         samples = latency(Path(tmp), rounds=200)
+        journal_us, tracker_us = journal_cost(Path(tmp))
     samples.sort()
     p50 = samples[len(samples) // 2]
     p99 = samples[int(len(samples) * 0.99) - 1]
     print(
         f"switch to LED ({len(samples)} changes):  p50 {p50:.1f} ms  p99 {p99:.1f} ms  "
         f"max {samples[-1]:.1f} ms   (target p99 <= 30 + 5 + 5 = 40 ms)"
+    )
+    print(
+        f"hands journal per event:      {journal_us:.1f} µs CPU, beside the tracker's "
+        f"{tracker_us:.1f} µs ({journal_us / tracker_us:.0%})"
     )
 
 

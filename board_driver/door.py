@@ -78,6 +78,8 @@ DOOR_EVENTS = {
     "players": "who plays each side changed: ``white``, ``black``",
     "headers": "the game's PGN headers changed: ``headers``",
     "board_state": "the daemon's own state changed: ``state`` (see Snapshot.board_state)",
+    "question": "after a restart the pieces read several ways: ``readings``, ``squares``",
+    "answered": "the question was answered: ``reading`` (``nothing``: the pieces put back)",
     "overflow": "this subscriber was too slow and lost ``lost`` events: read the snapshot",
     "lift": "(board=True) a piece left ``square`` (the tracker's view, debounced)",
     "place": "(board=True) a piece arrived on ``square``",
@@ -89,6 +91,12 @@ DOOR_EVENTS = {
 
 class ActionRefused(ValueError):
     """An action that cannot be done now; the message says why (for a page or a log)."""
+
+
+class StoreUnavailable(RuntimeError):
+    """The stored games cannot be read now (a file of the store stopped taking writes, and
+    SQLite must not touch it); the message says which and why. The game on the board goes
+    on, kept in memory, and the store is read again once the file can be written."""
 
 
 @dataclass(frozen=True)
@@ -156,6 +164,10 @@ class Snapshot:
     #: piece resting less only passed over a square) and ``debounce_ms`` (a switch's
     #: change counts once it has held this long).
     timing: Mapping[str, int] = field(default_factory=dict)
+    #: After a restart, the readings of the pieces the board cannot choose between (``Qxg7+``,
+    #: ``nothing yet: the piece from g8 is in the hand``), lit yellow and asked until
+    #: :meth:`Door.answer` says which (or the pieces are put back as stored); else empty.
+    question: tuple[str, ...] = ()
     #: The game's chess clock, None without one (an online game's is its player's):
     #: ``white_ms``/``black_ms`` (left at ``at``, the daemon's ms), ``turn`` (whose clock
     #: runs, or will), ``state`` (``waiting``, ``running``, ``paused``, ``stopped``),
@@ -265,7 +277,9 @@ class Door(Protocol):
         ...
 
     def now_ms(self) -> int:
-        """The daemon's clock: ms since it started (the ``t`` of every event)."""
+        """The daemon's clock: ms since it started (the ``t`` of every event). A daemon that
+        started in the middle of a move goes on from the clock of the one before it, whose
+        events it replayed: only differences between its times mean anything."""
         ...
 
     def state_dir(self) -> Path:
@@ -275,7 +289,8 @@ class Door(Protocol):
 
     def games(self) -> list[Any]:
         """The stored games, oldest first (``id``, ``started``, ``plies``, ``result``,
-        ``termination``)."""
+        ``termination``). :class:`StoreUnavailable` when the store cannot be read now (as
+        for :meth:`pgn`, :meth:`game` and :meth:`review`)."""
         ...
 
     def pgn(self, game_id: int | None = None, *, evals: bool = False) -> str:
@@ -409,6 +424,13 @@ class Door(Protocol):
     def take_back(self, plies: int = 1, *, t_ms: int | None = None) -> list[dict[str, Any]]:
         """Take back ``plies`` moves decided outside the board (an online take-back):
         the game goes back at once; the lights show how to put the pieces back."""
+        ...
+
+    def answer(self, reading: int) -> list[dict[str, Any]]:
+        """Answer the question the board asks after a restart (the snapshot's
+        ``question``): reading number ``reading`` (from 0) is what happened while it was
+        away. The moves it holds are stored, and the board's events held meanwhile follow.
+        ActionRefused when nothing is asked."""
         ...
 
     # ------------------------------------------------------------------ players

@@ -170,6 +170,42 @@ class Tracker(Amendments, Controls, Hands, Lights, NewGameSetup, OtherSide, Rere
             return self.board == self._committed
         return not self._out_of_sync
 
+    def at_rest(self) -> bool:
+        """Does the tracker hold nothing but its game? The board shows the last position,
+        nothing is left to judge, and no move is under way nor open to amendment (no piece
+        touched, no choice or offer pending): a tracker made afresh from the same game and
+        options would read whatever comes next as this one does. The daemon's journal of
+        the hands (which a restart replays) starts again from such moments.
+
+        >>> from board_driver.events import Lift, Place
+        >>> from board_driver.squares import square
+        >>> tracker = Tracker()
+        >>> _ = tracker.handle(Lift(0, square("e2"))) + tracker.handle(Place(300, square("e4")))
+        >>> tracker.at_rest()
+        False
+        >>> _ = tracker.tick(600)
+        >>> tracker.at_rest()
+        True
+        """
+        reading = self._reading
+        return (
+            self.board == self._committed
+            and not self._out_of_sync
+            and self._deadline is None
+            and self._quick is None
+            and not self._log
+            and not reading.history
+            and not reading.adjusting
+            and reading.touch.own is None
+            and reading.touch.opponent is None
+            and self._castle_amend is None
+            and self._promotion_square is None
+            and self._choice is None
+            and self._pending_choice is None
+            and self._draw_offer is None
+            and not self._new_game_pending
+        )
+
     def handle(self, event: BoardEvent) -> list[Event]:
         """Take one board event; returns the game events it (and the time before it) led to.
 

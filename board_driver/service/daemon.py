@@ -15,8 +15,13 @@ idle board costs one heartbeat a second and nothing more.
 A committed move is in the store (one transaction, ``synchronous=FULL``) before the LEDs
 confirm it, or the board shows that it could not store it (the store-failing pattern on
 the edge squares; the game is kept in memory and written again every second until the
-store takes it). After a crash the daemon resumes the newest game at its last stored
-move, with the pieces as the sensors find them: if they differ, the lights guide them back.
+store takes it; the log says "stored" only of what the store took, and a stop that still
+cannot store says what it could not, and where it was kept instead). Every event given to
+the tracker is first written to the hands journal beside the store
+(:mod:`.hands_journal`). After a crash the daemon resumes the game on the board at its
+last stored move, replays the hands of the move that was in progress, then judges the
+pieces as the sensors find them; what the pieces alone cannot tell is asked
+(:mod:`.resumption`), and the lights guide anything else back.
 
 Everything else (the page, the engine, online play, app protocols, broadcasting) is an
 extension (:mod:`board_driver.extension`) that sees the board only through its door
@@ -43,6 +48,14 @@ from board_driver.frame import Frame
 from board_driver.service.clock import DaemonClock
 from board_driver.service.config import Config
 from board_driver.service.doorway import BoardDoor
+from board_driver.service.hands_journal import (
+    Anchor,
+    Asked,
+    Decided,
+    Expect,
+    HandsJournal,
+    journal_path,
+)
 from board_driver.service.hardware import Hardware, HardwareError, gpio_present, open_hardware
 from board_driver.service.intake import Intake
 from board_driver.service.journal import (
@@ -61,6 +74,7 @@ from board_driver.service.lights import (
 )
 from board_driver.service.notify import Notifier
 from board_driver.service.recorder import Recorder, lock_store, options_record
+from board_driver.service.resumption import Question, Reading, readings, replay
 from board_driver.service.store import Store, StoreError
 from board_driver.service.store_errors import EXIT_STORE_REFUSED, StoreRefusedError
 from board_driver.squares import square, square_name, squares_of
@@ -144,6 +158,12 @@ class Daemon:
         self._lock: Any = None
         self._extensions: list[tuple[str, Any]] = []
         self._store_failing: str | None = None
+        self._store_problem = ""  # the store's own words for the failure
+        #: The hands of the move in progress, kept beside the store (see hands_journal).
+        self.journal: HandsJournal | None = None
+        #: What the board cannot tell after a restart, asked until answered (resumption).
+        self.question: Question | None = None
+        self._question_lights = self.lights.layer("question")
 
     # ------------------------------------------------------------------ clock
 
@@ -232,9 +252,15 @@ class Daemon:
         self._note_online(game)
         self.tracker = Tracker(game, options=options, timing=self._timing)
         self.door.restore_seats()
+        self.journal = HandsJournal.open(journal_path(path))
+        replayed = self._replay_journal(game)
         self.intake = Intake(self, first)
         self.intake.start()
         self.lights.set_pattern(LINK_LOST_FRAME if self.intake.link_up is False else None)
+        # The replayed moves first, with no clock yet (their switches were not stored):
+        # the clock then comes back paused at the game as it now stands, so a press of its
+        # buttons among them is not judged again (it would read as a game without a clock).
+        self.after([e for e in replayed if e.get("type") != "clock_button"])
         self.after(self.clock.load(self.recorder.clock_log()))
         self._catch_up(first)
 
@@ -272,9 +298,17 @@ class Daemon:
             self.intake.stop()
         for handle in self._timers.values():
             handle.cancel()
+        if self._store_failing is not None and self.tracker is not None:
+            if not self._sync_store(False):  # once more: the disk may have room by now
+                self._say_unstored()
+            retry = self._timers.pop("store", None)
+            if retry is not None:
+                retry.cancel()
         self.lights.close()
         # A clean stop turns the lights off; a fault leaves its pattern lit for whoever looks.
         self.hw.close(lights_off=self.exit_code == 0)
+        if self.journal is not None:
+            self.journal.close()
         if self.store is not None:
             self.store.close()
         if self._lock is not None:
@@ -286,22 +320,289 @@ class Daemon:
     def _catch_up(self, standing: int) -> None:
         """Pieces that moved while the daemon was away (a crash, a power cut): as if moved now.
 
-        A move completed but not yet judged when the power went is then judged as usual
-        and committed; half a move waits to be finished; anything else is out of sync and
-        the lights show what to put right.
+        With a move in progress (its hands replayed from the journal) the changes are its
+        next events. With none, the pieces alone are read (:func:`.resumption.readings`):
+        one reading is taken (a move completed but not yet judged is judged, half a move
+        waits to be finished); several are asked, never one stored silently; none is out
+        of sync, and the lights show what to put right.
         """
-        committed = self.tracker.board
+        tracker = self.tracker
+        if self.question is not None:  # asked before the restart, asked again
+            if standing == self.question.board:
+                self._decide_when_still()
+            else:
+                self._hand_differences(self.question.board, standing)
+            return
+        committed = tracker.board
         if standing == committed:
             return
         lifted = squares_of(committed & ~standing)
         placed = squares_of(standing & ~committed)
         log.info(
-            "the pieces differ from the stored game:%s%s",
+            "the pieces differ from the %s:%s%s",
+            "stored game" if tracker.at_rest() else "move in progress",
             " lifted " + " ".join(map(square_name, lifted)) if lifted else "",
             " placed " + " ".join(map(square_name, placed)) if placed else "",
         )
+        if tracker.at_rest() and tracker.game.outcome() is None:
+            found = readings(tracker.game.position, standing)
+            if len(found) > 1 and any(reading.moves for reading in found):
+                self._ask(found, standing)
+                return
+            if len(found) == 1 and found[0].moves:
+                self._play_unseen(found[0], standing)
+                return
+        self._hand_differences(committed, standing)
+
+    def _hand_differences(self, committed: int, standing: int) -> None:
+        """The tracker is given what changed from ``committed`` to ``standing``, now."""
         t = self.now_ms()
+        lifted = squares_of(committed & ~standing)
+        placed = squares_of(standing & ~committed)
         self.handle([*(Lift(t, sq) for sq in lifted), *(Place(t, sq) for sq in placed)])
+
+    # ------------------------------------------------------------------ after a restart
+
+    def _replay_journal(self, game: rules.Game) -> list[dict]:
+        """The hands of the move that was in progress, from the journal, replayed through a
+        tracker made from the stored game at the journal's anchor. Returns the game events
+        to announce (the moves the store did not have yet); none, and the journal starts
+        again here, when it holds nothing of this game's line."""
+        journal = self.journal
+        kept = journal.kept
+        stored = [str(m) for m in game.moves]
+        why = (
+            "it holds nothing"
+            if kept is None
+            else kept.fits(self.game_id, self.recorder.started, game.start.fen(), stored)
+        )
+        if why or (not kept.events and kept.board is None):
+            if kept is not None and why:
+                log.warning("the hands journal %s is not replayed: %s", journal.path, why)
+            self._restart_journal()
+            return []
+        events = list(kept.events)
+        asked = next((e for e in events if isinstance(e, Asked)), None)
+        if asked is not None:
+            events = events[: events.index(asked)]
+        while len(game.moves) > kept.plies:  # the same game, so that the store goes on with it
+            game.pop()
+        tracker = Tracker(game, options=self.tracker.options, timing=self._timing, board=kept.board)
+        self.tracker = tracker
+        self.door.restore_seats()
+        # The daemon's clock goes on from the journal's: the board has been left alone since
+        # its last event for at least the settle time (the time the daemon was away).
+        if kept.events:
+            last_t = max(event.t_ms for event in kept.events)
+            self._t0 = self.loop.time() - (last_t + self._timing.settle_ms + 1) / 1000
+        out = replay(tracker, events)
+        out += tracker.tick(asked.t_ms if asked is not None else self.now_ms())
+        line = [str(m) for m in tracker.game.moves]
+        if line[: len(stored)] != stored:
+            log.warning(
+                "the hands journal %s is not replayed: its %d events do not lead to the "
+                "stored moves (they lead to %s)",
+                journal.path,
+                len(kept.events),
+                " ".join(line[kept.plies :]) or "none",
+            )
+            game, options = self.recorder.reload()
+            self._note_online(game)
+            self.tracker = Tracker(game, options=options, timing=self._timing)
+            self.door.restore_seats()
+            self._restart_journal()
+            return []
+        log.info(
+            "the hands of the move in progress replayed: %d events since ply %d, from %s",
+            len(kept.events),
+            kept.plies,
+            journal.path,
+        )
+        journal.go_on()
+        if asked is not None:
+            self._ask_again(asked, kept.events[kept.events.index(asked) + 1 :])
+        fresh = next(
+            (i for i, e in enumerate(out) if e.get("type") == "move" and e["ply"] > len(stored)),
+            None,
+        )
+        return [] if fresh is None else out[fresh:]
+
+    def _restart_journal(self) -> None:
+        """The journal starts again from the game as it stands (the store has it), and the
+        pieces standing (a tracker made afresh from both reads on as this one)."""
+        if self.journal is None or self.recorder is None or self.recorder.game_id is None:
+            return
+        tracker = self.tracker
+        game = tracker.game
+        self.journal.start(
+            Anchor(
+                self.recorder.game_id,
+                self.recorder.started,
+                game.start.fen(),
+                tuple(map(str, game.moves)),
+                None if tracker.board == game.position.occupancy() else tracker.board,
+            )
+        )
+
+    def _keep_journal(self, fresh: bool) -> None:
+        """After a step the store took: the journal starts again when the tracker holds
+        nothing but its game (or a new game began)."""
+        journal = self.journal
+        if journal is None or self.question is not None:
+            return
+        if fresh or (
+            self.tracker.at_rest()
+            and journal.unsettled(self.recorder.game_id, len(self.tracker.game.moves))
+        ):
+            self._restart_journal()
+
+    def keep(self, event: BoardEvent | Expect | Asked) -> None:
+        """Write ``event`` to the journal, before the tracker is given it (or held back
+        for a question)."""
+        if self.journal is not None:
+            self.journal.add(event)
+
+    def game_changed_outside(self) -> None:
+        """Another game on the board, or moves read from the pieces: the journal starts
+        again from the game as it now stands, once the store has it. (A take-back or an
+        ending decided elsewhere, and new options, are lines of the journal instead:
+        :class:`.Decided`.)"""
+        if self._store_failing is None:
+            self._restart_journal()
+
+    # ------------------------------------------------------------------ what the board cannot tell
+
+    def _ask(self, found: list[Reading], standing: int) -> None:
+        """Several readings of the pieces after a restart: asked on the page and lit, the
+        board's lifts and places held back until the answer (and kept in the journal, so
+        that a restart asks again)."""
+        self.keep(Asked(self.now_ms(), standing))
+        self._set_question(Question(found, self.tracker.game.position.copy(), standing, standing))
+
+    def _ask_again(self, asked: Asked, held: list[Any]) -> None:
+        """The question in the journal, asked again after a restart, with the lifts and
+        places held since (the tracker is where it was when it was first asked)."""
+        found = readings(self.tracker.game.position, asked.standing)
+        if not self.tracker.at_rest() or len(found) < 2:
+            return  # not the same question: the pieces are judged as they stand
+        question = Question(found, self.tracker.game.position.copy(), asked.standing,
+                            asked.standing)  # fmt: skip
+        for event in held:
+            if isinstance(event, Lift | Place):
+                question.note(event)
+        self._set_question(question)
+
+    def _set_question(self, question: Question) -> None:
+        self.question = question
+        log.warning("%s", question.words())
+        frame = Frame.off()
+        for sq in squares_of(question.squares()):
+            frame = frame.with_square(sq, "y", blink=True)
+        self._question_lights.show(frame)
+        self.after(
+            [
+                {
+                    "t": self.now_ms(),
+                    "type": "question",
+                    "readings": list(question.options()),
+                    "squares": [square_name(sq) for sq in squares_of(question.squares())],
+                }
+            ]
+        )
+
+    def answer(self, choice: int) -> list[dict]:
+        """The answer to the question asked after a restart: reading ``choice`` (numbered
+        as :meth:`Question.options`) is what happened. ValueError if none stands."""
+        question = self.question
+        if question is None:
+            raise ValueError("the board asks nothing now")
+        if not 0 <= choice < len(question.choices):
+            raise ValueError(f"reading: {choice} is not one of 0..{len(question.choices) - 1}")
+        return self._resolve(choice, "answered")
+
+    def _resolve(self, choice: int, how: str) -> list[dict]:
+        """Reading ``choice`` is what happened: its moves stored, then the lifts and places
+        held meanwhile given to the tracker."""
+        question = self.question
+        reading = question.choices[choice]
+        words = question.options()[choice]
+        log.info("%s: %s", how, words)
+        self._end_question()
+        events = [{"t": self.now_ms(), "type": "answered", "reading": words}]
+        self.after(events)
+        # As Question.decided tried it: a tracker of the game the reading makes, on the
+        # pieces standing when asked, given the hands since.
+        events += self._play_unseen(reading, question.standing)
+        events += self.handle(question.held)
+        return events
+
+    def _end_question(self) -> None:
+        self.question = None
+        self._question_lights.show(None)
+
+    def _held(self, event: BoardEvent) -> None:
+        """A lift or place while a question stands: held for after the answer. The pieces
+        put back as the game stands answer it (nothing was played); the hands since, once
+        the board is still, may leave only one reading (:meth:`.Question.decided`)."""
+        question = self.question
+        question.note(event)
+        if question.board == self.tracker.board:
+            log.info("the pieces are back as stored: nothing was played while the daemon was away")
+            self._end_question()
+            self._restart_journal()
+            self.after([{"t": self.now_ms(), "type": "answered", "reading": "nothing"}])
+            return
+        self._decide_when_still()
+
+    def _decide_when_still(self) -> None:
+        """Once the board has been still for the settle time since the last hand: has it
+        left only one reading? (Not before: pieces being put right pass through boards no
+        reading explains.)"""
+        handle = self._timers.pop("question", None)
+        if handle is not None:
+            handle.cancel()
+        held = self.question.held if self.question is not None else []
+        if held and self.loop is not None:
+            when = self.loop_time(held[-1].t_ms + self._timing.settle_ms + 1)
+            self._timers["question"] = self.loop.call_at(when, self._check_decided)
+
+    def _check_decided(self) -> None:
+        self._timers.pop("question", None)
+        question = self.question
+        if question is None:
+            return
+        tracker = self.tracker
+        choice = question.decided(tracker.game, tracker.options, self._timing)
+        if choice is not None:
+            self._resolve(choice, "the hands since tell")
+
+    def _play_unseen(self, reading: Reading, standing: int) -> list[dict]:
+        """Moves played while nothing was kept, read from the pieces (the one reading, or
+        the one answered; perhaps none, a piece in the hand): committed as they are, the
+        pieces then standing given to a tracker of the game they lead to."""
+        from board_driver.arbiter.game_events import check_event, move_event
+
+        game = self.tracker.game
+        t = self.now_ms()
+        events: list[dict] = []
+        for move in reading.moves:
+            position = game.position
+            san, mover = position.san(move), position.turn
+            game.push(move)
+            events.append(move_event(game, t, "move", move, san, mover))
+            check = check_event(game, t)
+            if check is not None:
+                events.append(check)
+        if events:
+            log.info("read from the pieces: %s played while the daemon was away",
+                     " ".join(e["san"] for e in events if e["type"] == "move"))  # fmt: skip
+        options = self.tracker.options
+        self.tracker = Tracker(game, options=options, timing=self._timing, board=standing)
+        self.door.restore_seats()
+        events += self.tracker.starting_events(t)
+        self.after(events)
+        self.game_changed_outside()
+        return events
 
     def new_game(
         self,
@@ -329,6 +630,7 @@ class Daemon:
         if online:
             events[0]["online"] = True
         events += self.tracker.starting_events(now)
+        self._end_question()
         self.after(events)
         return events
 
@@ -347,8 +649,10 @@ class Daemon:
         log.info("game %d resumed at ply %d", game_id, len(game.moves))
         events = [{"t": self.now_ms(), "type": "game_resumed", "game_id": game_id,
                    "fen": game.position.fen()}]  # fmt: skip
+        self._end_question()  # another game: what was asked was of the one before
         events += self.clock.load(self.recorder.clock_log())
         self.after(events)
+        self.game_changed_outside()
         return events
 
     def _note_online(self, game: rules.Game) -> None:
@@ -366,6 +670,8 @@ class Daemon:
         before = self.tracker.options
         self.tracker.options = dataclasses.replace(before, **options)
         o = self.tracker.options
+        record = ",".join(f"{k}={v}" for k, v in options_record(o).items())
+        self.keep(Decided(self.now_ms(), f"options {record}"))
         self.store_call(self.recorder.set_options, o)
         log.info("options: %s", brief(options_record(o)))
         events = [
@@ -402,6 +708,10 @@ class Daemon:
         announced: list[dict] = []
         for event in events:
             log.debug("event %s", describe(event))
+            self.keep(event)
+            if self.question is not None and isinstance(event, Lift | Place):
+                self._held(event)
+                continue
             try:
                 found = self.tracker.handle(event)  # judges first what fell due before it
             except ValueError as exc:  # an event no board can make: the tracker keeps its state
@@ -419,15 +729,18 @@ class Daemon:
         if self.intake is not None:
             self.intake.schedule_tick()
         fresh = any(e.get("type") == "new_game" for e in announced)
-        self._sync_store(fresh)
+        stored = self._sync_store(fresh)
+        if stored:
+            self._keep_journal(fresh)
         if fresh:
             announced = [*announced, *self.door.on_new_game()]
         for event in announced:
-            log_announcement(event, self.game_id)
+            log_announcement(event, self.game_id, stored=stored)
             if event.get("type") == "move" and event.get("uci"):
                 uci = event["uci"]
                 self.lights.flash((1 << square(uci[0:2])) | (1 << square(uci[2:4])))
-                self.notifier.status(f"game {self.game_id}: {event.get('san')} stored")
+                said = "stored" if stored else "played, not stored yet"
+                self.notifier.status(f"game {self.game_id}: {event.get('san')} {said}")
         in_sync = bool(self.tracker.in_sync)
         if in_sync != self._in_sync:
             if self._in_sync is not None or not in_sync:
@@ -443,6 +756,7 @@ class Daemon:
 
     def _sync_store(self, fresh: bool) -> bool:
         """The game in the store; a failure is loud, lit, and retried (the game is kept)."""
+        before = len(self.recorder.stored_line)
         entries = self.clock.pending()
         try:
             self.recorder.sync(self.tracker.game, self.tracker.options, fresh, entries)
@@ -451,12 +765,21 @@ class Daemon:
             self.fault(f"{exc}", code=EXIT_STORE_REFUSED)
             return False
         except STORE_ERRORS as exc:
-            self._store_failed(f"cannot store the game: {exc}")
+            self._store_failed("cannot store the game", exc)
             return False
         if self._store_failing is not None:
             self._store_failing = None
-            self._timers.pop("store", None)
-            log.warning("the store works again: game %s is stored", self.game_id)
+            handle = self._timers.pop("store", None)
+            if handle is not None:
+                handle.cancel()
+            sans = self.tracker.game.san_moves()[before:]
+            log.warning(
+                "the store works again: game %s is stored (%d plies%s)",
+                self.game_id,
+                len(self.tracker.game.moves),
+                f"; now stored: {' '.join(sans)}" if sans else "",
+            )
+            self._keep_journal(False)
             self.lights.set_warning(None)
             self.door.announce_state()
         return True
@@ -469,9 +792,11 @@ class Daemon:
         except StoreRefusedError as exc:
             self.fault(f"{exc}", code=EXIT_STORE_REFUSED)
         except STORE_ERRORS as exc:
-            self._store_failed(f"cannot store: {exc}")
+            self._store_failed("cannot store", exc)
 
-    def _store_failed(self, message: str) -> None:
+    def _store_failed(self, what: str, exc: BaseException) -> None:
+        message = f"{what}: {exc}"
+        self._store_problem = str(exc)
         if self._store_failing != message:
             log.error("%s (the game is kept in memory; retrying every %g s)",
                       message, STORE_RETRY_S)  # fmt: skip
@@ -487,6 +812,43 @@ class Daemon:
         self._timers.pop("store", None)
         if self._sync_store(False):
             self.lights.refresh()
+
+    def _say_unstored(self) -> None:
+        """At a stop with the store still failing: what could not be stored, loudly, and
+        where it was kept instead (the journal, which the next start replays; a PGN beside
+        the store, if it can be written)."""
+        game = self.tracker.game
+        stored = self.recorder.stored_line
+        moves = tuple(game.moves)
+        same = 0
+        while same < min(len(stored), len(moves)) and stored[same] == moves[same]:
+            same += 1
+        sans = game.san_moves()[same:]
+        what = (
+            f"ply {same + 1}{f'-{len(moves)}' if len(sans) > 1 else ''} ({' '.join(sans)})"
+            if sans
+            else f"as it stands (the store has {len(stored)} plies, the game {len(moves)})"
+        )
+        kept = []
+        journal = self.journal
+        if journal is not None and journal.keeps(self.game_id, len(stored)):
+            kept.append(f"in the hands journal {journal.path} (the next start stores them)")
+        pgn = self.config.store_path().with_name(
+            f"{self.config.store_path().name}.game-{self.game_id}-unstored.pgn"
+        )
+        try:
+            headers = {"Event": f"magboard game {self.game_id} (not stored)", "Site": "magboard"}
+            pgn.write_text(game.pgn({**headers, **self.recorder.headers()}), encoding="utf-8")
+            kept.append(f"as PGN in {pgn}")
+        except OSError as exc:
+            kept.append(f"not as PGN ({pgn}: {exc.strerror})")
+        log.error(
+            "NOT STORED: game %s, %s: %s. Kept %s.",
+            self.game_id,
+            what,
+            self._store_problem,
+            "; ".join(kept),
+        )
 
     def _mismatch(self) -> str:
         empty_bits, fill_bits = self.tracker.to_put_right()

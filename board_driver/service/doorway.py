@@ -8,14 +8,16 @@ every action runs on the loop in the time it takes the tracker to take one event
 
 from __future__ import annotations
 
+import contextlib
 import logging
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import rules
-from board_driver.door import HUMAN, SIDES, ActionRefused, Player, Snapshot
+from board_driver.door import HUMAN, SIDES, ActionRefused, Player, Snapshot, StoreUnavailable
 from board_driver.events import BUTTON_NAMES, PROMOTION_LETTERS, Button, Choose
+from board_driver.service.hands_journal import Decided, Expect
 from board_driver.service.subscriptions import Subscription
 from board_driver.squares import square, square_name, squares_of
 
@@ -88,6 +90,7 @@ class BoardDoor:
         position = game.position
         outcome = game.outcome()
         empty, fill = (0, 0) if tracker.in_sync else tracker.to_put_right()
+        question = (board.question.words(),) if board.question is not None else ()
         sim = board.hw.sim_board
         timing = tracker.timing
         return Snapshot(
@@ -104,7 +107,9 @@ class BoardDoor:
             in_sync=bool(tracker.in_sync),
             empty=tuple(map(square_name, squares_of(empty))),
             fill=tuple(map(square_name, squares_of(fill))),
-            sensed=tracker.board,
+            # While the board asks, the tracker keeps the stored position: the pieces are
+            # the question's.
+            sensed=board.question.board if board.question is not None else tracker.board,
             lights=board.lights.current(),
             board_state=board.lights.pattern_name,
             options={
@@ -123,7 +128,8 @@ class BoardDoor:
             headers=board.recorder.headers(),
             online=board.online,
             setup_pending=self.followed.setup_pending,
-            asks=tuple(tracker.asks()),
+            asks=(*question, *tracker.asks()),
+            question=board.question.options() if board.question is not None else (),
             draw_offer=self.followed.draw_offer,
             sim_pieces=sim.pieces if sim is not None else None,
             timing={
@@ -169,7 +175,8 @@ class BoardDoor:
         return self._board.config.store_path().parent
 
     def games(self) -> list[Any]:
-        return self._board.recorder.store.games()
+        with _store_read():
+            return self._board.recorder.store.games()
 
     def pgn(self, game_id: int | None = None, *, evals: bool = False) -> str:
         from board_driver.service.store import game_pgn
@@ -181,7 +188,8 @@ class BoardDoor:
         from board_driver.service.store import NoSuchGame
 
         try:
-            return self._board.recorder.store.game(game_id)
+            with _store_read():
+                return self._board.recorder.store.game(game_id)
         except NoSuchGame as exc:
             raise LookupError(str(exc)) from None
 
@@ -189,7 +197,8 @@ class BoardDoor:
         from board_driver.service.store import NoSuchGame
 
         try:
-            return self._board.recorder.store.review(game_id)
+            with _store_read():
+                return self._board.recorder.store.review(game_id)
         except NoSuchGame as exc:
             raise LookupError(str(exc)) from None
 
@@ -358,8 +367,10 @@ class BoardDoor:
         self, termination: str, winner: str | None, *, t_ms: int | None = None
     ) -> list[dict[str, Any]]:
         color = None if winner is None else _color(winner)
+        t = self._t(t_ms)
         try:
-            events = self._board.tracker.end_game(termination, color, self._t(t_ms))
+            self._board.keep(Decided(t, f"end {termination} {winner or '-'}"))
+            events = self._board.tracker.end_game(termination, color, t)
         except ValueError as exc:
             raise ActionRefused(str(exc)) from None
         self._board.announce(events)
@@ -374,12 +385,20 @@ class BoardDoor:
         return events
 
     def take_back(self, plies: int = 1, *, t_ms: int | None = None) -> list[dict[str, Any]]:
+        t = self._t(t_ms)
         try:
-            events = self._board.tracker.take_back(plies, self._t(t_ms))
+            self._board.keep(Decided(t, f"takeback {int(plies)}"))
+            events = self._board.tracker.take_back(plies, t)
         except ValueError as exc:
             raise ActionRefused(str(exc)) from None
         self._board.announce(events)
         return events
+
+    def answer(self, reading: int) -> list[dict[str, Any]]:
+        try:
+            return self._board.answer(reading)
+        except ValueError as exc:
+            raise ActionRefused(str(exc)) from None
 
     # ------------------------------------------------------------------ players
 
@@ -449,8 +468,10 @@ class BoardDoor:
         self._board.clock.seats_changed()
 
     def expect(self, move: str, *, t_ms: int | None = None) -> list[dict[str, Any]]:
+        t = self._t(t_ms)
+        self._board.keep(Expect(t, str(move)))  # replayed after a restart, as a board event
         try:
-            events = self._board.tracker.expect(move, self._t(t_ms))
+            events = self._board.tracker.expect(move, t)
         except ValueError as exc:
             raise ActionRefused(str(exc)) from None
         self._board.announce(events)
@@ -487,3 +508,17 @@ class BoardDoor:
     def close(self) -> None:
         for subscription in list(self._subscribers):
             subscription.close()
+
+
+@contextlib.contextmanager
+def _store_read() -> Iterator[None]:
+    """A read of the store that fails (not a game that is not there) is the door's
+    :class:`StoreUnavailable`, in the store's words."""
+    from board_driver.service.store import NoSuchGame, StoreError
+
+    try:
+        yield
+    except NoSuchGame:
+        raise
+    except StoreError as exc:
+        raise StoreUnavailable(str(exc)) from None

@@ -61,16 +61,20 @@ def loop_exception_handler(limiter: RepeatLimiter) -> Callable[[Any, dict], None
     return handle
 
 
-def log_announcement(event: dict, game_id: int | None) -> None:
+def log_announcement(event: dict, game_id: int | None, *, stored: bool = True) -> None:
+    """One line for an announcement that matters; ``stored``: the store took the step (a
+    move is said stored only then)."""
     kind = event.get("type")
     if kind == "move":
         ply = event.get("ply")  # counted in plies, as everywhere: `games`, the page, resuming
         log.info(
-            "%s: %s (%s) stored in game %s",
+            "%s: %s (%s) %s in game %s%s",
             f"ply {ply}" if ply else "move",
             event.get("san"),
             event.get("uci"),
+            "stored" if stored else "played",
             game_id,
+            "" if stored else ", NOT stored yet (kept in memory)",
         )
     elif kind in ("illegal", "restored", "takeback", "promotion_amended", "game_over"):
         details = {k: v for k, v in event.items() if k not in ("t", "type", "leds")}

@@ -83,6 +83,8 @@ class Recorder:
         #: The config's ``[clock]``: the clock of a new game.
         self.clock_defaults = clock or ClockConfig()
         self.game_id: int | None = None
+        #: When the game on the board was started (the store's time: it tells games apart).
+        self.started = ""
         self._game: rules.Game | None = None
         self._line: tuple = ()
         self._result: tuple[str, str] | None = None
@@ -102,6 +104,7 @@ class Recorder:
             game = rules.Game()
             self._options = options_record(options)
             self.game_id = self.store.new_game(game.start.fen(), self._options)
+            self.started = self.store.started(self.game_id)
             log.info("new game %d", self.game_id)
         else:
             game, options = self._load(latest)
@@ -112,6 +115,14 @@ class Recorder:
                 len(game.moves),
                 f" (ended {outcome.result()}, {outcome.termination})" if outcome else "",
             )
+        self._game = game
+        self._line = tuple(game.moves)
+        return game, options
+
+    def reload(self) -> tuple[rules.Game, GameOptions]:
+        """The game on the board, read again from the store (the one in memory is set
+        aside)."""
+        game, options = self._load(self.game_id)
         self._game = game
         self._line = tuple(game.moves)
         return game, options
@@ -131,6 +142,7 @@ class Recorder:
         stored = self.store.game(game_id)
         game = rebuild_game(stored)
         self.game_id = game_id
+        self.started = stored.started
         # The stored result, not the rebuilt one: a daemon stopped between storing the
         # last move and its result left it unwritten, and the first sync writes it.
         self._result = (stored.result, stored.termination) if stored.result != "*" else None
@@ -139,6 +151,11 @@ class Recorder:
         self._data = {name: dict(data) for name, data in stored.data.items()}
         self._clock = list(stored.clock)
         return game, options_from_record(stored.options, self.defaults)
+
+    @property
+    def stored_line(self) -> tuple:
+        """The moves of the game on the board as the store has them (as last written)."""
+        return self._line
 
     def clock_log(self) -> list[Any]:
         """The stored changes of the clock of the game last loaded (resumed or loaded)."""
@@ -162,6 +179,7 @@ class Recorder:
             self._options = options_record(options)
             self._headers, self._data = {}, {}
             self.game_id = self.store.new_game(game.start.fen(), self._options)
+            self.started = self.store.started(self.game_id)
             log.info("new game %d", self.game_id)
             self._game = game
             self._line = ()

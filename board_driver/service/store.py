@@ -60,7 +60,7 @@ from board_driver.service.store_errors import (
     damaged,
     failure,
 )
-from board_driver.service.store_file import check_header, create_file
+from board_driver.service.store_file import check_header, create_file, unwritable, writable
 from board_driver.service.store_schema import SCHEMA_VERSION, Damage
 from board_driver.service.store_values import (
     GAME_DATA_LIMITS,
@@ -170,6 +170,11 @@ class Store:
         self.version = SCHEMA_VERSION
         self._tables: set[str] = set()
         self._identity: tuple[int, int] | None = None  # the file's (device, inode) at open
+        self._readonly = False
+        # SQLite maps the -shm writable when it can write it at open; a mapping whose file
+        # then stops taking writes is never touched again (see _check_files).
+        self._shm_mapped = False
+        self._degraded = False  # opened while a file could not be written: reopened later
 
     @classmethod
     def open(cls, path: str | Path, *, create: bool = True, readonly: bool = False) -> Store:
@@ -183,6 +188,7 @@ class Store:
         ``create``), unreadable, a directory.
         """
         where = str(path)
+        blocked = None
         if where != ":memory:":
             p = Path(path)
             if p.is_dir():
@@ -193,6 +199,7 @@ class Store:
                 create_file(p)
             else:
                 check_header(p)
+            blocked = unwritable(where)
         try:
             if readonly:
                 db = sqlite3.connect(
@@ -203,6 +210,10 @@ class Store:
         except sqlite3.Error as exc:
             raise StoreError(f"{where}: cannot open ({exc})") from None
         store = cls(db, where)
+        store._readonly = readonly
+        if where != ":memory:":
+            store._shm_mapped = writable(f"{where}-shm")
+            store._degraded = blocked is not None
         try:
             store._prepare(readonly)
             if where != ":memory:":
@@ -251,8 +262,61 @@ class Store:
         self.version = version
 
     def close(self) -> None:
-        """Close the connection (everything is already on disk)."""
+        """Close the connection (everything is already on disk).
+
+        Not when the ``-shm`` SQLite mapped has stopped taking writes: closing would write
+        it and kill the process (SIGBUS). The connection is then left open for good (the
+        kernel drops it at exit; the write-ahead log keeps every committed move)."""
+        if self._shm_unsafe() is not None:
+            _abandon(self._db)
+            return
         self._db.close()
+
+    def _shm_unsafe(self) -> str | None:
+        """The ``-shm`` SQLite mapped writable, if it cannot be written now (else None)."""
+        if not self._shm_mapped:
+            return None
+        blocked = unwritable(self.path)
+        return blocked if blocked is not None and blocked.endswith("-shm") else None
+
+    def _check_files(self, *, writing: bool) -> None:
+        """Before SQLite touches the files: refuse when one cannot be written (SQLite would
+        die on the mapped ``-shm``, or fail halfway); reopen a connection made while one
+        could not be, once they all can."""
+        if self.path == ":memory:":
+            return
+        blocked = unwritable(self.path)
+        if blocked is None:
+            if self._degraded and not self._readonly:
+                self._reopen()
+            return
+        if writing:
+            raise StoreWriteError(
+                f"{self.path}: cannot store: {blocked} cannot be written (immutable, or its "
+                "file system is read-only)",
+                self.path,
+                "read_only",
+            )
+        if self._shm_mapped and blocked.endswith("-shm"):
+            raise StoreError(
+                f"{self.path}: cannot read the games database now: {blocked} cannot be "
+                "written (immutable, or its file system is read-only)"
+            )
+
+    def _reopen(self) -> None:
+        """A connection made while a file could not be written stays read-only in SQLite
+        (and its connections in this process share what it mapped): closed, and made
+        again, now that every file can be written."""
+        self._db.close()
+        self._db = sqlite3.connect(self.path, isolation_level=None)
+        try:
+            mode = self._db.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+            self._db.execute("PRAGMA synchronous=FULL")
+            self._db.execute("PRAGMA foreign_keys=ON")
+        except sqlite3.Error:
+            return  # still not writable: made again next time; the caller's call says why
+        self._degraded = mode.lower() != "wal"
+        self._shm_mapped = True
 
     def __enter__(self) -> Store:
         return self
@@ -265,6 +329,7 @@ class Store:
     @contextmanager
     def _writing(self) -> Iterator[sqlite3.Connection]:
         """One transaction: all of it on disk when the block ends, or none of it."""
+        self._check_files(writing=True)
         db = self._db
         if self._identity is not None and _identity(self.path) != self._identity:
             # SQLite would go on writing to the unlinked file, and all of it would vanish.
@@ -292,6 +357,7 @@ class Store:
 
     @contextmanager
     def _reading(self) -> Iterator[sqlite3.Connection]:
+        self._check_files(writing=False)
         try:
             yield self._db
         except sqlite3.Error as exc:
@@ -551,6 +617,14 @@ class Store:
             row = db.execute("SELECT max(id) FROM games").fetchone()
         return None if row[0] is None else int(row[0])
 
+    def started(self, game_id: int) -> str:
+        """When game ``game_id`` was started (NoSuchGame if there is none)."""
+        with self._reading() as db:
+            row = db.execute("SELECT started FROM games WHERE id = ?", (game_id,)).fetchone()
+        if row is None:
+            raise NoSuchGame(f"no game {game_id} in {self.path}")
+        return str(row[0])
+
     def game_on_board(self) -> int | None:
         """The game on the board when the daemon stopped: the last one started or resumed
         (the newest game in a store that never said), None when there is none.
@@ -672,6 +746,19 @@ class Store:
                     (game_id, name),
                 )
             )
+
+
+#: Connections never to be closed (see :meth:`Store.close`).
+_ABANDONED: list[sqlite3.Connection] = []
+
+
+def _abandon(db: sqlite3.Connection) -> None:
+    """Keep ``db`` open until the process ends: a connection is closed when it is freed,
+    even at the interpreter's exit, so it gets a reference that is never given back."""
+    import ctypes
+
+    _ABANDONED.append(db)
+    ctypes.pythonapi.Py_IncRef(ctypes.py_object(db))
 
 
 def _identity(path: str) -> tuple[int, int] | None:

@@ -4,6 +4,11 @@ Only a missing file is a new store. A file cut to a few bytes, or one that does 
 as SQLite's files do, is damaged (:class:`StoreDamagedError`), however it came to be:
 so a new store is made beside its place and linked in whole, and a crash while making it
 never leaves a cut-short file where the store should be.
+
+A store in WAL mode is three files: the database, its ``-wal`` and its ``-shm``, which
+SQLite maps into memory. A mapped file that stops taking writes (made immutable, its
+card remounted read-only) kills the process with SIGBUS at SQLite's next touch, so the
+store asks :func:`unwritable` before each use (issue 24).
 """
 
 from __future__ import annotations
@@ -27,6 +32,27 @@ from board_driver.service.store_errors import (
 SQLITE_MAGIC = b"SQLite format 3\x00"
 #: A database file is never shorter than its header.
 HEADER_BYTES = 100
+#: The files of a store in WAL mode: the database, its write-ahead log, its shared memory.
+WAL_SUFFIXES = ("", "-wal", "-shm")
+
+
+def unwritable(path: str) -> str | None:
+    """The first of the store's files (the database, its ``-wal``, its ``-shm``) that is
+    there and cannot be written now (immutable, read-only, on a read-only file system), or
+    None. A few ``access`` calls: cheap enough before every transaction.
+
+    >>> unwritable("/nonexistent/games.sqlite") is None  # files not there are not in the way
+    True
+    """
+    for suffix in WAL_SUFFIXES:
+        if not writable(path + suffix):
+            return path + suffix
+    return None
+
+
+def writable(name: str) -> bool:
+    """Can the file ``name`` be written now (or is it not there, to be made)?"""
+    return os.access(name, os.W_OK) or not os.path.lexists(name)
 
 
 def check_header(path: Path) -> None:

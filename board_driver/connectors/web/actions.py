@@ -113,6 +113,16 @@ class Actions:
             raise InputError(str(exc)) from None
         return {}
 
+    async def do_answer(self, body: dict) -> dict:
+        """After a restart the pieces read several ways (the state's ``question``): which
+        one is what happened."""
+        choice = body.get("reading")
+        if isinstance(choice, bool) or not isinstance(choice, int):
+            raise InputError(f"reading: {choice!r} is not a number (the question's, from 0)")
+        log.info("web: answer %d", choice)
+        self.door.answer(choice)
+        return {}
+
     async def do_resume(self, body: dict) -> dict:
         """Put an adjourned game (stored, not over) back on the board; the game there stays
         stored, adjourned in its turn, and the lights guide the pieces to the position."""

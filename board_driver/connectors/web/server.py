@@ -24,6 +24,8 @@ Routes::
          takeback {}  the simulated board's pieces moved back one move
          headers  {"White": "Ann", "Round": "3", ...}  PGN headers ("" removes one)
          resume   {"game": n}  an adjourned game (stored, not over) back on the board
+         answer   {"reading": n}  which reading of the pieces is right, when the board asks
+                  after a restart (the state's "question", numbered from 0)
          player/<name>/<action> {...}   a player's own action (online play: seek, ...;
                    ``player/engine/review {"game": n}`` reviews a finished game)
 
@@ -59,7 +61,7 @@ from board_driver.connectors.web.mdns import Announcer, is_loopback, lan_address
 from board_driver.connectors.web.review import review_view
 from board_driver.connectors.web.state import PageState, snapshot
 from board_driver.connectors.web.token import Token, load_token
-from board_driver.door import ActionRefused, Door
+from board_driver.door import ActionRefused, Door, StoreUnavailable
 
 log = logging.getLogger("magboard")
 
@@ -155,11 +157,11 @@ class WebServer:
         router.add("GET", "/favicon.ico", self._favicon)  # asked for by browsers on any page
         router.add_websocket("/ws", self._websocket)
         router.add("GET", "/api/state", self._state)
-        router.add("GET", "/api/games", self._games)
-        router.add("GET", "/api/games/{game}/review", self._review)
-        router.add("GET", "/games/{game}.pgn", self._pgn)
+        router.add("GET", "/api/games", _store_reads(self._games))
+        router.add("GET", "/api/games/{game}/review", _store_reads(self._review))
+        router.add("GET", "/games/{game}.pgn", _store_reads(self._pgn))
         router.add("POST", "/api/player/{player}/{action}", self._player_action)
-        router.add("POST", "/api/{action}", self._action)
+        router.add("POST", "/api/{action}", _store_reads(self._action))
         http = HttpServer(router, max_connections=connection_limit(), headers=SECURITY_HEADERS)
         try:
             await http.start(host, port)
@@ -406,3 +408,16 @@ class WebServer:
 async def start_server(door: Door, section: Any) -> WebServer:
     """The web extension's start: serve the page for ``door`` from ``[web]``."""
     return await WebServer(door, section).start()
+
+
+def _store_reads(handler: Any) -> Any:
+    """``handler``, answering 503 with the store's words while the stored games cannot be
+    read (a file of the store stopped taking writes): not a 500, and the page says why."""
+
+    async def guarded(request: Request) -> Response:
+        try:
+            return await handler(request)
+        except StoreUnavailable as exc:
+            return Response.error(503, str(exc))
+
+    return guarded

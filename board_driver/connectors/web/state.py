@@ -141,6 +141,9 @@ def snapshot(snap: Snapshot, page: PageState) -> dict[str, Any]:
         # What the lights ask, in the tracker's words, when the door gives them (a castling
         # rook still to move, an en-passant victim to lift, why a position is illegal).
         "asks": list(snap.asks),
+        # After a restart, the readings of the pieces the board cannot choose between: the
+        # page offers each (POST /api/answer {"reading": i}).
+        "question": list(snap.question),
         "engine": engine_snapshot(snap, page),
         # The board's chess clock (None without one): the page counts the running one
         # down from ``at``, when the snapshot was read.

@@ -13,7 +13,6 @@ from __future__ import annotations
 import io
 import os
 import random
-import sqlite3
 import time
 
 import chess
@@ -25,6 +24,7 @@ from tests.board_driver.daemon_process import (  # noqa: F401 - the fixture is a
     run_magboard,
     write_config,
 )
+from tests.board_driver.service.kill_hands import stored_moves
 
 # 1. e4 e5 2. Nf3 Nc6 3. Bc4 Nf6 4. d3 Be7 5. O-O O-O 6. Nc3 d6 7. Ng5 Na5 8. Nxf7 Nxc4:
 # plain moves, captures (the victim lifted first) and castling (king first).
@@ -114,20 +114,6 @@ def resume_point(daemon: DaemonProcess, boards: list[int], move_starts: list[int
         f"seed {seed}: putting the pieces back changed the stored game\n{daemon.output()}"
     )
     return start
-
-
-def stored_moves(directory) -> list[str]:
-    path = directory / "games.sqlite"
-    if not path.exists():
-        return []
-    with sqlite3.connect(path) as db:
-        try:
-            rows = db.execute(
-                "SELECT uci FROM moves WHERE game_id = (SELECT max(id) FROM games) ORDER BY ply"
-            ).fetchall()
-        except sqlite3.OperationalError:
-            return []
-    return [r[0] for r in rows]
 
 
 def test_sigkill_at_random_moments_loses_no_stored_move_and_the_game_survives(tmp_path):

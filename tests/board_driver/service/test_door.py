@@ -19,6 +19,7 @@ from board_driver.service.lights import STARTING_FRAME
 from board_driver.service.notify import Notifier
 from board_driver.service.store import Store, game_pgn
 from board_driver.squares import square
+from tests.board_driver.service.sim_daemon import until
 
 SCHOLAR = [("e2", "e4"), ("e7", "e5"), ("f1", "c4"), ("b8", "c6"), ("d1", "h5"), ("g8", "f6")]
 
@@ -31,15 +32,6 @@ def make_daemon(tmp_path: Path) -> tuple[Daemon, SimulatedBoard]:
     board = SimulatedBoard()
     hardware = Hardware(board, SimulatedLeds(), Renderer().render, sim_board=board)
     return Daemon(config, hardware, notifier=Notifier(environ={})), board
-
-
-async def until(predicate: Callable[[], bool], timeout: float = 5.0) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not predicate():
-        if loop.time() > deadline:
-            raise AssertionError("timed out")
-        await asyncio.sleep(0.01)
 
 
 def run(daemon: Daemon, scenario: Callable[[], Awaitable[None]]) -> None:

@@ -508,6 +508,19 @@ function renderAsks() {
   }
 }
 
+// After a restart the pieces may read several ways: one button per reading, to say which.
+function renderQuestion() {
+  const box = $("question");
+  box.innerHTML = "";
+  (state.question || []).forEach((reading, i) => {
+    const button = document.createElement("button");
+    button.textContent = reading;
+    button.title = "This is what happened on the board";
+    button.addEventListener("click", () => send("answer", { reading: i }));
+    box.appendChild(button);
+  });
+}
+
 function renderMoves() {
   const list = $("moves");
   list.innerHTML = "";
@@ -745,6 +758,7 @@ function onMessage(data) {
   renderBoard();
   renderStatus();
   renderAsks();
+  renderQuestion();
   renderMoves();
   renderControls();
   renderEngine();

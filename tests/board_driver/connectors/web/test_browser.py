@@ -453,3 +453,43 @@ def test_an_adjourned_game_is_resumed_from_the_game_list(open_page, daemon):
     assert second.locator("button.resume").count() == 1
     assert daemon.state()["game_id"] == 1
     assert page.errors == []
+
+
+def test_after_a_restart_the_page_asks_what_the_pieces_cannot_tell(browser, tmp_path):
+    """The daemon died inside a capture's settle time and its journal was lost: the page
+    shows what the board cannot tell and a button per reading; the one clicked is stored."""
+    import json
+
+    from board_driver.service.store import Store
+    from rules import Position
+
+    fen = "6Q1/4k1p1/2n4r/4p3/4p3/p5Pp/PP2NP1P/1R4K1 w - - 2 32"
+    directory = tmp_path / "asked"
+    directory.mkdir()
+    with Store.open(directory / "games.sqlite") as store:
+        store.new_game(fen)
+    pieces = Position.from_fen(fen).occupancy() & ~(1 << 62)  # the queen's g8 found empty
+    (directory / "sim-board.json").write_text(json.dumps({"pieces": f"{pieces:016x}"}))
+    daemon = WebDaemon(directory)
+    try:
+        context = browser.new_context(reduced_motion="reduce")
+        page = context.new_page()
+        page.set_default_timeout(WAIT_MS)
+        errors: list[str] = []
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page.goto(daemon.url + f"#token={daemon.token}")
+        page.wait_for_selector("#connection:text('live')")
+        page.wait_for_selector("#asks li:has-text('cannot tell what happened on g8')")
+        buttons = page.locator("#question button")
+        assert buttons.all_inner_texts() == [
+            "nothing yet: the piece from g8 is in the hand",
+            "Qxg7+",
+        ]
+        assert led(page, "g8")[0] == "y" and led(page, "g7")[0] == "y"
+        buttons.nth(1).click()
+        wait_moves(page, "Qxg7+")
+        assert page.locator("#question button").count() == 0
+        assert errors == []
+        context.close()
+    finally:
+        daemon.stop()
