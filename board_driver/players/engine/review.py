@@ -107,6 +107,7 @@ class Reviewer:
         self._result = "*"  # the reviewed game's result when it was asked for
         self._auto: asyncio.TimerHandle | None = None
         self._unfinished: list[int] = []  # stopped half way, the latest first
+        self._ending: asyncio.Task | None = None  # the engine of a cancelled review
         self._state: dict[str, Any] = {
             "game": None, "status": "idle", "done": 0, "total": 0, "reason": None,
         }  # fmt: skip
@@ -146,6 +147,10 @@ class Reviewer:
             return
         self._task.cancel()
         self._task = None
+        if self.engine is not None:
+            # Python 3.11's asyncio.wait_for drops a cancellation that arrives as the
+            # engine's line does: ending the engine makes sure the review stops.
+            self._ending = asyncio.get_running_loop().create_task(self.engine.kill())
         if later:
             self._unfinished = [self._state["game"], *self._unfinished][:KEPT_UNFINISHED]
         self._state.update(status="stopped", reason=reason)
@@ -166,11 +171,16 @@ class Reviewer:
     async def stop(self) -> None:
         if self._auto is not None:
             self._auto.cancel()
-        if self._task is not None:
-            self._task.cancel()
+        task, self._task = self._task, None
+        if task is not None:
+            task.cancel()
+            if self.engine is not None:  # as in cancel(): a cancellation may be dropped
+                await self.engine.kill()
             with contextlib.suppress(BaseException):
-                await self._task
-        self._task = None
+                await task
+        if self._ending is not None:
+            with contextlib.suppress(BaseException):
+                await self._ending
 
     def follow(self, events: list[dict]) -> None:
         """The board's events (a batch, from the seat's subscription): a game over is
@@ -249,6 +259,8 @@ class Reviewer:
         except asyncio.CancelledError:
             raise
         except (EngineError, OSError) as exc:
+            if _cancelled():  # the engine ended by cancel(): stopped, not failed
+                raise asyncio.CancelledError from exc
             self._failed(game_id, str(exc))
         except Exception as exc:  # a bug, not the engine: said, and the board runs on
             log.exception("review of game %d: unexpected failure", game_id)
@@ -291,6 +303,8 @@ class Reviewer:
                 )  # fmt: skip
                 position = rules.Position.from_fen(stored.start_fen)
                 for ply in range(total):
+                    if _cancelled():
+                        raise asyncio.CancelledError
                     if ply:
                         position.push(position.parse_uci(ucis[ply - 1]))
                     if ply in done:
@@ -321,3 +335,9 @@ class Reviewer:
         self.door.announce({"type": "review_done", "game": game_id})
         self._task = None
         self._take_up_unfinished()
+
+
+def _cancelled() -> bool:
+    """Whether the running task was asked to stop, even if a wait_for swallowed it."""
+    task = asyncio.current_task()
+    return task is not None and task.cancelling() > 0
