@@ -12,6 +12,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+# Hypothesis's pytest plugin imports hypothesis at the session's end if no test did, and
+# pytest then rewrites its modules with ast.parse while an in-process daemon's thread may
+# be formatting a traceback (3.11 parses for the carets). CPython 3.11's conversion of
+# parsed trees is not thread-safe ("SystemError: AST constructor recursion depth
+# mismatch", seen here on 3.11.7): imported now, before any thread runs.
+import hypothesis  # noqa: F401
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
