@@ -54,10 +54,10 @@ def check_every_move_stored(daemon: DaemonProcess, games: int) -> None:
 
 
 def test_a_button_40_ms_after_the_mating_move_loses_no_move(tmp_path: Path) -> None:
-    """5 quick games (the long run, 500 games, is marked slow)."""
-    daemon = quick_games(tmp_path, 5)
+    """3 quick games (the long run, 500 games, is marked slow)."""
+    daemon = quick_games(tmp_path, 3)
     try:
-        check_every_move_stored(daemon, 5)
+        check_every_move_stored(daemon, 3)
     finally:
         daemon.terminate()
 

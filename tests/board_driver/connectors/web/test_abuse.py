@@ -4,7 +4,9 @@ daemon's memory (issue 17, items 2, 9, 10 and 12)."""
 
 from __future__ import annotations
 
+import errno
 import json
+import select
 import socket
 import time
 from pathlib import Path
@@ -68,11 +70,21 @@ def test_a_flood_of_idle_connections_never_starves_the_board(tmp_path: Path) -> 
     idle: list[socket.socket] = []
     try:
         proc.wait_ready(timeout=30)
+        # All at once, not one after the other: those beyond the listen backlog wait on
+        # the kernel's SYN retries (a second and more each), which then run side by side.
         for _ in range(300):
-            try:
-                idle.append(socket.create_connection(("127.0.0.1", port), timeout=2))
-            except OSError:
+            conn = socket.socket()
+            conn.setblocking(False)
+            if conn.connect_ex(("127.0.0.1", port)) not in (0, errno.EINPROGRESS):
+                conn.close()
                 break
+            idle.append(conn)
+        waiting = list(idle)
+        deadline = time.monotonic() + 15
+        while waiting and time.monotonic() < deadline:
+            _, writable, _ = select.select([], waiting, [], 0.5)
+            waiting = [conn for conn in waiting if conn not in writable]
+        assert not waiting, f"{len(waiting)} of 300 connections never made"
         proc.send("lift e2", "place e4")
         assert proc.wait_for(lambda: len(proc.moves_logged()) == 1, 10), proc.output()
         for conn in idle:
