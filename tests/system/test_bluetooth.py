@@ -12,14 +12,13 @@ after every move, lighting squares with the protocol's LED commands, and disconn
 the middle of the game and coming back.
 
 Why two machines: with both ends in one bluetoothd (btvirt's two controllers in one
-kernel) bleak never got the services. bluetoothd, busy with the board's end of the new
-link, took the app's ATT connection before the kernel's "Device Connected" event for it;
-it then marks the device connected without telling D-Bus, logs "Device ... is already
-connected" when the event comes, and never signals ``Connected``. bleak, which keeps
-BlueZ's properties from its signals, takes the device for disconnected, gives up
-("failed to discover services, device disconnected") and disconnects (BlueZ's "No matching
-connection for device" is that disconnect's second event). A phone's bluetoothd has only
-its own end to see to.
+kernel, as first built) bleak connected and bluetoothd dropped the link before the services
+resolved, every time ("Device ... is already connected", "No matching connection for
+device"). One bluetoothd as both central and peripheral of one link is no user's setup; our
+reading of its log is that, busy with the board's end of the new link, it took the app's
+ATT connection before the kernel's "Device Connected" event, and bleak, never told the
+device was connected, gave up (not proven). With a phone's own bluetoothd, which has only
+its own end to see to, the same games pass.
 """
 
 from __future__ import annotations
@@ -116,13 +115,25 @@ def bluetooth(machine, installed, phone):
     """The board's controller under the board's bluetoothd; the phone's, from the same radio,
     attached under the phone's own bluetoothd; the app's venv made; the board's config put
     back afterwards. The board's and the phone's addresses."""
-    wait_until(lambda: controllers(machine), 60, "the board's bluetoothd to have its controller")
+    # Under emulation the kernel's first reset of a new controller can still time out before
+    # btvirt answers it (dmesg: "hci0: Opcode 0x0c03 failed: -110"; guest/boot/bluetooth.sh
+    # makes it rare): that controller never reaches bluetoothd. btvirt started again makes it
+    # anew (before the phone's controller hangs on its radio).
+    _until_up(machine, lambda: controllers(machine), "the board's bluetoothd to have its "
+              "controller", again=lambda: machine.run("systemctl", "restart", "btvirt",
+                                                      "radio-relay", timeout=60))  # fmt: skip
     # The phone's controller, once the board's end of the radio is there (guest/radio_relay.py).
     wait_until(lambda: "active" in machine.run("systemctl", "is-active", "radio-relay").stdout,
-               30, "the radio's relay in the board's machine")  # fmt: skip
-    phone.run("systemd-run", "--unit=radio", "btattach", "-B", "/dev/ttyS1", "-P", "h4",
-              check=True)  # fmt: skip
-    wait_until(lambda: controllers(phone), 60, "the phone's bluetoothd to have its controller")
+               60, "the radio's relay in the board's machine")  # fmt: skip
+
+    def attach() -> None:
+        phone.run("systemctl", "stop", "radio", timeout=60)
+        phone.run("systemd-run", "--unit=radio", "btattach", "-B", "/dev/ttyS1", "-P", "h4",
+                  check=True)  # fmt: skip
+
+    attach()
+    _until_up(phone, lambda: controllers(phone), "the phone's bluetoothd to have its controller",
+              again=attach)  # fmt: skip
     wait_until(lambda: phone.run("systemctl", "show", "-P", "ActiveState",
                                  "ble-client-venv").stdout.strip() != "activating",
                900, "the phone's app venv")  # fmt: skip
@@ -133,6 +144,19 @@ def bluetooth(machine, installed, phone):
     if before:
         machine.write(CONFIG, before)
     machine.run("systemctl", "restart", "magboard", timeout=300)
+
+
+def _until_up(side, check, what: str, again, attempts: int = 4) -> None:
+    """``check()`` true within a minute, with ``again()`` between attempts."""
+    for attempt in range(1, attempts + 1):
+        try:
+            wait_until(check, 60, what)
+            return
+        except AssertionError:
+            if attempt == attempts:
+                dmesg = side.sh("dmesg | grep -i -E 'bluetooth|hci' | tail -8").stdout
+                raise AssertionError(f"never {what}:\n{dmesg}") from None
+            again()
 
 
 def start_board(machine, phone, protocol: str) -> None:
@@ -188,8 +212,6 @@ def test_the_board_and_the_phone_each_have_a_controller_on_the_emulated_radio(
 ):
     board, app = bluetooth
     assert controllers(machine) == [board] and controllers(phone) == [app] and board != app
-    # btvirt answered its controller's first reset in time (guest/boot/bluetooth.sh).
-    assert "Opcode 0x0c03 failed" not in machine.run("dmesg").stdout
 
 
 @pytest.mark.parametrize("protocol", ["pegasus", "chesslink"])

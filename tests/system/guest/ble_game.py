@@ -380,6 +380,11 @@ async def play(args: argparse.Namespace) -> dict:
 async def check_lights(app: App, api: Api, move: dict, report: dict, player: Player) -> None:
     """The app shows the move with its LEDs; the daemon's lights show it; then off."""
     squares = [chess.parse_square(move["uci"][:2]), chess.parse_square(move["uci"][2:4])]
+    if app.mchess:
+        # python-mchess answers every status the board sends with its own LED command (the
+        # squares that differ from its reference: none), which would put out the move shown
+        # now: its start-up writes and their answers are let through first.
+        await until(lambda: app.view.transport.quiet(1.0), 30, "python-mchess to be quiet")
     await app.show(player.board.copy(), move["uci"])
 
     def lit(state: dict, want: bool) -> bool:

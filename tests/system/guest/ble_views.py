@@ -166,4 +166,3 @@ def pegasus_moves(board: chess.Board, view: PegasusView) -> list[chess.Move]:
             fits.append(legal)
     placed, view.placed = view.placed, set()
     return [m for m in fits if m.to_square in placed] or fits
-

@@ -59,10 +59,13 @@ def packets(buffer: bytearray) -> list[bytes]:
 
 
 def relay(server: str, port: str) -> None:
-    while not os.path.exists(server):
-        time.sleep(0.1)
     radio = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    radio.connect(server)
+    while True:  # until btvirt serves (a socket file left by the last btvirt refuses)
+        try:
+            radio.connect(server)
+            break
+        except (FileNotFoundError, ConnectionRefusedError):
+            time.sleep(0.1)
     line = os.open(port, os.O_RDWR | os.O_NONBLOCK)
     selector = selectors.DefaultSelector()
     selector.register(radio, selectors.EVENT_READ)
