@@ -1,7 +1,8 @@
 """One test machine: QEMU booting the cached root filesystem, and the agent to talk to it.
 
 The machine boots headless under plain emulation (TCG; ``MAGBOARD_VM_ACCEL=kvm`` tries
-KVM where it works), with no network (``-nic none``), its root disk a throwaway qcow2
+KVM where it works), with no network (``-nic none``; ``devices`` may add a wire to a
+second machine, :mod:`.wires`), its root disk a throwaway qcow2
 overlay over the cached image, the run's payload as a second read-only disk, the kernel's
 console in a serial log file, and a virtio-serial port that the agent inside answers on.
 ``run()`` runs one command inside and returns its result; ``python()`` runs a Python
