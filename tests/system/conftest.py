@@ -197,7 +197,8 @@ def phone(machines):
     if machines.phone is None:
         pytest.fail("the phone's machine was not started (only for test_bluetooth.py)")
     machines.phone.wait_ready()
-    machines.report.append(f"the phone's machine up in {machines.phone.boot_seconds:.1f} s")
+    machines.report.append(f"the phone's machine answered {machines.phone.boot_seconds:.1f} s "
+                           "after its start, when first needed")  # fmt: skip
     return machines.phone
 
 

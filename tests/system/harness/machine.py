@@ -160,8 +160,10 @@ class Machine:
         return machine
 
     def wait_ready(self, timeout: float = 300) -> Machine:
-        """Wait until the agent answers, ``timeout`` seconds from QEMU's start."""
-        self._wait_for_agent(self._started + timeout)
+        """Wait until the agent answers, ``timeout`` seconds from QEMU's start (and a minute
+        at least: a machine started long ago, as the Bluetooth tests' phone is, is asked
+        only when it is needed)."""
+        self._wait_for_agent(max(self._started + timeout, time.monotonic() + 60))
         self.boot_seconds = time.monotonic() - self._started
         return self
 
