@@ -16,6 +16,7 @@ import re
 import shutil
 import time
 import tomllib
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -24,6 +25,7 @@ from tests.system.harness import build
 from tests.system.harness.cache import LEDGER, Cache
 from tests.system.harness.gpiosim import GPIO_SIM
 from tests.system.harness.machine import Machine
+from tests.system.harness.wires import Wires
 
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
@@ -51,6 +53,7 @@ def product_requirements() -> tuple[str, ...]:
     )
 
 
+BOOT = HERE / "guest" / "boot"
 MACHINE = build.GuestSpec(
     packages=(
         # A Raspberry Pi OS Lite's base: systemd, udev, kernel modules, the journal.
@@ -58,15 +61,27 @@ MACHINE = build.GuestSpec(
         *installer_packages(),
         # For the checks: libgpiod's tools (gpioinfo), strace for the scan's syscalls.
         "gpiod", "strace",
-        # Bluetooth LE: the real bluetoothd, and btvirt for two controllers on an emulated
-        # radio (the board's and the app's).
+        # Bluetooth LE: the real bluetoothd, and btvirt for an emulated radio (the board's
+        # controller, and the phone's, which goes to the phone's machine).
         "bluez", "bluez-test-tools",
     ),
     out_of_tree=(GPIO_SIM,),
     requirements=(*product_requirements(), *TEST_REQUIREMENTS),
-    boot_steps=(HERE / "guest" / "boot" / "gpio-chip.sh", HERE / "guest" / "boot" / "bluetooth.sh"),
+    boot_steps=(BOOT / "gpio-chip.sh", BOOT / "bluetooth.sh", BOOT / "link.sh"),
     checks=HERE / "guest",
 )
+#: The Bluetooth tests' phone: a second machine, its own kernel and bluetoothd, and an app on
+#: bleak; wired to the board's machine by a radio and a network (harness/wires.py). Its
+#: packages are the board's, so it boots the same cached root filesystem; it installs no
+#: magboard.
+PHONE = build.GuestSpec(
+    packages=MACHINE.packages,
+    requirements=MACHINE.requirements,
+    boot_steps=(BOOT / "link.sh", BOOT / "phone.sh"),
+    checks=HERE / "guest",
+)
+#: The phone's memory: Debian, bluetoothd and a Python app.
+PHONE_MEMORY_MB = 768
 
 
 #: The order the modules run in, one machine for all: the install first, the breakages last.
@@ -100,11 +115,24 @@ def _run_dir(cache: Cache) -> Path:
     return latest
 
 
-@pytest.fixture(scope="session")
-def machine(request):
-    """The booted test machine (stages built or reused), stopped when the session ends."""
+@dataclass
+class Machines:
+    """The board's machine, and the phone's when one was asked for (started, maybe not up)."""
+
+    board: Machine
+    phone: Machine | None
+    report: list[str]
+
+    def stop(self) -> None:
+        if self.phone is not None:
+            self.phone.stop()
+        self.board.stop()
+
+
+def start_machines(cache: Cache, with_phone: bool) -> Machines:
+    """The stages built or reused, the board's machine booted, and the phone's started
+    beside it (it comes up while the board's machine is busy)."""
     build.check_host_tools()
-    cache = Cache()
     started = time.monotonic()
     kernel = build.current_kernel()
     image = build.rootfs(cache, MACHINE, kernel)
@@ -112,30 +140,74 @@ def machine(request):
     wheels = build.wheels(cache, MACHINE.requirements)
     workdir = _run_dir(cache)
     payload = build.payload_image(MACHINE, modules, wheels, ROOT, workdir)
-    prepared = time.monotonic() - started
-    vm = Machine.boot(image, payload, workdir)
-    request.config._magboard_machine = vm
+    wires = Wires(workdir)
+    board = Machine.start(image, payload, workdir, devices=wires.board())
+    phone = None
+    try:
+        if with_phone:
+            wires.wait_for_board()
+            phone_dir = workdir / "phone"
+            phone_payload = build.payload_image(PHONE, [], wheels, None, phone_dir)
+            phone = Machine.start(image, phone_payload, phone_dir, memory_mb=PHONE_MEMORY_MB,
+                                  devices=wires.phone())  # fmt: skip
+        prepared = time.monotonic() - started
+        board.wait_ready()
+    except BaseException:
+        Machines(board, phone, []).stop()
+        raise
     report = [
         f"kernel {kernel.abi} ({kernel.version}), cache {cache.root}",
         *(f"stage {u.name}: {'built' if u.cold else 'reused'} in {u.seconds:.1f} s"
           for u in LEDGER),
         f"stages and payload ready in {prepared:.1f} s; booted to the agent in "
-        f"{vm.boot_seconds:.1f} s",
+        f"{board.boot_seconds:.1f} s",
     ]  # fmt: skip
     (workdir / "report.txt").write_text("\n".join(report) + "\n")
-    request.config._magboard_report = report
-    yield vm
-    vm.stop()
-    total = time.monotonic() - started
-    report.append(f"machine up for the whole session: {total:.1f} s; files in {workdir}")
-    (workdir / "report.txt").write_text("\n".join(report) + "\n")
+    return Machines(board, phone, report)
+
+
+def _wants_phone(session) -> bool:
+    return any(Path(str(item.fspath)).stem == "test_bluetooth" for item in session.items)
+
+
+@pytest.fixture(scope="session")
+def machines(request):
+    """The booted test machine (stages built or reused), and the phone's machine started
+    when the Bluetooth tests are to run; stopped when the session ends."""
+    started = time.monotonic()
+    both = start_machines(Cache(), _wants_phone(request.session))
+    request.config._magboard_machines = both
+    request.config._magboard_report = both.report
+    yield both
+    both.stop()
+    both.report.append(f"machine up for the whole session: {time.monotonic() - started:.1f} s; "
+                       f"files in {both.board.workdir}")  # fmt: skip
+    (both.board.workdir / "report.txt").write_text("\n".join(both.report) + "\n")
+
+
+@pytest.fixture(scope="session")
+def machine(machines):
+    """The board's machine, booted."""
+    return machines.board
+
+
+@pytest.fixture(scope="session")
+def phone(machines):
+    """The phone's machine, up (its controller not attached yet: test_bluetooth.py)."""
+    if machines.phone is None:
+        pytest.fail("the phone's machine was not started (only for test_bluetooth.py)")
+    machines.phone.wait_ready()
+    machines.report.append(f"the phone's machine answered {machines.phone.boot_seconds:.1f} s "
+                           "after its start, when first needed")  # fmt: skip
+    return machines.phone
 
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item, call):
     outcome = yield
     rep = outcome.get_result()
-    vm = getattr(item.config, "_magboard_machine", None)
+    machines = getattr(item.config, "_magboard_machines", None)
+    vm = machines.board if machines is not None else None
     if rep.failed and vm is not None and HERE in Path(str(item.fspath)).parents:
         try:
             journal = vm.run("journalctl", "-u", "magboard", "-b", "--no-pager", "-n", "60",
@@ -144,6 +216,9 @@ def pytest_runtest_makereport(item, call):
             journal = f"(could not read the journal: {exc})"
         rep.sections.append(("magboard's journal in the machine (last 60 lines)", journal))
         rep.sections.append(("the machine's serial console (last 30 lines)", vm.serial_tail(30)))
+        if machines.phone is not None:
+            rep.sections.append(("the phone's serial console (last 15 lines)",
+                                 machines.phone.serial_tail(15)))  # fmt: skip
         rep.sections.append(("the run's files", str(vm.workdir)))
 
 

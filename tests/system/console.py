@@ -30,21 +30,15 @@ def _socket_path() -> Path:
     return Cache().root / "runs" / "latest" / "console.sock"
 
 
-def serve(install: bool) -> int:
+def serve(install: bool, with_phone: bool) -> int:
     from tests.system import conftest, steps
-    from tests.system.harness import build
-    from tests.system.harness.machine import Machine
 
-    build.check_host_tools()
-    cache = Cache()
-    kernel = build.current_kernel()
-    image = build.rootfs(cache, conftest.MACHINE, kernel)
-    modules = [build.kernel_module(cache, m, kernel) for m in conftest.MACHINE.out_of_tree]
-    wheels = build.wheels(cache, conftest.MACHINE.requirements)
-    workdir = conftest._run_dir(cache)
-    payload = build.payload_image(conftest.MACHINE, modules, wheels, conftest.ROOT, workdir)
-    machine = Machine.boot(image, payload, workdir)
+    both = conftest.start_machines(Cache(), with_phone)
+    machine = both.board
     print(f"booted in {machine.boot_seconds:.0f} s; serial log {machine.serial_log}", flush=True)
+    if both.phone is not None:
+        both.phone.wait_ready()
+        print(f"the phone's machine up in {both.phone.boot_seconds:.0f} s", flush=True)
     if install:
         done = steps.install(machine)
         print(done.result.describe(), flush=True)
@@ -60,10 +54,15 @@ def serve(install: bool) -> int:
     def handle(conn: socket.socket) -> None:
         with conn:
             request = json.loads(conn.makefile().readline())
+            target = both.phone if request.get("phone") else machine
+            if target is None:
+                conn.sendall(json.dumps({"rc": 2, "stdout": "", "stderr": "no phone (boot "
+                                         "--phone)\n"}).encode() + b"\n")  # fmt: skip
+                return
             with lock:
-                result = machine.run(*request["argv"], input=request.get("input"),
-                                     timeout=request.get("timeout", 600),
-                                     env=request.get("env"), cwd=request.get("cwd"))  # fmt: skip
+                result = target.run(*request["argv"], input=request.get("input"),
+                                    timeout=request.get("timeout", 600),
+                                    env=request.get("env"), cwd=request.get("cwd"))  # fmt: skip
             conn.sendall(json.dumps(result.__dict__).encode() + b"\n")
 
     signal.signal(signal.SIGINT, signal.default_int_handler)  # even when started with &
@@ -77,21 +76,22 @@ def serve(install: bool) -> int:
     finally:
         server.close()
         path.unlink(missing_ok=True)
-        machine.stop()
+        both.stop()
     return 0
 
 
-def run(argv: list[str], check: str | None, timeout: float) -> int:
+def run(argv: list[str], check: str | None, timeout: float, phone: bool = False) -> int:
     from tests.system import steps
 
-    request: dict = {"argv": argv, "timeout": timeout}
+    request: dict = {"argv": argv, "timeout": timeout, "phone": phone}
     if check:
         text = (GUEST / check).read_text()
         target = f"/run/checks/{check}"
         copy = ["sh", "-c", f"mkdir -p /run/checks && cp /srv/payload/checks/*.py /run/checks/ "
                 f"&& cat > {target}"]  # fmt: skip
-        _send({"argv": copy, "input": text, "timeout": 60})
-        request = {"argv": [steps.VENV_PYTHON, target, *argv], "timeout": timeout,
+        _send({"argv": copy, "input": text, "timeout": 60, "phone": phone})
+        python = "/opt/ble-client/bin/python" if phone else steps.VENV_PYTHON
+        request = {"argv": [python, target, *argv], "timeout": timeout, "phone": phone,
                    "env": {"BLINKA_FORCEBOARD": "RASPBERRY_PI_4B", "BLINKA_FORCECHIP": "BCM2XXX",
                            **steps.RPI_LGPIO}, "cwd": "/tmp"}  # fmt: skip
     reply = _send(request)
@@ -112,15 +112,18 @@ def main() -> int:
     sub = parser.add_subparsers(dest="command")
     boot = sub.add_parser("boot", help="boot the machine and wait (the default)")
     boot.add_argument("--install", action="store_true", help="install magboard in it first")
+    boot.add_argument("--phone", action="store_true",
+                      help="and the Bluetooth tests' phone beside it (harness/wires.py)")
     runner = sub.add_parser("run", help="run a command in the running machine")
     runner.add_argument("--check", help="a check from tests/system/guest/, run with the venv")
     runner.add_argument("--timeout", type=float, default=600)
+    runner.add_argument("--phone", action="store_true", help="in the phone's machine")
     runner.add_argument("argv", nargs=argparse.REMAINDER)
     args = parser.parse_args()
     if args.command == "run":
         argv = args.argv[1:] if args.argv[:1] == ["--"] else args.argv
-        return run(argv, args.check, args.timeout)
-    return serve(getattr(args, "install", False))
+        return run(argv, args.check, args.timeout, args.phone)
+    return serve(getattr(args, "install", False), getattr(args, "phone", False))
 
 
 if __name__ == "__main__":

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from tests.system.harness.wires import BOARD_MAC
+
 
 def test_the_machine_runs_debians_kernel_with_the_simulated_pi_gpio_chip(machine):
     uname = machine.run("uname", "-r", check=True).stdout.strip()
@@ -14,6 +16,12 @@ def test_the_machine_runs_debians_kernel_with_the_simulated_pi_gpio_chip(machine
     assert label == "pinctrl-bcm2711"
 
 
-def test_the_machine_has_no_network_but_loopback(machine):
+def test_the_machine_has_no_network_but_loopback_and_the_phones_wire(machine):
+    # The Bluetooth tests' phone, when it runs, is wired to this machine alone
+    # (harness/wires.py): a network of two, with no route beyond it.
     links = machine.run("ls", "/sys/class/net", check=True).stdout.split()
-    assert links == ["lo"]
+    macs = {link: machine.run("cat", f"/sys/class/net/{link}/address").stdout.strip()
+            for link in links if link != "lo"}  # fmt: skip
+    assert "lo" in links and set(macs.values()) <= {BOARD_MAC.lower()}, macs
+    routes = machine.run("cat", "/proc/net/route", check=True).stdout.splitlines()[1:]
+    assert all(line.split()[1] != "00000000" for line in routes), routes  # no default route

@@ -1,12 +1,13 @@
-"""Inside the test machine: a phone's app on the second Bluetooth controller, playing a
-whole game into the installed board over Bluetooth LE, through the real bluetoothd.
+"""Inside the phone's machine: a phone's app playing a whole game into the installed board
+over Bluetooth LE, through the phone's own bluetoothd, the emulated radio and the board's.
 
-The app is a real BLE client library (``bleak``) on ``--adapter`` (hci1): it scans for
-the board by its service and name, connects, subscribes and speaks the board's protocol
-as the public clients do (``--protocol pegasus``: dgtdriver's opening and Nordic UART;
-``chesslink``: python-mchess's opening, answers reassembled from notifications). The game
-is played into the board through the page's simulator API (``POST /api/sim``: lifts and
-places that go through the daemon's sensing and debouncing); after every move the app's
+The app is a real BLE client library (``bleak``) on ``--adapter`` (the phone's hci0): it
+scans for the board by its service and name, connects, subscribes and speaks the board's
+protocol as the public clients do (``--protocol pegasus``: dgtdriver's opening and Nordic
+UART; ``chesslink``: python-mchess's opening, answers reassembled from notifications). The
+game is played into the board through the board's page (``--page``, across the machines'
+network): its simulator API (``POST /api/sim``: lifts and places that go through the
+daemon's sensing and debouncing); after every move the app's
 view must show the game's position (a Pegasus app knows occupancy only: it recognises
 the move among the legal ones, as DGT's app does), the daemon must have stored it; every
 few moves the app lights the next move's squares and the daemon's LEDs must show them;
@@ -16,7 +17,7 @@ back to the board as it is.
 Run with the client venv (bleak, python-chess)::
 
     /opt/ble-client/bin/python ble_game.py --protocol pegasus --game game.json \\
-        --token T --adapter hci1
+        --token T --page http://10.77.0.1:8080
 
 Prints one JSON line: what it found, did and saw (``problems`` empty when all was well).
 """
@@ -33,9 +34,10 @@ import tempfile
 import threading
 import time
 import urllib.request
-from typing import Any, ClassVar
+from typing import Any
 
 import chess
+from ble_views import ChessLinkView, PegasusView, occupancy, pegasus_moves
 from bleak import BleakClient, BleakScanner
 
 SERVICES = {
@@ -51,135 +53,6 @@ SERVICES = {
     ),
 }
 NAMES = {"pegasus": "DGT_PEGASUS", "chesslink": "MILLENNIUM CHESS"}
-
-
-def occupancy(board: chess.Board) -> int:
-    return int(board.occupied)
-
-
-# ------------------------------------------------------------------ the protocols
-
-
-class PegasusView:
-    """DGT's framing (a header byte with bit 7 set, a 14-bit length), occupancy dumps and
-    field updates (0 or 1), as dgtdriver reads a Pegasus."""
-
-    #: dgtdriver's DGTBoard.reset for a Pegasus, one write each; then update mode.
-    OPENING: ClassVar[list[bytes]] = [
-        b"\x40", b"\x45", b"\x4d", bytes([0x63, 7, 190, 245, 174, 221, 169, 95, 0]),
-        b"\x47", b"\x40", b"\x42", b"\x44",
-    ]  # fmt: skip
-
-    def __init__(self) -> None:
-        self.buffer = bytearray()
-        self.kinds: list[int] = []
-        self.occupied = 0
-        self.version = ""
-        self.trademark = ""
-
-    def feed(self, data: bytes) -> None:
-        self.buffer += data
-        while len(self.buffer) >= 3:
-            if not self.buffer[0] & 0x80:
-                del self.buffer[0]  # not a message's start: skip to one
-                continue
-            size = self.buffer[1] << 7 | self.buffer[2]
-            if len(self.buffer) < size:
-                return
-            kind, body = self.buffer[0], bytes(self.buffer[3:size])
-            del self.buffer[:size]
-            self.kinds.append(kind)
-            if kind == 0x86:
-                self.occupied = sum(1 << _a1(i) for i, b in enumerate(body) if b)
-            elif kind == 0x8E:
-                bit = 1 << _a1(body[0])
-                self.occupied = self.occupied | bit if body[1] else self.occupied & ~bit
-            elif kind == 0x93:
-                self.version = f"{body[0]}.{body[1]}"
-            elif kind == 0x92:
-                self.trademark = body.decode(errors="replace")
-
-    def ready(self) -> bool:
-        return 0x86 in self.kinds
-
-    @staticmethod
-    def lights(squares: list[int]) -> bytes:
-        body = [5, 2, 0, 2, *(_dgt(sq) for sq in squares), 0]
-        return bytes([0x60, len(body), *body])
-
-    OFF = bytes([0x60, 0x02, 0x00, 0x00])
-
-
-class ChessLinkView:
-    """Millennium's ChessLink: 7-bit characters with odd parity, each answer's length
-    known from its letter, the block check verified (python-mchess's rules)."""
-
-    LENGTHS: ClassVar[dict[str, int]] = {"v": 7, "s": 67, "l": 3, "x": 3, "w": 7, "r": 7, "i": 10}
-    #: Version, the status on every change, the status.
-    OPENING: ClassVar[list[str]] = ["V", "W0203", "S"]
-
-    def __init__(self) -> None:
-        self.chars = ""
-        self.status = ""
-        self.answers: list[str] = []
-        self.bad = 0
-
-    def feed(self, data: bytes) -> None:
-        self.chars += "".join(chr(b & 0x7F) for b in data)
-        while self.chars:
-            length = self.LENGTHS.get(self.chars[0])
-            if length is None:
-                self.chars = self.chars[1:]
-                self.bad += 1
-                continue
-            if len(self.chars) < length:
-                return
-            answer, self.chars = self.chars[:length], self.chars[length:]
-            xor = 0
-            for char in answer[:-2]:
-                xor ^= ord(char)
-            if answer[-2:] != f"{xor:02X}":
-                self.bad += 1
-                continue
-            self.answers.append(answer[:-2])
-            if answer[0] == "s":
-                self.status = answer[1:65]
-
-    def ready(self) -> bool:
-        return bool(self.status)
-
-    def board_fen(self) -> str:
-        rows = []
-        for rank in range(8):
-            row, empty = "", 0
-            for char in self.status[rank * 8 : rank * 8 + 8]:
-                if char == ".":
-                    empty += 1
-                else:
-                    row += (str(empty) if empty else "") + char
-                    empty = 0
-            rows.append(row + (str(empty) if empty else ""))
-        return "/".join(rows)
-
-    @staticmethod
-    def command(body: str) -> bytes:
-        xor = 0
-        for char in body:
-            xor ^= ord(char)
-        body += f"{xor:02X}"
-        return bytes(ord(c) | (0x80 if bin(ord(c)).count("1") % 2 == 0 else 0) for c in body)
-
-    @classmethod
-    def lights(cls, squares: list[int]) -> bytes:
-        codes = ["00"] * 81
-        for sq in squares:
-            file, rank = sq & 7, sq >> 3
-            for f in (file, file + 1):
-                for r in (rank, rank + 1):
-                    codes[f * 9 + (8 - r)] = "FF"  # LED 0 at a8's outer corner
-        return cls.command("L32" + "".join(codes))
-
-    OFF = b""  # set in main (X with its block check)
 
 
 class MchessView:
@@ -237,20 +110,12 @@ class MchessView:
         self.agent.set_valid_moves(board, legal)
 
 
-def _a1(dgt_field: int) -> int:
-    """DGT's field (a8 = 0) as a square a1 = 0."""
-    return (7 - dgt_field // 8) * 8 + dgt_field % 8
-
-
-_dgt = _a1  # the same mapping both ways
-
-
 # ------------------------------------------------------------------ the board's page
 
 
 class Api:
-    def __init__(self, port: int, token: str) -> None:
-        self.base = f"http://127.0.0.1:{port}"
+    def __init__(self, page: str, token: str) -> None:
+        self.base = page.rstrip("/")
         self.token = token
 
     def _post(self, action: str, body: dict) -> dict:
@@ -411,16 +276,11 @@ class Player:
         return view.board_fen() == target.board_fen()
 
     def follow(self, move: dict) -> None:
-        """A Pegasus app recognises the move among the legal ones by occupancy."""
+        """A Pegasus app recognises the move from what it saw (:func:`pegasus_moves`)."""
         if self.app.protocol != "pegasus":
             self.board.push(chess.Move.from_uci(move["uci"]))
             return
-        fits = []
-        for legal in self.board.legal_moves:
-            after = self.board.copy(stack=False)
-            after.push(legal)
-            if occupancy(after) == self.app.view.occupied:
-                fits.append(legal)
+        fits = pegasus_moves(self.board, self.app.view)
         chosen = [m for m in fits if m.uci() == move["uci"]] or fits[:1]
         if len(fits) > 1 and {m.uci()[:4] for m in fits} != {move["uci"][:4]}:
             self.problems.append(f"{move['san']}: the occupancy fits {len(fits)} moves")
@@ -435,7 +295,7 @@ class Player:
 async def play(args: argparse.Namespace) -> dict:
     with open(args.game) as file:
         game = json.load(file)
-    api = Api(args.port, args.token)
+    api = Api(args.page, args.token)
     app = App(args.protocol, args.adapter, args.mchess)
     if args.protocol == "chesslink":
         ChessLinkView.OFF = ChessLinkView.command("X")
@@ -520,6 +380,11 @@ async def play(args: argparse.Namespace) -> dict:
 async def check_lights(app: App, api: Api, move: dict, report: dict, player: Player) -> None:
     """The app shows the move with its LEDs; the daemon's lights show it; then off."""
     squares = [chess.parse_square(move["uci"][:2]), chess.parse_square(move["uci"][2:4])]
+    if app.mchess:
+        # python-mchess answers every status the board sends with its own LED command (the
+        # squares that differ from its reference: none), which would put out the move shown
+        # now: its start-up writes and their answers are let through first.
+        await until(lambda: app.view.transport.quiet(1.0), 30, "python-mchess to be quiet")
     await app.show(player.board.copy(), move["uci"])
 
     def lit(state: dict, want: bool) -> bool:
@@ -540,8 +405,8 @@ def main() -> int:
     parser.add_argument("--protocol", choices=sorted(SERVICES), required=True)
     parser.add_argument("--game", required=True, help="the moves, with their lifts and places")
     parser.add_argument("--token", required=True)
-    parser.add_argument("--port", type=int, default=8080)
-    parser.add_argument("--adapter", default="hci1")
+    parser.add_argument("--page", default="http://127.0.0.1:8080", help="the board's page")
+    parser.add_argument("--adapter", default="hci0")
     parser.add_argument("--leds-every", type=int, default=8)
     parser.add_argument("--disconnect-at", type=int, default=-1)
     parser.add_argument("--mchess", default="", help="python-mchess's mchess/ (its own code)")

@@ -44,6 +44,7 @@ class Transport:
         self.connected = threading.Event()
         self.notifications = 0
         self.largest = 0
+        self.last_heard = self.last_written = time.monotonic()
         threading.Thread(target=self._writer, daemon=True).start()
         LAST = self
 
@@ -72,6 +73,11 @@ class Transport:
         self._run(self._disconnect())
 
     # the test's -------------------------------------------------------------------
+
+    def quiet(self, seconds: float) -> bool:
+        """Nothing left to write, and nothing heard from the board for ``seconds``."""
+        written = self.writes.unfinished_tasks == 0
+        return written and time.monotonic() - max(self.last_heard, self.last_written) > seconds
 
     def drop(self) -> None:
         self._run(self._disconnect())
@@ -108,6 +114,7 @@ class Transport:
     def _notified(self, _characteristic, data: bytearray) -> None:
         self.notifications += 1
         self.largest = max(self.largest, len(data))
+        self.last_heard = time.monotonic()
         self.chunks += "".join(chr(b & 127) for b in data)
         while self.chunks:
             if self.chunks[0] not in clp.protocol_replies:
@@ -137,4 +144,5 @@ class Transport:
                     self._run(client.write_gatt_char(WRITE, data, response=True), 60)
             except Exception as exc:
                 self.log.warning("bleak: failed to write %s: %s", message, exc)
-            last = time.monotonic()
+            last = self.last_written = time.monotonic()
+            self.writes.task_done()

@@ -11,9 +11,10 @@
 What a run brings that changes with every commit (the repository, the agent, the checks,
 the boot steps) is not cached: :func:`payload_image` puts it on a small second disk.
 
-To add to the machine (the next issue's Bluetooth, say): name the Debian packages in
-``GuestSpec.packages``, the modules to load in ``GuestSpec.modules``, a boot step in
-``GuestSpec.boot_steps``, and the checks in ``tests/system/guest/``.
+To add to the machine: name the Debian packages in ``GuestSpec.packages``, the modules to
+load in ``GuestSpec.modules``, a boot step in ``GuestSpec.boot_steps``, and the checks in
+``tests/system/guest/``. A second machine (the Bluetooth tests' phone) is a second
+GuestSpec; with the same packages it boots the same cached root filesystem.
 """
 
 from __future__ import annotations
@@ -265,12 +266,12 @@ def payload_image(
     spec: GuestSpec,
     modules: list[Path],
     wheel_dir: Path,
-    repository: Path,
+    repository: Path | None,
     workdir: Path,
 ) -> Path:
     """The run's second disk (ext4, read-only in the machine at /srv/payload): the agent,
     ``boot.sh`` (load the modules, run the boot steps), the checks, the wheels and the
-    repository to install."""
+    repository to install (none for a machine that installs no magboard: the phone's)."""
     stage = workdir / "payload"
     shutil.rmtree(stage, ignore_errors=True)
     (stage / "modules").mkdir(parents=True)
@@ -288,10 +289,10 @@ def payload_image(
         shutil.copy(path, stage / name)
     shutil.copytree(wheel_dir, stage / "wheels",
                     ignore=shutil.ignore_patterns(".*", "inputs.json"))  # fmt: skip
-    for name in repository_files(repository):
+    for name in repository_files(repository) if repository is not None else ():
         target = stage / "repo" / name
         target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(repository / name, target)
+        shutil.copy2(repository / name, target)  # type: ignore[operator]
     size_mb = 64 + sum(f.stat().st_size for f in stage.rglob("*") if f.is_file()) // 2**20 * 2
     image = workdir / "payload.img"
     image.unlink(missing_ok=True)

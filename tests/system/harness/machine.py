@@ -1,12 +1,15 @@
 """One test machine: QEMU booting the cached root filesystem, and the agent to talk to it.
 
 The machine boots headless under plain emulation (TCG; ``MAGBOARD_VM_ACCEL=kvm`` tries
-KVM where it works), with no network (``-nic none``), its root disk a throwaway qcow2
+KVM where it works), with no network (``-nic none``; ``devices`` may add a wire to a
+second machine, :mod:`.wires`), its root disk a throwaway qcow2
 overlay over the cached image, the run's payload as a second read-only disk, the kernel's
 console in a serial log file, and a virtio-serial port that the agent inside answers on.
 ``run()`` runs one command inside and returns its result; ``python()`` runs a Python
 check and returns what it printed as JSON. ``stop()`` powers it off (killing QEMU if it
-will not go) and removes the overlay.
+will not go) and removes the overlay. ``devices`` are more QEMU arguments (the wires
+between two machines, :mod:`.wires`); ``start()`` starts QEMU without waiting for the
+machine to come up, so that a second machine can boot while the first is busy.
 
     machine = Machine.boot(image, payload_image, workdir)
     machine.run("systemctl", "is-active", "magboard").stdout   # 'active\\n'
@@ -87,10 +90,18 @@ class Machine:
         self._sock = sock
         self._buffer = b""
         self._ids = itertools.count(1)
+        self._started = time.monotonic()
         self.boot_seconds = 0.0
 
     @classmethod
-    def boot(
+    def boot(cls, image: Image, payload: Path, workdir: Path, *, timeout: float = 300,
+             **options) -> Machine:  # fmt: skip
+        """Start QEMU and wait until the agent inside answers (MachineError after
+        ``timeout`` seconds, with the serial log's end); ``options`` as :meth:`start`'s."""
+        return cls.start(image, payload, workdir, **options).wait_ready(timeout)
+
+    @classmethod
+    def start(
         cls,
         image: Image,
         payload: Path,
@@ -98,10 +109,9 @@ class Machine:
         *,
         memory_mb: int = 1536,
         cpus: int = 1,
-        timeout: float = 300,
+        devices: tuple[str, ...] = (),
     ) -> Machine:
-        """Start QEMU and wait until the agent inside answers (MachineError after
-        ``timeout`` seconds, with the serial log's end)."""
+        """Start QEMU, not waiting for the machine to boot (:meth:`wait_ready` does)."""
         workdir.mkdir(parents=True, exist_ok=True)
         overlay = workdir / "root-overlay.qcow2"
         overlay.unlink(missing_ok=True)
@@ -124,6 +134,7 @@ class Machine:
             "-chardev", f"socket,id=agent,path={agent},server=on,wait=off",
             "-device", "virtserialport,chardev=agent,name=org.magboard.agent",
             "-serial", f"file:{workdir / 'serial.log'}", "-monitor", "none",
+            *devices,
         ]  # fmt: skip
         started = time.monotonic()
         log = (workdir / "qemu.log").open("w")
@@ -145,9 +156,16 @@ class Machine:
                     raise MachineError("QEMU never opened the agent's socket") from None
                 time.sleep(0.1)
         machine = cls(process, workdir, sock)
-        machine._wait_for_agent(started + timeout)
-        machine.boot_seconds = time.monotonic() - started
+        machine._started = started
         return machine
+
+    def wait_ready(self, timeout: float = 300) -> Machine:
+        """Wait until the agent answers, ``timeout`` seconds from QEMU's start (and a minute
+        at least: a machine started long ago, as the Bluetooth tests' phone is, is asked
+        only when it is needed)."""
+        self._wait_for_agent(max(self._started + timeout, time.monotonic() + 60))
+        self.boot_seconds = time.monotonic() - self._started
+        return self
 
     def _wait_for_agent(self, deadline: float) -> None:
         while True:

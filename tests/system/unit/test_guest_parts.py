@@ -85,6 +85,39 @@ def test_the_board_simulator_closes_the_columns_of_the_selected_rows_pieces():
     assert boardsim.column_pulls(start, []) == [up] * 8  # no row selected: nothing closes
 
 
+def test_the_radio_relay_passes_on_whole_hci_packets_only():
+    relay = _guest("radio_relay")
+    reset = b"\x01\x03\x0c\x00"  # HCI_Reset
+    acl = b"\x02\x40\x00\x07\x00" + b"\x03\x00\x04\x00\x02\x17\x00"  # an ATT MTU request
+    pending = bytearray(reset + acl[:3])
+    assert relay.packets(pending) == [reset] and pending == acl[:3]  # its header split
+    pending += acl[3:] + reset[:2]
+    assert relay.packets(pending) == [acl] and pending == reset[:2]
+    with pytest.raises(ValueError, match="type 0x04"):  # an event: a host never sends one
+        relay.packets(bytearray(b"\x04\x0e\x04\x01\x03\x0c\x00"))
+
+
+def test_a_pegasus_app_tells_a_capture_by_where_the_piece_was_put_down():
+    import chess
+
+    views = _guest("ble_views")
+    board = chess.Board()
+    for san in ("f4", "h5", "e3", "Nf6", "g4", "hxg4", "b4", "Nd5", "c4"):
+        board.push_san(san)
+    view = views.PegasusView()
+    dump = bytes((1 if board.piece_at(views._a1(f)) else 0) for f in range(64))
+    view.feed(bytes([0x86, 0, 3 + 64]) + dump)
+
+    def update(square: str, down: int) -> bytes:
+        return bytes([0x8E, 0, 5, views._dgt(chess.parse_square(square)), down])
+
+    # Nxb4, the victim lifted first: occupancy alone fits Nxb4, Nxe3 and Nxf4.
+    view.feed(update("b4", 0) + update("d5", 0) + update("b4", 1))
+    assert [m.uci() for m in views.pegasus_moves(board, view)] == ["d5b4"]
+    assert view.placed == set()  # the next move starts afresh
+    assert len(views.pegasus_moves(board, view)) == 3
+
+
 def test_a_stage_is_built_once_for_its_inputs_and_again_when_they_change(tmp_path):
     cache = Cache(tmp_path)
     built = []
