@@ -204,6 +204,7 @@ class Tracker(Amendments, Controls, Hands, Lights, NewGameSetup, OtherSide, Rere
             and self._pending_choice is None
             and self._draw_offer is None
             and not self._new_game_pending
+            and self._expected is None  # a player away chose a move the hands have not made
         )
 
     def handle(self, event: BoardEvent) -> list[Event]:

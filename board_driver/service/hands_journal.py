@@ -145,6 +145,8 @@ def parse_event(line: str) -> JournalEvent:
     stamp, kind, *args = line.split(" ")
     if kind == "end" and len(args) == 2 and args[1] in ("white", "black", "-"):
         return Decided(int(stamp[1:]), line.split(" ", 1)[1])
+    if kind == "options" and args and "=" in args[0]:  # a value may hold a space: "5+3 delay"
+        return Decided(int(stamp[1:]), line.split(" ", 1)[1])
     if len(args) != 1:
         raise ValueError(f"not an event: {line!r}")
     arg = args[0]
@@ -254,7 +256,8 @@ def parse(data: bytes) -> Kept | None:
         try:
             events.append(parse_event(body))
         except ValueError:
-            break
+            # Whole (its CRC holds) but not understood: one event skipped, not the rest lost.
+            log.warning("hands journal: line skipped, not an event: %r", body)
         end += len(raw) + 1
     return Kept(*anchor, tuple(events), generation, end)
 

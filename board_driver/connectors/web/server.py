@@ -375,6 +375,8 @@ class WebServer:
                 return Response.error(404, str(exc))
             except ActionRefused as exc:
                 return Response.error(409, str(exc))
+            except StoreUnavailable as exc:  # as for the reads (_store_reads)
+                return Response.error(503, str(exc))
             except ValueError as exc:  # a player's settings or action refused
                 return Response.error(400, str(exc))
             for _ in range(REACTION_TURNS):  # what players on the loop say at once to it

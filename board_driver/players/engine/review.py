@@ -328,7 +328,8 @@ class Reviewer:
                          "total": total}
                     )  # fmt: skip
             finally:
-                self.engine = None
+                if self.engine is engine:  # not a newer review's
+                    self.engine = None
                 await engine.quit()
         self._state.update(status="done", done=total, reason=None)
         log.info("review of game %d done", game_id)

@@ -475,7 +475,9 @@ class UciEngine:
     async def _read(self, timeout: float, waiting_for: str) -> str:
         assert self.process.stdout is not None
         try:
-            raw = await asyncio.wait_for(self.process.stdout.readline(), timeout)
+            # Not wait_for: Python 3.11's drops a cancellation that comes with the line.
+            async with asyncio.timeout(timeout):
+                raw = await self.process.stdout.readline()
         except TimeoutError:
             await self.kill()
             hint = ": is it a UCI engine?" if waiting_for == "uci" else ""

@@ -237,3 +237,15 @@ def test_resign_in_an_engine_game_is_the_persons_even_on_the_engines_turn() -> N
     out = board.tracker.handle(Button(board.t + 10, "resign"))
     assert kinds(out) == ["game_over"]
     assert (out[0]["result"], out[0]["winner"]) == ("0-1", "black")
+
+
+def test_a_chosen_move_not_yet_made_keeps_the_tracker_from_rest() -> None:
+    """The engine's move chosen but not yet made on the board is a move in progress: the
+    daemon's hands journal (which starts again only at rest) keeps it for a restart."""
+    board = Board()
+    board.play("lift e2", "place e4")
+    assert board.tracker.at_rest()
+    board.expect("e7e5")
+    assert not board.tracker.at_rest()
+    board.play("lift e7", "place e5")
+    assert board.tracker.at_rest() and board.sans() == ["e4", "e5"]

@@ -51,7 +51,8 @@ def _events() -> list:
         Button(600, "adjust"),
         Expect(700, "e7e5"),
         Decided(800, "takeback 1"),
-        Decided(850, "options touch_move=enforce,takeback=false,hints=true"),
+        # A clock's value holds a space: the line still reads back whole, with what follows.
+        Decided(850, "options touch_move=enforce,takeback=false,hints=true,clock=5+3 delay"),
         Asked(900, 0xFFFF00000000FFF7),
         Decided(950, "end timeout white"),
     ]
@@ -74,6 +75,19 @@ def test_what_is_written_reads_back_and_each_anchor_starts_afresh(tmp_path: Path
     journal.close()
     kept = HandsJournal.open(path).kept
     assert kept.plies == 1 and kept.events == ()
+
+
+def test_a_whole_line_that_is_no_event_is_skipped_and_the_rest_kept(tmp_path: Path) -> None:
+    """A player away chose a move that is no move (the door checks it after keeping it):
+    that line is skipped on reading, the events after it are not lost."""
+    path = tmp_path / "g.sqlite.hands"
+    journal = HandsJournal.open(path)
+    journal.start(_anchor())
+    journal.add(Expect(100, "e2e4e5x"))
+    for event in _events():
+        journal.add(event)
+    journal.close()
+    assert HandsJournal.open(path).kept.events == tuple(_events())
 
 
 def test_a_torn_line_ends_the_journal_there(tmp_path: Path) -> None:
