@@ -95,6 +95,8 @@ __all__ = [
     "Tracker",
 ]
 
+ALL_SQUARES = (1 << 64) - 1
+
 
 class Tracker(Amendments, Controls, Hands, Lights, NewGameSetup, OtherSide, Rereading, TakeBacks):
     """Turns board events into game events, holding a :class:`rules.Game`.
@@ -483,6 +485,11 @@ class Tracker(Amendments, Controls, Hands, Lights, NewGameSetup, OtherSide, Rere
             if self._expected is None:
                 return "the other side has not chosen its move yet"
             return f"the other side's move is {self._position.san(self._expected)}"
+        reading = self._reading
+        if self.options.touch_move == "enforce" and reading.on_the_way(self.board, "off"):
+            # On the way to a move only touch-move forbids: say so, not "no legal move".
+            owed, _ = reading.touch.demand(reading.legal)
+            return why_touch_move(self._position, owed)
         return why_illegal(self._position, self.board)
 
     # ------------------------------------------------------------------ changing the game
@@ -527,7 +534,10 @@ class Tracker(Amendments, Controls, Hands, Lights, NewGameSetup, OtherSide, Rere
         castling = self._castling_to_come(move)
         was_over = self._outcome
         occupancy = self._committed
-        released = reading.released_at(fp.lifts | fp.places, t)
+        # Out of sync, the pieces put right are the mover's too (FIDE 7.4.1: displaced
+        # pieces are set back in the player's own time): let go with the last of them.
+        squares = ALL_SQUARES if self._out_of_sync else fp.lifts | fp.places
+        released = reading.released_at(squares, t)
         san, mover = self._push(move)
         if move.promotion is not None:
             self._choice = None
