@@ -534,9 +534,9 @@ class Tracker(Amendments, Controls, Hands, Lights, NewGameSetup, OtherSide, Rere
         castling = self._castling_to_come(move)
         was_over = self._outcome
         occupancy = self._committed
-        # Out of sync, the pieces put right are the mover's too (FIDE 7.4.1: displaced
-        # pieces are set back in the player's own time): let go with the last of them.
-        squares = ALL_SQUARES if self._out_of_sync else fp.lifts | fp.places
+        # Pieces displaced are set back in the mover's own time (FIDE 7.4.1): the hand
+        # lets go with the last of them, the mover's own (out of sync: any put right).
+        squares = ALL_SQUARES if self._out_of_sync else fp.lifts | fp.places | reading.own
         released = reading.released_at(squares, t)
         san, mover = self._push(move)
         if move.promotion is not None:
