@@ -7,7 +7,8 @@ move counts" and "Rulings for fast and messy hands"):
 
 - a lift that can only belong to the next move commits the move the board shows, once its
   piece is released (rested the pass time): a piece that took no part, or the piece just
-  landed where the other side can capture it (victim first: a *snatch*);
+  landed where the other side can capture it (victim first: a *snatch*), unless it could
+  have slid on from there (then the lift is *deferred*, below);
 - one of the other side's pieces lifted while the mover's piece still moves is the other
   side's (a *reach*): it touches nothing for the mover, and is handed to the next move;
   so is one of the mover's pieces that took no part, lifted before the mover's piece
@@ -16,10 +17,11 @@ move counts" and "Rulings for fast and messy hands"):
   releases the mover's piece where it stands whatever its rest (a *release*; "The other
   side's move is a release"): the move before is committed first;
 - the mover's piece, rested the pass time while the other side holds a piece it lifted
-  during the slide, then lifted again: the judgment was *deferred*, and this lift does not
-  settle it; the next place does (the other side's capture there, the slide going on, or
-  the other side's piece set down: the lift was the next move's). Nothing is committed or
-  announced before it;
+  during the slide (or where the other side can capture it, on a square it could have slid
+  on from), then lifted again: the judgment was *deferred*, and this lift does not settle
+  it; the next place does (the other side's capture there, the slide going on, the piece
+  put down again, or the other side's piece set down: the lift was the next move's).
+  Nothing is committed or announced before it;
 - a piece placed where a sliding piece last stood under the pass time, while the other
   side holds a piece that can capture there, is that capture (the slide had *stood* there).
 
@@ -82,8 +84,13 @@ class Hands:
                         return self._commit(found, t), False
                 elif found.places & bit(sq) and reading.others_off & self._committed & ~reading.own:
                     return self._deferred_lift(found, t, sq), False
-                elif self._snatchable(found, sq) and self._choose_reading("snatch", t, sq):
-                    return self._commit(found, t), False
+                elif self._snatchable(found, sq):
+                    if self._could_slide_on(found, sq):
+                        # The other side's victim, or the slide going on after a pause:
+                        # the next place tells, nothing announced before it.
+                        return self._deferred_lift(found, t, sq), False
+                    if self._choose_reading("snatch", t, sq):
+                        return self._commit(found, t), False
             elif theirs and not found.touched & bit(sq):
                 return [], True  # the other side reached out before the piece was let go
             elif (
@@ -116,8 +123,10 @@ class Hands:
 
     def _deferred_lift(self, found: Footprint, t: int, sq: int) -> list[Event]:
         """The piece just landed and rested, lifted again while the other side holds a
-        piece it lifted during the slide: the judgment was deferred, and this lift does
-        not settle it (board-script.md, "Released means rested"); the next place does
+        piece it lifted during the slide (or where the other side can capture it, on a
+        square it could have slid on from: a pause on its way, or the other side's victim
+        first): the judgment was deferred, and this lift does not settle it
+        (board-script.md, "Released means rested"); the next place does
         (:meth:`_resolve_deferred`). Until then the slide going on is read: nothing is
         committed, nothing announced."""
         if not self._choose_reading("deferred", t, sq):
@@ -129,13 +138,17 @@ class Hands:
         """A piece set down on ``sq`` while a deferred lift waits. On the way of the other
         side's capture of the lifted piece (where it lands: its square, or behind it en
         passant; or a square its capturer passes over), it is that capture (the piece was
-        let go where it stood); back on its square, the piece put down again; further
+        let go where it stood), unless no piece of the other side is off (then the piece
+        put down again); further
         along the line it came (where a legal move passing over its square goes), the
         slide went on; anywhere else it is the other side's piece, and the lift was the
         next move's. Read the other way, the move is committed now, before this place; the
         events of that, or none."""
         (when, lifted, capture_ways), self._deferred = self._deferred, None
-        if capture_ways & bit(sq) or sq == lifted:
+        reading = self._reading
+        if sq == lifted and not reading.others_off & self._committed & ~reading.own:
+            other_way = False  # no capturer in the other side's hand: the piece put down again
+        elif capture_ways & bit(sq) or sq == lifted:
             other_way = bool(capture_ways & bit(sq))
         else:
             other_way = not self._ways_beyond(lifted) & bit(sq)
@@ -161,6 +174,15 @@ class Hands:
     def _committed_early(self) -> bool:
         """Was a move committed early by inference, that what follows may overturn?"""
         return any(choice.kind in EARLY for choice in self._choices)
+
+    def _could_slide_on(self, found: Footprint, sq: int) -> bool:
+        """Could ``found``'s piece, just landed on ``sq``, have slid on from there: does a
+        legal move of that piece from its square pass over ``sq``?"""
+        origin = found.move.from_square
+        return any(
+            m.from_square == origin and between(origin, m.to_square) & bit(sq)
+            for m in self._reading.legal
+        )
 
     def _snatchable(self, found: Footprint, sq: int) -> bool:
         """Is a lift of ``sq``, where ``found`` just landed and rested, the other side
