@@ -138,16 +138,18 @@ class Hands:
         """A piece set down on ``sq`` while a deferred lift waits. On the way of the other
         side's capture of the lifted piece (where it lands: its square, or behind it en
         passant; or a square its capturer passes over), it is that capture (the piece was
-        let go where it stood), unless no piece of the other side is off (then the piece
-        put down again); further
+        let go where it stood), unless no piece of the other side is off (no capture can
+        land: the piece put down again, or the slide going on); further
         along the line it came (where a legal move passing over its square goes), the
         slide went on; anywhere else it is the other side's piece, and the lift was the
         next move's. Read the other way, the move is committed now, before this place; the
         events of that, or none."""
         (when, lifted, capture_ways), self._deferred = self._deferred, None
         reading = self._reading
-        if sq == lifted and not reading.others_off & self._committed & ~reading.own:
-            other_way = False  # no capturer in the other side's hand: the piece put down again
+        if not reading.others_off & self._committed & ~reading.own:
+            # No piece of the other side off the board: no capture can land; the piece
+            # put down again, or the slide going on, else set down elsewhere after all.
+            other_way = not (sq == lifted or self._ways_beyond(lifted) & bit(sq))
         elif capture_ways & bit(sq) or sq == lifted:
             other_way = bool(capture_ways & bit(sq))
         else:
