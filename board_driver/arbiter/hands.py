@@ -224,6 +224,7 @@ class Hands:
             raise ValueError(f"place {square_name(sq)} at {t} ms: a piece already stands there")
         out: list[Event] = []
         stood = False
+        held_choice = self._held_choice is not None
         if self._playing():
             self._warned = None
             if self._deferred is not None:
@@ -239,6 +240,9 @@ class Hands:
                     released = self._before_place(t, sq)
                     out += released
                     stood = stood and not released
+            if held_choice:
+                taken = stood or bool(out) or bool(reading.others_off & self._committed)
+                self._held_choice_set_down(sq, taken)
             self._reading.note_place(t, sq)
         self.board |= b
         if self._pending_choice is not None and sq == self._promotion_square:

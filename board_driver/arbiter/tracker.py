@@ -147,6 +147,7 @@ class Tracker(Amendments, Controls, Hands, Lights, NewGameSetup, OtherSide, Rere
         self._promotion_square: int | None = None
         self._choice: int | None = None
         self._pending_choice: int | None = None
+        self._held_choice: tuple[int, int] | None = None
         self._warned: int | None = None  # a touched square lit after a move it did not make
         self._new_game_pending = False
         self._draw_offer: Color | None = None
@@ -204,6 +205,7 @@ class Tracker(Amendments, Controls, Hands, Lights, NewGameSetup, OtherSide, Rere
             and self._promotion_square is None
             and self._choice is None
             and self._pending_choice is None
+            and self._held_choice is None
             and self._draw_offer is None
             and not self._new_game_pending
             and self._expected is None  # a player away chose a move the hands have not made
@@ -308,6 +310,7 @@ class Tracker(Amendments, Controls, Hands, Lights, NewGameSetup, OtherSide, Rere
         # hands): its time and square, and the squares the other side's captures of it
         # land on or pass over.
         self._deferred: tuple[int, int, int] | None = None
+        self._held_choice = None
         self._reading = self._fresh_reading()
 
     def _fresh_reading(self, start_board: int | None = None) -> MoveReading:
