@@ -102,10 +102,12 @@ class Hands:
                 # other side taking its victim first, most likely (judged by what follows).
                 return [], self._choose_reading("reach", t, sq)
         elif theirs:
-            # While the mover's piece moves: the other side reaching out; else: the mover
+            # While the mover's piece moves (or a deferred lift waits: it may be the other
+            # side's victim in hand): the other side reaching out; else: the mover
             # touching it (its victim, most often: an en-passant victim beside the pawn
             # just landed, however soon). Only what follows can tell for sure.
-            if reading.moving(t, self.board) and not self._en_passant_victim(sq):
+            moving = reading.moving(t, self.board) or self._deferred is not None
+            if moving and not self._en_passant_victim(sq):
                 return [], self._choose_reading("reach", t, sq)
             return [], not self._choose_reading("touch", t, sq)
         return [], False
