@@ -28,7 +28,8 @@ Take-backs go one move at a time, as soon as the pieces set back have rested the
 (:mod:`.takebacks`). An illegal position ends only when the board matches the last
 position again or shows a legal move from it, not the remains of an action being undone
 (putting right is not moving: a move shown once pieces were put back counts if its piece
-was the first lifted, or if the board showed it done before); its ``illegal`` event says
+was the first lifted, if the board showed it done before, or if every other piece moved
+was only displaced and put back on its own square, FIDE 7.4); its ``illegal`` event says
 why, once (:mod:`.words`). The
 board is in sync only while one move on its way explains what it shows besides the
 position (the other side's hand may hold one piece of its own). The game events it
