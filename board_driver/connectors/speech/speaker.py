@@ -47,6 +47,8 @@ SUPERSEDED_BY = {
     "end": {"setup"},
     "setup": {"setup"},
 }
+#: Seconds the file sink is given, when the daemon stops, to write what it was given.
+STOP_S = 3.0
 #: The events that need no snapshot of the board to be told.
 _BOARD_ONLY = frozenset({"lift", "place", "button", "choose", "lights"})
 
@@ -106,11 +108,17 @@ class Speaker:
         return self
 
     async def stop(self) -> None:
-        """Stop following and speaking (what is being said is cut short)."""
+        """Stop following and speaking. A voice that takes time is cut short; the file sink
+        first writes what it was given (a few seconds at most): its record stays whole."""
         if self._clock_timer is not None:
             self._clock_timer.cancel()
         if self._events is not None:
             self._events.close()
+        if not self.voice.takes_time:
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(STOP_S):
+                    while self._pending or self._current is not None:
+                        await asyncio.sleep(0.01)
         if self._current is not None:
             self._current[1].cancel()
         for task in self._tasks:

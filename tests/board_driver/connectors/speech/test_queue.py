@@ -206,3 +206,21 @@ def test_low_time_is_said_once_when_the_running_clock_falls_below_it():
         assert [t for t in voice.texts("ended") if "left" in t] == ["White: 1 second left."]
 
     run(main())
+
+
+def test_the_file_sink_writes_what_it_was_given_before_the_daemon_stops():
+    async def main():
+        voice = TimedVoice(takes_time=False)
+        original = voice.speak
+
+        async def writing(text: str, number: int) -> None:
+            await asyncio.sleep(0.05)  # writing a WAV takes a moment
+            await original(text, number)
+
+        voice.speak = writing
+        speaker = await started(voice).start()
+        speaker.submit([u("move", f"Move {n}.") for n in range(5)])
+        await speaker.stop()
+        assert voice.texts("ended") == [f"Move {n}." for n in range(5)]
+
+    run(main())

@@ -128,3 +128,69 @@ def test_asking_the_board_with_its_buttons_in_french(tmp_path):
     assert logged(proc) == said
     for number in sink.numbers():
         heard(sink, number)
+
+
+@needs_stockfish
+@pytest.mark.slow
+def test_a_whole_game_against_stockfish_every_move_said_in_order(tmp_path):
+    """Long: a game of up to 80 plies, every move said, the engine's before it is made."""
+    import random
+
+    import chess
+
+    from board_driver.spoken import Words
+    from tests.board_driver.players.test_engine_daemon import hand_lines, human_choice
+
+    engine = '[engine]\nside = "black"\nskill = 0\ndepth = 1\nmovetime_ms = 0\n'
+    proc, sink = start(tmp_path, "", engine)
+    words = Words("en")
+    board = chess.Board()
+    rng = random.Random(36)
+    expected: list[str] = []
+    try:
+        proc.send("gap 120", "wait 10")
+        sink.wait_for("The board is ready. White to move.")
+        while not board.is_game_over() and len(board.move_stack) < 80:
+            if board.turn == chess.WHITE:
+                move = human_choice(board, rng)
+                san = board.san(move)
+                proc.send(*hand_lines(board, move))
+                spoken = words.move(san, en_passant=board.is_en_passant(move))
+                expected.append(words.say("move.said", move=spoken))
+                board.push(move)
+                wait_said(sink, len(expected))
+                continue
+            said = sink.wait_for(lambda texts: moves_said(texts)[len(expected):] != [])
+            instruction = moves_said(said)[len(expected)]
+            assert instruction.startswith("Black plays "), instruction
+            match = re.search(r"move the \w+ from (\w\d) to (\w\d)", instruction)
+            assert match, instruction
+            move = next(m for m in board.legal_moves if chess.square_name(m.from_square) == match[1]
+                        and chess.square_name(m.to_square) == match[2])  # fmt: skip
+            san = board.san(move)
+            expected.append(instruction)
+            done = words.say("done")
+            if san.endswith(("+", "#")):
+                done = words.say("move.check" if san.endswith("+") else "move.mate", move=done)
+            expected.append(words.say("move.said", move=done))
+            proc.send(*hand_lines(board, move))
+            board.push(move)
+            wait_said(sink, len(expected))
+        if board.is_game_over():
+            winner = {True: "White wins", False: "Black wins", None: "Draw"}[board.outcome().winner]
+            sink.wait_for(lambda texts: winner.lower() in texts[-1].lower())
+    finally:
+        proc.terminate()
+    assert moves_said(sink.texts()) == expected
+    assert logged(proc) == sink.texts()
+
+
+def wait_said(sink: Sink, count: int) -> None:
+    sink.wait_for(lambda texts: len(moves_said(texts)) >= count)
+
+
+def moves_said(texts: list[str]) -> list[str]:
+    """The utterances about moves: a move's words, the engine's move, done."""
+    skip = ("The board", "New game", "Illegal", "Touch-move", "Checkmate", "Stalemate", "Draw",
+            "White wins", "Black wins", "White's flag", "Black's flag")  # fmt: skip
+    return [t for t in texts if not t.startswith(skip)]
