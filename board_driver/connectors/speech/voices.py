@@ -8,19 +8,26 @@ A voice that ``takes_time`` is cut short by news of the game; the file sink take
 nothing it writes is ever cut or left out.
 
 espeak-ng reads the text on its standard input (UTF-8: ``-b 1``), never as an argument, so
-no text is ever taken for an option.
+no text is ever taken for an option. Its processes are started, fed and waited for on a
+thread of the voice's own (:class:`Worker`), never on the daemon's loop: asyncio's own
+subprocesses cost the loop about 5 ms each to start (``bench/speech.py``).
 """
 
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import logging
 import os
 import re
 import shutil
+import signal
+import subprocess
+import threading
+from collections.abc import Callable
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 log = logging.getLogger("magboard")
 
@@ -65,23 +72,57 @@ def espeak_arguments(program: str, voice: str, rate: int) -> list[str]:
     return [program, "-v", voice, "-s", str(espeak_wpm(rate)), "-b", "1", "--stdin"]
 
 
-async def _run(args: list[str], text: str) -> tuple[int, bytes]:
-    """Run ``args`` with ``text`` on its standard input; a cancellation stops it first."""
-    proc = await asyncio.create_subprocess_exec(
-        *args,
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.DEVNULL,
-        stderr=asyncio.subprocess.PIPE,
-    )
-    try:
-        _, err = await proc.communicate(text.encode("utf-8"))
-    except asyncio.CancelledError:
-        with contextlib.suppress(ProcessLookupError):
-            proc.terminate()
-        with contextlib.suppress(Exception):
-            await asyncio.shield(proc.wait())
-        raise
-    return proc.returncode or 0, err or b""
+class Worker:
+    """One thread that runs a voice's processes, one at a time, off the daemon's loop."""
+
+    def __init__(self) -> None:
+        self._pool = concurrent.futures.ThreadPoolExecutor(1, "magboard-speech")
+
+    async def run(
+        self, args: list[str], text: str, then: Callable[[], Any] | None = None
+    ) -> tuple[int, bytes]:
+        """Run ``args`` with ``text`` on its standard input, then ``then()`` (on the same
+        thread); a cancellation stops the process and waits for it before it is raised."""
+        stop = threading.Event()
+        running: list[subprocess.Popen[bytes]] = []
+
+        def work() -> tuple[int, bytes]:
+            if stop.is_set():
+                return -1, b""
+            proc = subprocess.Popen(
+                args,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+                start_new_session=True,  # its own group: stopped with whatever it started
+            )
+            running.append(proc)
+            if stop.is_set():  # cut short while it was starting
+                _stop(proc)
+            _, err = proc.communicate(text.encode("utf-8"))
+            if then is not None and not stop.is_set():
+                then()
+            return proc.returncode or 0, err or b""
+
+        future = asyncio.get_running_loop().run_in_executor(self._pool, work)
+        try:
+            return await asyncio.shield(future)
+        except asyncio.CancelledError:
+            stop.set()
+            for proc in running:
+                _stop(proc)
+            with contextlib.suppress(Exception):
+                await future
+            raise
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=False, cancel_futures=True)
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    """Stop a voice's process and anything it started (its process group)."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, signal.SIGTERM)
 
 
 def _said(err: bytes) -> str:
@@ -99,9 +140,10 @@ class EspeakVoice:
         self.args = espeak_arguments(program, voice, rate)
         self.name = f"espeak-ng (voice {voice}, {espeak_wpm(rate)} words a minute)"
         self._failed = False
+        self._worker = Worker()
 
     async def speak(self, text: str, number: int) -> None:
-        code, err = await _run(self.args, text)
+        code, err = await self._worker.run(self.args, text)
         if code != 0 or b"error" in err.lower():
             if not self._failed:  # said once: a board without a sound card says it once
                 log.error("speech: espeak-ng cannot speak (exit %s): %s", code, _said(err))
@@ -110,7 +152,7 @@ class EspeakVoice:
             self._failed = False
 
     async def close(self) -> None:
-        return None
+        self._worker.close()
 
 
 class FileSink:
@@ -131,16 +173,17 @@ class FileSink:
             (int(m[1]) for p in self.directory.iterdir() if (m := _NUMBERED.match(p.name))),
             default=0,
         )
+        self._worker = Worker()
 
     async def speak(self, text: str, number: int) -> None:
         n = self.next
         self.next += 1
         wav = self.directory / f"{n:04d}.wav"
         part = self.directory / f".{n:04d}.wav.part"
-        code, err = await _run([*self.args, "-w", str(part)], text)
+        args = [*self.args, "-w", str(part)]
+        code, err = await self._worker.run(args, text, lambda: self._finish(n, part, wav, text))
         if code != 0:
             log.error("speech: espeak-ng could not write %s (exit %s): %s", wav, code, _said(err))
-        await asyncio.to_thread(self._finish, n, part, wav, text)
 
     def _finish(self, n: int, part: Path, wav: Path, text: str) -> None:
         with contextlib.suppress(FileNotFoundError):
@@ -150,4 +193,4 @@ class FileSink:
         os.replace(words, self.directory / f"{n:04d}.txt")
 
     async def close(self) -> None:
-        return None
+        self._worker.close()

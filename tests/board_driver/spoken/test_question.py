@@ -1,0 +1,46 @@
+"""The board's question after a restart, said in every language: the readings as the
+daemon words them (:mod:`board_driver.service.resumption`) read back into moves and the
+piece in the hand."""
+
+from __future__ import annotations
+
+from board_driver.service.resumption import Question, readings
+from board_driver.spoken import Words
+from board_driver.spoken.narrator import Narrator
+from board_driver.squares import square
+from rules import Game, Position
+
+# After a restart the queen's square g8 is found empty: Qxg7+ was played, or the queen is
+# still in the hand (resumption's own example).
+FEN = "6Q1/4k1p1/2n4r/4p3/4p3/p5Pp/PP2NP1P/1R4K1 w - - 2 32"
+
+
+def the_question() -> Question:
+    game = Game(Position.from_fen(FEN))
+    standing = game.position.occupancy() & ~(1 << square("g8"))
+    found = readings(game.position, standing)
+    return Question(found, game.position.copy(), standing, standing)
+
+
+def test_the_question_is_said_in_english_and_french():
+    question = the_question()
+    event = {"type": "question", "readings": list(question.options())}
+    assert event["readings"] == ["nothing yet: the piece from g8 is in the hand", "Qxg7+"]
+    english = Narrator(Words("en")).follow(event)[0].text
+    assert english == (
+        "After the restart the board cannot tell what happened: 1: nothing yet, the piece "
+        "from g8 is in the hand or 2: queen takes g7, check. Put the pieces back as they "
+        "were and play the move again, or answer on the page."
+    )
+    french = Narrator(Words("fr")).follow(event)[0].text
+    assert "1 : rien encore, la pièce de g8 est dans la main ou 2 : dame prend g7, échec" in french
+
+
+def test_a_question_standing_when_speech_starts_is_said_then():
+    question = the_question()
+    snapshot = type("S", (), {"fen": FEN, "result": "*", "question": question.options()})()
+    said = [u.text for u in Narrator(Words("de")).start(snapshot)]
+    assert said[0] == "Das Brett ist bereit. Weiß ist am Zug."
+    assert "1: noch nichts, die Figur von g8 ist in der Hand oder 2: Dame schlägt g7, Schach" in (
+        said[1]
+    )
