@@ -41,6 +41,7 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
+from board_driver.spoken import asks
 from board_driver.spoken.asks import answer
 from board_driver.spoken.reasons import (
     Sentence,
@@ -143,12 +144,24 @@ class Narrator:
             self.position = Position.from_fen(fen)
 
     def resync(self, snapshot: Any) -> None:
-        """Read the board anew from ``snapshot`` (events were lost)."""
+        """Read the board anew from ``snapshot`` (events were lost, or speech starts)."""
         self.position = Position.from_fen(snapshot.fen)
         self.identify = None
         self._lifted.clear()
-        if getattr(snapshot, "expected", None) is None:
+        expected = getattr(snapshot, "expected", None)
+        if expected is None:
             self.expected = None
+        elif self.expected is None or self.expected.get("uci") != expected:
+            self.expected = self._describe(expected)
+
+    def _describe(self, uci: str) -> dict[str, Any] | None:
+        """The event of the move ``uci`` a player away chose (as the engine announces it)."""
+        from board_driver.arbiter.expected import describe_move
+
+        try:
+            return describe_move(self.position, self.position.parse_uci(uci))
+        except ValueError:
+            return None
 
     # ------------------------------------------------------------------ starting
 
@@ -166,6 +179,8 @@ class Narrator:
             out = [self._utter("state", text)]
         if snapshot.question and "questions" in self.say:
             out.append(self._utter("question", self.question(snapshot.question)))
+        if self.expected is not None and "other_side" in self.say:
+            out.append(self._utter("to_play", self.to_play(self.expected)))
         return out
 
     # ------------------------------------------------------------------ following
@@ -529,22 +544,10 @@ class Narrator:
             return None
         self._lifted.discard(name)
         sq = square(name)
-        words = self.words
         if self.identify == "square":
-            text = answer(words, "square", _Position(self.position), square=name)
+            text = asks.on_square(self.words, self.position, sq)
         elif self.identify == "rank":
-            text = answer(words, "rank", _Position(self.position), rank=sq // 8 + 1)
+            text = asks.rank(self.words, self.position, sq // 8 + 1)
         else:
-            text = answer(words, "file", _Position(self.position), file=name[0])
+            text = asks.file(self.words, self.position, name[0])
         return self._utter("ask", text)
-
-
-@dataclass(frozen=True)
-class _Position:
-    """A position where :func:`answer` wants a snapshot."""
-
-    position: Position
-
-    @property
-    def fen(self) -> str:
-        return self.position.fen()

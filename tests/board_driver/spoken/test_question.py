@@ -44,3 +44,18 @@ def test_a_question_standing_when_speech_starts_is_said_then():
     assert "1: noch nichts, die Figur von g8 ist in der Hand oder 2: Dame schlägt g7, Schach" in (
         said[1]
     )
+
+
+def test_a_move_to_make_for_the_engine_when_speech_starts_is_said_then():
+    """After a restart the engine's move may already be lit: speech says it at once."""
+    after_e4 = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"
+    snapshot = type("S", (), {"fen": after_e4, "result": "*", "question": (),
+                              "expected": "g8f6"})()  # fmt: skip
+    narrator = Narrator(Words("en"), snapshot=snapshot)
+    said = [u.text for u in narrator.start(snapshot)]
+    assert said == [
+        "The board is ready. Black to move.",
+        "Black plays knight to f6: move the knight from g8 to f6.",
+    ]
+    done = {"type": "move", "san": "Nf6", "uci": "g8f6"}
+    assert [u.text for u in narrator.follow(done)] == ["Done."]
