@@ -32,7 +32,10 @@ async def choose_voice(section: Any) -> tuple[Any, Any]:
     if section.output:
         if program is None:
             raise ExtensionError("[speech] output: espeak-ng writes the files; install espeak-ng")
-        return FileSink(Path(section.output), program, espeak_voice, section.rate), None
+        try:
+            return FileSink(Path(section.output), program, espeak_voice, section.rate), None
+        except OSError as exc:
+            raise ExtensionError(f"[speech] output: {section.output}: {exc.strerror}") from None
     if section.backend == "espeak":
         if espeak is None:
             raise ExtensionError("[speech] backend = \"espeak\": espeak-ng is not installed")
