@@ -248,6 +248,14 @@ backend = "none"
 # "5+3 delay", "40/5400+30:1800+30"); the page changes it per game.
 control = "none"
 
+[speech]
+# The board says the game aloud, for a player who listens (docs/speech.md, and
+# docs/speech-card.md for that player). Install its voice with
+# `sudo systemd/install.sh --with-speech`, then:
+#   enabled = true
+#   language = "en"          # or "fr", "de", "es"
+enabled = false
+
 [store]
 path = "/var/lib/magboard/magboard.sqlite"
 
