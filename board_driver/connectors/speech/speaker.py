@@ -113,6 +113,12 @@ class Speaker:
         if self._clock_timer is not None:
             self._clock_timer.cancel()
         if self._events is not None:
+            if not self.voice.takes_time:  # what the board said last is in the record too
+                batch = []
+                while (event := self._events.get_nowait()) is not None:
+                    batch.append(event)
+                if batch:
+                    self._tell(batch)
             self._events.close()
         if not self.voice.takes_time:
             with contextlib.suppress(TimeoutError):

@@ -224,3 +224,19 @@ def test_the_file_sink_writes_what_it_was_given_before_the_daemon_stops():
         assert voice.texts("ended") == [f"Move {n}." for n in range(5)]
 
     run(main())
+
+
+def test_the_events_of_the_last_moment_are_in_the_record_when_the_daemon_stops():
+    """The daemon stops right after a move: the file sink still says it."""
+
+    async def main():
+        voice = TimedVoice(takes_time=False)
+        door = QuietDoor()
+        speaker = Speaker(door, Narrator(Words("en"), ["moves"]), voice)
+        await speaker.start()
+        after_e4 = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"
+        door.events.put({"type": "move", "san": "e4", "uci": "e2e4", "fen": after_e4})
+        await speaker.stop()  # before the speaker's task has even looked
+        assert voice.texts("ended") == ["e4."]
+
+    run(main())
