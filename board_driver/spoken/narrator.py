@@ -179,6 +179,12 @@ class Narrator:
             out = [self._utter("state", text)]
         if snapshot.question and "questions" in self.say:
             out.append(self._utter("question", self.question(snapshot.question)))
+        elif not getattr(snapshot, "in_sync", True) and (snapshot.empty or snapshot.fill):
+            # The pieces do not stand as the game does (moved while the board was off).
+            parts = remedy(self.position, list(snapshot.empty), list(snapshot.fill))
+            self.fix = self.words.say("illegal.fix", fix=self.words.then(map(self._text, parts)))
+            if "illegal" in self.say:
+                out.append(self._utter("illegal", self.fix))
         if self.expected is not None and "other_side" in self.say:
             out.append(self._utter("to_play", self.to_play(self.expected)))
         return out

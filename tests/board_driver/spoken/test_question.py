@@ -59,3 +59,11 @@ def test_a_move_to_make_for_the_engine_when_speech_starts_is_said_then():
     ]
     done = {"type": "move", "san": "Nf6", "uci": "g8f6"}
     assert [u.text for u in narrator.follow(done)] == ["Done."]
+
+
+def test_pieces_that_do_not_stand_as_the_game_does_at_the_start_are_put_right():
+    start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
+    snapshot = type("S", (), {"fen": start, "result": "*", "question": (), "in_sync": False,
+                              "empty": ("e4",), "fill": ("e2",)})()  # fmt: skip
+    said = [u.text for u in Narrator(Words("fr")).start(snapshot)]
+    assert said == ["L'échiquier est prêt. Trait aux blancs.", "Ramenez le pion de e4 en e2."]
