@@ -194,3 +194,15 @@ def moves_said(texts: list[str]) -> list[str]:
     skip = ("The board", "New game", "Illegal", "Touch-move", "Checkmate", "Stalemate", "Draw",
             "White wins", "Black wins", "White's flag", "Black's flag")  # fmt: skip
     return [t for t in texts if not t.startswith(skip)]
+
+
+def test_low_time_and_the_flag_are_said(tmp_path):
+    proc, sink = start(tmp_path, "low_time_s = 2")
+    try:
+        proc.send("option clock 4s+0", "gap 150", "lift e2", "place e4")  # Black's clock runs
+        said = sink.wait_for("Black's flag has fallen. White wins on time.")
+    finally:
+        proc.terminate()
+    assert said[-3] == "e4." and said[-1] == "Black's flag has fallen. White wins on time."
+    # Said when the time falls below 2 s: "2 seconds" (a loaded machine may say "1 second").
+    assert re.fullmatch(r"Black: (2 seconds|1 second) left\.", said[-2]), said
