@@ -7,7 +7,7 @@ The lights show the move to play: its squares blinking cyan, from and to, both r
 squares when castling, the victim's square for a capture or en passant.
 
 >>> from rules import Position
->>> from board_driver.squares import square_name, squares_of
+>>> from board_driver.physical.squares import square_name, squares_of
 >>> pos = Position.from_fen("r3k2r/8/8/8/8/8/8/R3K2R b KQkq - 0 1")
 >>> [square_name(sq) for sq in squares_of(execute_squares(pos.parse_uci("e8c8")))]
 ['a8', 'c8', 'd8', 'e8']
@@ -21,7 +21,7 @@ from typing import Any
 
 from board_driver.arbiter.reading import MoveReading
 from board_driver.arbiter.touch import TouchMove
-from board_driver.squares import square_name
+from board_driver.physical.squares import square_name
 from rules import BISHOP, BLACK, KNIGHT, QUEEN, ROOK, WHITE, Color, Move, Piece, Position
 
 Event = dict[str, Any]

@@ -8,7 +8,7 @@ A reed switch sees presence only, so the tracker reads a move from its *footprin
 - ``after``: the occupancy once the move is done.
 
 >>> from rules import Position
->>> from board_driver.squares import square
+>>> from board_driver.physical.squares import square
 >>> pos = Position()
 >>> fp = Footprint.of(pos.parse_uci("e2e4"), pos.occupancy())
 >>> fp.after == pos.occupancy() & ~(1 << square("e2")) | 1 << square("e4")
@@ -100,7 +100,7 @@ def between(a: int, b: int) -> int:
     """The squares strictly between ``a`` and ``b`` on a rank, file or diagonal (0 if
     they share none): the squares a sliding piece passes over from one to the other.
 
-    >>> from board_driver.squares import square, squares_of, square_name
+    >>> from board_driver.physical.squares import square, squares_of, square_name
     >>> [square_name(sq) for sq in squares_of(between(square("d1"), square("a4")))]
     ['c2', 'b3']
     >>> between(square("g1"), square("f3"))  # a knight's jump

@@ -45,7 +45,7 @@ from __future__ import annotations
 from typing import Any
 
 from board_driver.arbiter.expected import move_details
-from board_driver.squares import square_name, squares_of
+from board_driver.physical.squares import square_name, squares_of
 from rules import WHITE, Color, Game, Move, Outcome
 
 Event = dict[str, Any]

@@ -32,7 +32,7 @@ from __future__ import annotations
 from board_driver.arbiter.footprint import Footprint, between, bit
 from board_driver.arbiter.game_events import Event
 from board_driver.arbiter.rereading import EARLY
-from board_driver.squares import square_name, squares_of
+from board_driver.physical.squares import square_name, squares_of
 from rules import PAWN
 
 

@@ -39,7 +39,7 @@ class Lights:
         move to play, the pieces for a new game, the result.
 
         >>> from board_driver.events import Lift, Place
-        >>> from board_driver.squares import square
+        >>> from board_driver.physical.squares import square
         >>> from rules import Position
         >>> tracker = Tracker(Game(Position.from_fen("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1")))
         >>> _ = tracker.handle(Lift(0, square("e1"))) + tracker.handle(Place(100, square("g1")))

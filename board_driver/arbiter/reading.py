@@ -13,7 +13,7 @@ nothing for the mover, and is handed to the next move once this one is committed
 (board-script.md, "Released means rested").
 
 >>> from rules import Position
->>> from board_driver.squares import square
+>>> from board_driver.physical.squares import square
 >>> reading = MoveReading(Position(), Timing())
 >>> reading.note_lift(100, square("e2"), touch_mode="warn")
 >>> reading.note_place(400, square("e4"))
@@ -29,7 +29,7 @@ from __future__ import annotations
 from board_driver.arbiter.footprint import Footprint, bit
 from board_driver.arbiter.options import Timing
 from board_driver.arbiter.touch import TouchMove
-from board_driver.squares import squares_of
+from board_driver.physical.squares import squares_of
 from rules import KING, QUEEN, ROOK, Move, Position
 
 _NEVER = -(1 << 62)

@@ -41,7 +41,7 @@ game), :mod:`.expected` (the other side's move), :mod:`.lights` (the frame, and
 :meth:`Tracker.asks`: what the lights ask, in words).
 
 >>> from board_driver.events import Lift, Place
->>> from board_driver.squares import square
+>>> from board_driver.physical.squares import square
 >>> tracker = Tracker()
 >>> events = tracker.handle(Lift(0, square("e2"))) + tracker.handle(Place(300, square("e4")))
 >>> [e["san"] for e in events + tracker.tick(600) if e["type"] == "move"]
@@ -82,7 +82,7 @@ from board_driver.arbiter.setup import START_OCCUPANCY, NewGameSetup
 from board_driver.arbiter.takebacks import TakeBacks
 from board_driver.arbiter.words import why_illegal, why_touch_move
 from board_driver.events import BoardEvent, Button, Choose, Lift, Place
-from board_driver.squares import square_name
+from board_driver.physical.squares import square_name
 from rules import Color, Game, Move, Outcome
 
 __all__ = [
@@ -178,7 +178,7 @@ class Tracker(Amendments, Controls, Hands, Lights, NewGameSetup, OtherSide, Rere
         the hands (which a restart replays) starts again from such moments.
 
         >>> from board_driver.events import Lift, Place
-        >>> from board_driver.squares import square
+        >>> from board_driver.physical.squares import square
         >>> tracker = Tracker()
         >>> _ = tracker.handle(Lift(0, square("e2"))) + tracker.handle(Place(300, square("e4")))
         >>> tracker.at_rest()

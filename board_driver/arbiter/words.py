@@ -5,7 +5,7 @@ victim still to lift, a touched piece that must move; red and blue: what to empt
 These sentences say *what*, for the web page, the terminal and the log:
 
 >>> from rules import Position
->>> from board_driver.squares import square
+>>> from board_driver.physical.squares import square
 >>> start = Position()
 >>> board = start.occupancy() & ~(1 << square("e2")) | 1 << square("e5")
 >>> why_illegal(start, board)
@@ -18,7 +18,7 @@ These sentences say *what*, for the web page, the terminal and the log:
 from __future__ import annotations
 
 from board_driver.arbiter.feedback import BoardView
-from board_driver.squares import square_name, squares_of
+from board_driver.physical.squares import square_name, squares_of
 from rules import (
     BISHOP,
     KING,

@@ -22,8 +22,8 @@ from board_driver.physical.leds.render import Renderer
 from board_driver.physical.leds.sim import SimulatedLeds, render_terminal
 from board_driver.physical.sensing import open_sensing
 from board_driver.physical.sensing.sim import SimulatedBoard
+from board_driver.physical.squares import square
 from board_driver.service.config import ConfigError, load_config
-from board_driver.squares import square
 
 FAULTS = ("stuck_open", "stuck_closed", "flicker")
 #: How specific a finding is (the most specific is said first): a square seen misbehaving

@@ -22,7 +22,7 @@ from typing import Any, TextIO
 
 from board_driver.clock.keeper import clock_words
 from board_driver.frame import COLOUR_NAMES, Frame
-from board_driver.squares import square_name
+from board_driver.physical.squares import square_name
 from rules.fen import piece_letters
 
 log = logging.getLogger("magboard")

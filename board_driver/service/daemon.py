@@ -45,6 +45,7 @@ from board_driver.arbiter.tracker import Timing, Tracker
 from board_driver.events import BoardEvent, Lift, Place
 from board_driver.extension import ExtensionConfigError
 from board_driver.frame import Frame
+from board_driver.physical.squares import square, square_name, squares_of
 from board_driver.service.clock import DaemonClock
 from board_driver.service.config import Config
 from board_driver.service.doorway import BoardDoor
@@ -77,7 +78,6 @@ from board_driver.service.recorder import Recorder, lock_store, options_record
 from board_driver.service.resumption import Question, Reading, readings, replay
 from board_driver.service.store import Store, StoreError
 from board_driver.service.store_errors import EXIT_STORE_REFUSED, StoreRefusedError
-from board_driver.squares import square, square_name, squares_of
 
 log = logging.getLogger("magboard")
 

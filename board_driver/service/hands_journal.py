@@ -63,7 +63,7 @@ from board_driver.events import (
     Lift,
     Place,
 )
-from board_driver.squares import square, square_name
+from board_driver.physical.squares import square, square_name
 
 log = logging.getLogger("magboard")
 

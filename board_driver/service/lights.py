@@ -27,7 +27,7 @@ import time
 from collections.abc import Callable
 
 from board_driver.frame import Frame
-from board_driver.squares import squares_of
+from board_driver.physical.squares import squares_of
 
 #: The 28 squares around the edge of the board.
 EDGE_SQUARES = tuple(sq for sq in range(64) if sq < 8 or sq >= 56 or sq % 8 in (0, 7))

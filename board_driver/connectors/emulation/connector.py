@@ -24,7 +24,7 @@ from typing import Any, Protocol
 
 from board_driver.connectors.emulation.view import BoardView, Change, describe
 from board_driver.frame import Frame
-from board_driver.squares import square
+from board_driver.physical.squares import square
 
 log = logging.getLogger("magboard.emulation")
 
@@ -324,7 +324,7 @@ class Emulation:
 
 
 def _lit_squares(frame: Frame) -> str:
-    from board_driver.squares import square_name
+    from board_driver.physical.squares import square_name
 
     return " ".join(square_name(sq) for sq, c in enumerate(frame.colours) if c != ".")
 

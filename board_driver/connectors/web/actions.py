@@ -15,7 +15,7 @@ from board_driver.connectors.web import inputs
 from board_driver.connectors.web.inputs import InputError
 from board_driver.connectors.web.state import setup_target
 from board_driver.door import ActionRefused, Door
-from board_driver.squares import square_name
+from board_driver.physical.squares import square_name
 
 log = logging.getLogger("magboard")
 

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from board_driver.physical.ports import RGB
-from board_driver.squares import square_name
+from board_driver.physical.squares import square_name
 
 ORDERS = ("rows", "serpentine")
 CORNERS = ("a1", "h1", "a8", "h8")

@@ -15,7 +15,7 @@ from board_driver.boardscript.script import (
     parse_script,
 )
 from board_driver.events import BUTTON_NAMES, Button, Choose, Lift, Place
-from board_driver.squares import square
+from board_driver.physical.squares import square
 from rules import STARTING_FEN
 from tests.conftest import SCHOLARS_MATE
 

@@ -8,6 +8,7 @@ import threading
 
 from board_driver.physical.leds import Renderer, SimulatedLeds
 from board_driver.physical.sensing.sim import SimulatedBoard
+from board_driver.physical.squares import square
 from board_driver.service.config import parse_config
 from board_driver.service.daemon import (
     EDGE_SQUARES,
@@ -18,7 +19,6 @@ from board_driver.service.daemon import (
     Hardware,
 )
 from board_driver.service.notify import Notifier
-from board_driver.squares import square
 
 RENDER = Renderer()
 RED, YELLOW, BLUE = RENDER.correct((255, 0, 0)), RENDER.correct((255, 200, 0)), (0, 0, 76)

@@ -19,10 +19,10 @@ import rules
 from board_driver.connectors.web.actions import Actions
 from board_driver.door import ActionRefused
 from board_driver.physical.sensing.sim import SimulatedBoard
+from board_driver.physical.squares import square
 from board_driver.service.hands_journal import journal_path
 from board_driver.service.resumption import readings
 from board_driver.service.store import Store
-from board_driver.squares import square
 from tests.board_driver.service.sim_daemon import sim_daemon, start, until
 from tests.conftest import SHARED_DATA
 

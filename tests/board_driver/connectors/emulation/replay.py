@@ -88,7 +88,7 @@ class ReplayDoor:
     def publish(self, event: dict[str, Any]) -> None:
         kind = event["type"]
         if kind in ("lift", "place"):
-            from board_driver.squares import square
+            from board_driver.physical.squares import square
 
             bit = 1 << square(event["square"])
             self.sensed = self.sensed | bit if kind == "place" else self.sensed & ~bit

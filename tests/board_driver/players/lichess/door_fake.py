@@ -18,7 +18,7 @@ import rules
 from board_driver.arbiter.tracker import GameOptions, Tracker
 from board_driver.door import ActionRefused, Snapshot
 from board_driver.events import Choose, Lift, Place
-from board_driver.squares import square, square_name, squares_of
+from board_driver.physical.squares import square, square_name, squares_of
 
 
 @dataclass
