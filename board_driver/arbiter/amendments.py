@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from board_driver.arbiter.footprint import Footprint, bit
 from board_driver.arbiter.game_events import Event, move_event, touch_move_event
 from board_driver.arbiter.options import PROMOTION_PIECES
-from board_driver.events import PROMOTION_LETTERS
+from board_driver.physical.events import PROMOTION_LETTERS
 from rules import Move
 
 

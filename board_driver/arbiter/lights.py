@@ -38,7 +38,7 @@ class Lights:
         en-passant victim still to lift, a touched piece that must move, the other side's
         move to play, the pieces for a new game, the result.
 
-        >>> from board_driver.events import Lift, Place
+        >>> from board_driver.physical.events import Lift, Place
         >>> from board_driver.physical.squares import square
         >>> from rules import Position
         >>> tracker = Tracker(Game(Position.from_fen("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1")))

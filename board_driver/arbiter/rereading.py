@@ -67,7 +67,7 @@ from typing import Any
 
 from board_driver.arbiter.footprint import Footprint, bit
 from board_driver.arbiter.game_events import Event
-from board_driver.events import Lift, Place
+from board_driver.physical.events import Lift, Place
 
 _Snapshot = tuple[dict[str, Any], list[int], list[Any], list[Any]]
 #: How many choices are kept to go back to (the latest ones).

@@ -40,7 +40,7 @@ The tracker's parts: :mod:`.reading` (one move read from the hands), :mod:`.hand
 game), :mod:`.expected` (the other side's move), :mod:`.lights` (the frame, and
 :meth:`Tracker.asks`: what the lights ask, in words).
 
->>> from board_driver.events import Lift, Place
+>>> from board_driver.physical.events import Lift, Place
 >>> from board_driver.physical.squares import square
 >>> tracker = Tracker()
 >>> events = tracker.handle(Lift(0, square("e2"))) + tracker.handle(Place(300, square("e4")))
@@ -81,7 +81,7 @@ from board_driver.arbiter.rereading import Choice, Rereading
 from board_driver.arbiter.setup import START_OCCUPANCY, NewGameSetup
 from board_driver.arbiter.takebacks import TakeBacks
 from board_driver.arbiter.words import why_illegal, why_touch_move
-from board_driver.events import BoardEvent, Button, Choose, Lift, Place
+from board_driver.physical.events import BoardEvent, Button, Choose, Lift, Place
 from board_driver.physical.squares import square_name
 from rules import Color, Game, Move, Outcome
 
@@ -177,7 +177,7 @@ class Tracker(Amendments, Controls, Hands, Lights, NewGameSetup, OtherSide, Rere
         options would read whatever comes next as this one does. The daemon's journal of
         the hands (which a restart replays) starts again from such moments.
 
-        >>> from board_driver.events import Lift, Place
+        >>> from board_driver.physical.events import Lift, Place
         >>> from board_driver.physical.squares import square
         >>> tracker = Tracker()
         >>> _ = tracker.handle(Lift(0, square("e2"))) + tracker.handle(Place(300, square("e4")))

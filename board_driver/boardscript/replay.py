@@ -26,8 +26,8 @@ from board_driver.clock.keeper import (
     timekeeper_for,
     without_clock,
 )
-from board_driver.events import BoardEvent, Lift, Place
 from board_driver.physical.debounce import DEFAULT_DEBOUNCE_MS, Debouncer
+from board_driver.physical.events import BoardEvent, Lift, Place
 from rules import STARTING_FEN, Game, Position
 
 

@@ -38,7 +38,7 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol, runtime_checkable
 
-from board_driver.events import BoardEvent, Button, Choose
+from board_driver.physical.events import BoardEvent, Button, Choose
 from board_driver.physical.gpiolines import open_chip, open_lines
 from board_driver.physical.hwlib import require_library
 from board_driver.physical.pinmap import DEFAULT_BUTTON_PINS, check_distinct

@@ -23,7 +23,7 @@ True
 
 from __future__ import annotations
 
-from board_driver.events import Lift, Place
+from board_driver.physical.events import Lift, Place
 from board_driver.physical.squares import FULL_BOARD, squares_of
 
 #: The design's default: a state must hold 30 ms before it counts.

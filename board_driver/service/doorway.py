@@ -16,7 +16,7 @@ from typing import Any
 
 import rules
 from board_driver.door import HUMAN, SIDES, ActionRefused, Player, Snapshot, StoreUnavailable
-from board_driver.events import BUTTON_NAMES, PROMOTION_LETTERS, Button, Choose
+from board_driver.physical.events import BUTTON_NAMES, PROMOTION_LETTERS, Button, Choose
 from board_driver.physical.squares import square, square_name, squares_of
 from board_driver.service.hands_journal import Decided, Expect
 from board_driver.service.subscriptions import Subscription

@@ -33,7 +33,7 @@ Crash safety, as the daemon dies at any instruction or the power goes:
 The lines read like a board script's (``@1200 lift g7``), for a person reading one:
 
 >>> import tempfile, pathlib
->>> from board_driver.events import Lift, Place
+>>> from board_driver.physical.events import Lift, Place
 >>> path = pathlib.Path(tempfile.mkdtemp()) / "games.sqlite.hands"
 >>> journal = HandsJournal.open(path)
 >>> journal.start(Anchor(1, "2026-05-01T10:00:00.000Z", "8/8/8/8/8/8/8/K6k w - - 0 1", ()))
@@ -54,7 +54,7 @@ import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from board_driver.events import (
+from board_driver.physical.events import (
     BUTTON_NAMES,
     PROMOTION_LETTERS,
     BoardEvent,

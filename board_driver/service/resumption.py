@@ -35,7 +35,7 @@ from typing import Any
 
 from board_driver.arbiter.footprint import Footprint
 from board_driver.arbiter.tracker import Tracker
-from board_driver.events import BoardEvent, Lift, Place
+from board_driver.physical.events import BoardEvent, Lift, Place
 from board_driver.physical.squares import square_name, squares_of
 from board_driver.service.hands_journal import Asked, Decided, Expect, JournalEvent
 from rules import QUEEN, Game, Move, Position

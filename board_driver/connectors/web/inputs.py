@@ -24,7 +24,7 @@ from typing import Any
 from board_driver.arbiter.tracker import TOUCH_MOVE_MODES
 from board_driver.clock.control import parse_time_control
 from board_driver.clock.keeper import ILLEGAL_MOVE_RULES, SWITCHES
-from board_driver.events import PROMOTION_LETTERS
+from board_driver.physical.events import PROMOTION_LETTERS
 from board_driver.physical.squares import square
 
 _SQUARE = re.compile(r"[a-h][1-8]")

@@ -14,7 +14,7 @@ import rules
 from board_driver.arbiter.tracker import GameOptions, Timing, Tracker
 from board_driver.boardscript.replay import replay_script
 from board_driver.boardscript.script import parse_script
-from board_driver.events import Button, Choose, Lift, Place
+from board_driver.physical.events import Button, Choose, Lift, Place
 from board_driver.physical.squares import square
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import rules
 from board_driver.arbiter.tracker import GameOptions, Timing, Tracker
-from board_driver.events import Choose, Lift, Place
+from board_driver.physical.events import Choose, Lift, Place
 from board_driver.physical.squares import square
 
 

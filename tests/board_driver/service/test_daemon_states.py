@@ -162,7 +162,7 @@ def test_a_takeback_then_new_game_is_stored_as_such(tmp_path):
         board.place(square("e2"))  # taken back: the pieces are home again
         await until(lambda: len(daemon.tracker.game.moves) == 0)
         await asyncio.sleep(0.4)
-        from board_driver.events import Button
+        from board_driver.physical.events import Button
 
         daemon.handle([Button(daemon.now_ms(), "new_game")])
         await until(lambda: daemon.game_id == 2)

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 import rules
-from board_driver.events import Button, Choose, Lift, Place
+from board_driver.physical.events import Button, Choose, Lift, Place
 from board_driver.physical.sensing.sim import SimulatedBoard
 from board_driver.physical.squares import square
 from board_driver.service.daemon import Daemon

@@ -279,7 +279,7 @@ def test_a_question_outlives_a_restart_with_the_hands_held_meanwhile(tmp_path: P
 
 def test_decisions_from_outside_the_board_replay_as_they_were_made() -> None:
     from board_driver.arbiter.tracker import Tracker
-    from board_driver.events import Lift, Place
+    from board_driver.physical.events import Lift, Place
     from board_driver.service.hands_journal import Decided
     from board_driver.service.resumption import replay
 
