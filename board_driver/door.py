@@ -59,7 +59,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from board_driver.frame import Frame
+from board_driver.physical.frame import Frame
 
 if TYPE_CHECKING:
     import rules

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 
-from board_driver.frame import COLOUR_LETTERS, Frame
+from board_driver.physical.frame import COLOUR_LETTERS, Frame
 from board_driver.physical.squares import squares_of
 
 

@@ -13,7 +13,7 @@ from board_driver.arbiter.feedback import BoardView, Colours, render
 from board_driver.arbiter.footprint import bit
 from board_driver.arbiter.setup import START_OCCUPANCY
 from board_driver.arbiter.words import asks
-from board_driver.frame import Frame
+from board_driver.physical.frame import Frame
 from rules import WHITE
 
 

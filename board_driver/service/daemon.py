@@ -43,8 +43,8 @@ from typing import Any, TextIO
 import rules
 from board_driver.arbiter.tracker import Timing, Tracker
 from board_driver.extension import ExtensionConfigError
-from board_driver.frame import Frame
 from board_driver.physical.events import BoardEvent, Lift, Place
+from board_driver.physical.frame import Frame
 from board_driver.physical.squares import square, square_name, squares_of
 from board_driver.service.clock import DaemonClock
 from board_driver.service.config import Config

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from board_driver.frame import Frame
+from board_driver.physical.frame import Frame
 
 
 class HardwareError(Exception):

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from board_driver.connectors.emulation.view import BoardView, Change, describe
-from board_driver.frame import Frame
+from board_driver.physical.frame import Frame
 from board_driver.physical.squares import square
 
 log = logging.getLogger("magboard.emulation")
@@ -331,7 +331,7 @@ def _lit_squares(frame: Frame) -> str:
 
 async def start_emulation(door: Any, section: Any) -> Emulation:
     """Start the ``[emulation]`` section's protocol on its transport."""
-    from board_driver.frame import COLOUR_NAMES
+    from board_driver.physical.frame import COLOUR_NAMES
 
     letter = {name: letter for letter, name in COLOUR_NAMES.items()}[section.colour]
     transport: Transport

@@ -58,7 +58,7 @@ from board_driver.connectors.emulation.dgt import (
     message,
 )
 from board_driver.connectors.emulation.view import BoardView, Change
-from board_driver.frame import Frame
+from board_driver.physical.frame import Frame
 
 #: The developer key an app registers with (no answer).
 DEVELOPER_KEY = 0x63

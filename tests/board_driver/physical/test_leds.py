@@ -2,7 +2,7 @@
 
 import pytest
 
-from board_driver.frame import Frame
+from board_driver.physical.frame import Frame
 from board_driver.physical.hwlib import MissingLibraryError
 from board_driver.physical.leds import LedConfigError, open_leds
 from board_driver.physical.leds.layout import LayoutConfigError, StripLayout

@@ -25,7 +25,7 @@ from pathlib import Path
 import chess.pgn
 import pytest
 
-from board_driver.frame import Frame
+from board_driver.physical.frame import Frame
 from board_driver.physical.leds import Renderer
 from board_driver.physical.squares import square
 from board_driver.service.store import Store, game_pgn

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from board_driver.door import ActionRefused
-from board_driver.frame import Frame
+from board_driver.physical.frame import Frame
 from board_driver.physical.leds import Renderer, SimulatedLeds
 from board_driver.physical.sensing.sim import SimulatedBoard
 from board_driver.physical.squares import square

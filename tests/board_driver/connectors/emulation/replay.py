@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from board_driver.frame import Frame
+from board_driver.physical.frame import Frame
 from rules import Game, Position
 from tests.board_driver.connectors.emulation.fakes import (
     FakeLayer,

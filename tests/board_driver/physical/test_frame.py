@@ -1,6 +1,6 @@
 import pytest
 
-from board_driver.frame import Frame
+from board_driver.physical.frame import Frame
 from board_driver.physical.squares import square, square_name, squares_of
 
 
