@@ -2,7 +2,7 @@
 value converted, or raises :class:`Bad` with the rest of the message.
 
 The daemon's own sections (:mod:`board_driver.service.config`) and every extension's
-section (:mod:`board_driver.extension`) use these, so every bad value reads the same way:
+section (:mod:`board_driver.door.extension`) use these, so every bad value reads the same way:
 
 >>> integer(1, 65535)("port", 70000)
 Traceback (most recent call last):

@@ -24,7 +24,7 @@ pieces as the sensors find them; what the pieces alone cannot tell is asked
 (:mod:`.resumption`), and the lights guide anything else back.
 
 Everything else (the page, the engine, online play, app protocols, broadcasting) is an
-extension (:mod:`board_driver.extension`) that sees the board only through its door
+extension (:mod:`board_driver.door.extension`) that sees the board only through its door
 (:class:`~board_driver.service.doorway.BoardDoor`).
 """
 
@@ -42,7 +42,7 @@ from typing import Any, TextIO
 
 import rules
 from board_driver.arbiter.tracker import Timing, Tracker
-from board_driver.extension import ExtensionConfigError
+from board_driver.door.extension import ExtensionConfigError
 from board_driver.physical.events import BoardEvent, Lift, Place
 from board_driver.physical.frame import Frame
 from board_driver.physical.squares import square, square_name, squares_of

@@ -2,7 +2,7 @@
 
 An extension that cannot start (a library missing, a device absent, its own failure) is
 logged and the board runs on without it; only a config that asks for what cannot be had
-at all (:class:`~board_driver.extension.ExtensionConfigError`) stops the daemon, with exit
+at all (:class:`~board_driver.door.extension.ExtensionConfigError`) stops the daemon, with exit
 2 like any other config error: it is raised from here, the ones started stopped first.
 """
 
@@ -13,7 +13,7 @@ import logging
 from collections.abc import Iterable
 from typing import Any
 
-from board_driver.extension import ExtensionConfigError, ExtensionError, extensions
+from board_driver.door.extension import ExtensionConfigError, ExtensionError, extensions
 
 log = logging.getLogger("magboard")
 

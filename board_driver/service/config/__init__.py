@@ -14,7 +14,7 @@ The file is TOML with one table per port or concern::
     red = [255, 0, 0]
 
 The daemon's own sections are in :mod:`.sections`; each player and connector owns its
-section (``[engine]``, ``[web]``, ...: :mod:`board_driver.extension`), read here the same way.
+section (``[engine]``, ``[web]``, ...: :mod:`board_driver.door.extension`), read here the same way.
 
 Which file is read: ``--config PATH``, else ``$MAGBOARD_CONFIG``, else
 ``/etc/magboard/config.toml``. The default file may be missing (every key then takes its
@@ -45,7 +45,7 @@ from pathlib import Path
 from typing import Any
 
 from board_driver.config_values import Bad
-from board_driver.extension import Extension, extensions
+from board_driver.door.extension import Extension, extensions
 from board_driver.service.config.sections import (
     SECTIONS,
     BridgeConfig,

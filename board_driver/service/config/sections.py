@@ -3,7 +3,7 @@
 Each section is a frozen dataclass of its keys with their defaults, and a check per key
 (:mod:`board_driver.config_values`). The allowed values belong to the modules that use
 them; a section only checks against them. Players and connectors own their sections
-(:mod:`board_driver.extension`).
+(:mod:`board_driver.door.extension`).
 """
 
 from __future__ import annotations

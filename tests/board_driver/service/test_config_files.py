@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from board_driver.config_values import FilePath
-from board_driver.extension import extensions
+from board_driver.door.extension import extensions
 from board_driver.service.config.sections import SECTIONS
 from tests.board_driver.daemon_process import free_port, run_magboard
 

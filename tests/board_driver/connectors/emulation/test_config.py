@@ -9,7 +9,7 @@ import tomllib
 import pytest
 
 from board_driver.connectors.emulation import EmulationConfig, extension
-from board_driver.extension import EXTENSIONS
+from board_driver.door.extension import EXTENSIONS
 from board_driver.service.config import ConfigError, parse_config, to_toml
 from tests.board_driver.daemon_process import ROOT
 

@@ -13,7 +13,7 @@ A whole extension, in ten lines (``board_driver/connectors/announcer/__init__.py
 
     from dataclasses import dataclass
     from board_driver.config_values import boolean
-    from board_driver.extension import Extension
+    from board_driver.door.extension import Extension
 
     @dataclass(frozen=True)
     class AnnouncerConfig:
