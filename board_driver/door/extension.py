@@ -12,7 +12,7 @@ on without it.
 A whole extension, in ten lines (``board_driver/connectors/announcer/__init__.py``)::
 
     from dataclasses import dataclass
-    from board_driver.config_values import boolean
+    from board_driver.door.config_values import boolean
     from board_driver.door.extension import Extension
 
     @dataclass(frozen=True)
@@ -39,7 +39,7 @@ import importlib
 from collections.abc import Mapping
 from typing import Any, ClassVar, Protocol
 
-from board_driver.config_values import Check
+from board_driver.door.config_values import Check
 
 #: Every extension's module, in the order they start (each has an ``extension`` object).
 EXTENSIONS: tuple[str, ...] = (
@@ -75,7 +75,7 @@ class Extension:
     name: ClassVar[str] = ""
     #: A frozen dataclass: the section's keys and their defaults.
     config_class: ClassVar[type] = object
-    #: Each key's check (:mod:`board_driver.config_values`).
+    #: Each key's check (:mod:`board_driver.door.config_values`).
     checks: ClassVar[Mapping[str, Check]] = {}
     #: Keys whose values are secrets: masked in ``config show`` and never logged.
     secrets: ClassVar[tuple[str, ...]] = ()

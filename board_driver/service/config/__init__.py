@@ -44,7 +44,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from board_driver.config_values import Bad
+from board_driver.door.config_values import Bad
 from board_driver.door.extension import Extension, extensions
 from board_driver.service.config.sections import (
     SECTIONS,

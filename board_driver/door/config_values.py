@@ -7,11 +7,11 @@ section (:mod:`board_driver.door.extension`) use these, so every bad value reads
 >>> integer(1, 65535)("port", 70000)
 Traceback (most recent call last):
 ...
-board_driver.config_values.Bad: 70000 is not between 1 and 65535
+board_driver.door.config_values.Bad: 70000 is not between 1 and 65535
 >>> one_of("gpiod", "sim")("backend", "gpio")
 Traceback (most recent call last):
 ...
-board_driver.config_values.Bad: "gpio" is not one of "gpiod", "sim"
+board_driver.door.config_values.Bad: "gpio" is not one of "gpiod", "sim"
 >>> quote("x" * 100)
 '"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx..." (100 characters)'
 """
