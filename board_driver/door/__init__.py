@@ -305,7 +305,7 @@ class Door(Protocol):
 
     def review(self, game_id: int) -> list[Any]:
         """What an engine's review of stored game ``game_id`` found, a
-        :class:`board_driver.review.ReviewedPly` per position reviewed (empty: none).
+        :class:`board_driver.door.review.ReviewedPly` per position reviewed (empty: none).
         LookupError if there is no such game."""
         ...
 

@@ -47,7 +47,7 @@ from pathlib import Path
 
 from board_driver.clock.keeper import ClockEntry
 from board_driver.door.config_values import quote
-from board_driver.review import ReviewedPly, Score
+from board_driver.door.review import ReviewedPly, Score
 from board_driver.service import store_schema
 from board_driver.service.store_errors import (
     EXIT_STORE_REFUSED,

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from board_driver.review import ReviewedPly, eval_comments, review_moves
+from board_driver.door.review import ReviewedPly, eval_comments, review_moves
 from board_driver.service.store_errors import StoreDamagedError, damaged
 
 if TYPE_CHECKING:
