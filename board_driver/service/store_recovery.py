@@ -200,8 +200,8 @@ def _read_games(copy: Path, name: str, report: Recovery) -> list[str]:
 
 def _read_game(db: sqlite3.Connection, game_id: int, report: Recovery) -> str | None:
     import rules
-    from board_driver.service.store import StoredGame, StoredMove
     from board_driver.service.store_pgn import game_pgn
+    from board_driver.service.store_records import StoredGame, StoredMove
 
     notes = []
     row = next(iter(_rows(db, "SELECT started, start_fen FROM games WHERE id = ?", game_id)), None)
