@@ -60,9 +60,26 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from board_driver.physical.frame import Frame
+from board_driver.physical.squares import square, square_name
 
 if TYPE_CHECKING:
     import rules
+
+__all__ = [
+    "DOOR_EVENTS",
+    "HUMAN",
+    "SIDES",
+    "ActionRefused",
+    "Door",
+    "Frame",
+    "LightLayer",
+    "Player",
+    "Snapshot",
+    "StoreUnavailable",
+    "Subscription",
+    "square",
+    "square_name",
+]
 
 #: The two sides, as the door names them.
 SIDES = ("white", "black")
