@@ -145,6 +145,8 @@ def run(args: argparse.Namespace) -> int:
         config = choose_config(args)
     except ConfigError as exc:
         return _fail(f"config is not usable:\n{exc}", 2)
+    for note in config.notes:
+        log.warning("%s", note)
     problems = file_problems(config)
     if problems:  # the same words as `magboard config check`
         source = str(config.source or "the config")

@@ -1,9 +1,11 @@
 """Starting the extensions the config enables, each on the door, and stopping them.
 
-An extension that cannot start (a library missing, a device absent, its own failure) is
-logged and the board runs on without it; only a config that asks for what cannot be had
-at all (:class:`~board_driver.door.extension.ExtensionConfigError`) stops the daemon, with exit
-2 like any other config error: it is raised from here, the ones started stopped first.
+The log says first which extensions were found, from which distribution, and which were
+refused and why (:mod:`board_driver.service.discovery`). An extension that cannot start (a
+library missing, a device absent, its own failure) is logged and the board runs on without
+it; only a config that asks for what cannot be had at all
+(:class:`~board_driver.door.extension.ExtensionConfigError`) stops the daemon, with exit 2
+like any other config error: it is raised from here, the ones started stopped first.
 """
 
 from __future__ import annotations
@@ -13,7 +15,8 @@ import logging
 from collections.abc import Iterable
 from typing import Any
 
-from board_driver.door.extension import ExtensionConfigError, ExtensionError, extensions
+from board_driver.door.extension import ExtensionConfigError, ExtensionError
+from board_driver.service.discovery import installed
 
 log = logging.getLogger("magboard")
 
@@ -22,13 +25,19 @@ async def start_extensions(
     door: Any, config: Any, *, skip: Iterable[str] = ()
 ) -> list[tuple[str, Any]]:
     """Start every enabled extension (but those in ``skip``); returns what to stop."""
+    found = installed()
+    for note in found.notes:
+        log.warning("%s", note)
+    log.info("extensions found: %s", found.summary() or "none")
+    for refused in found.refused:
+        log.error("%s", refused)
     skipped = set(skip)
     running: list[tuple[str, Any]] = []
-    for extension in extensions():
+    for extension in found.extensions():
         section = config.section(extension.name)
-        if extension.name in skipped or not extension.enabled(section, config):
-            continue
         try:
+            if extension.name in skipped or not extension.enabled(section, config):
+                continue
             extension.validate_environment(section)
             running.append((extension.name, await extension.start(door, section)))
         except ExtensionConfigError:
@@ -38,6 +47,8 @@ async def start_extensions(
             log.error("%s: %s (the board works on without it)", extension.name, exc)
         except Exception:  # its bug must not stop the board
             log.exception("%s: failed to start (the board works on without it)", extension.name)
+    if running:
+        log.info("extensions started: %s", ", ".join(name for name, _ in running))
     return running
 
 

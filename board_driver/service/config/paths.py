@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from board_driver.door.config_values import FilePath, quote
-from board_driver.door.extension import extensions
+from board_driver.service.discovery import extensions
 from board_driver.user_files import UnusableFile, not_regular, read_private_text
 
 #: The kernel's own trees: their files are interfaces, not places to keep anything (root

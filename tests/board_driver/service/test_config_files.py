@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 
 from board_driver.door.config_values import FilePath
-from board_driver.door.extension import extensions
 from board_driver.service.config.sections import SECTIONS
+from board_driver.service.discovery import extensions
 from tests.board_driver.daemon_process import free_port, run_magboard
 
 #: How a test turns each section with a file key on (a new one fails the walk below until
