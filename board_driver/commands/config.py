@@ -61,6 +61,9 @@ def _load(args: argparse.Namespace):
 
 def run_check(args: argparse.Namespace) -> int:
     path, _named = config_path(args.config)
+    found = installed()  # said first: a refused extension may explain what follows
+    for note in (*found.notes, *(str(refused) for refused in found.refused)):
+        print(f"magboard: warning: {note}", file=sys.stderr)
     try:
         config = _load(args)
     except ConfigError as exc:
@@ -73,18 +76,11 @@ def run_check(args: argparse.Namespace) -> int:
         print(f"magboard: config is not usable:\n{text}", file=sys.stderr)
         return 2
     where = str(config.source) if config.source else f"{path} (absent: every key at its default)"
-    _say_extensions(config)
-    print(f"{where}: ok")
-    return 0
-
-
-def _say_extensions(config: Any) -> None:
-    """Which extensions were found (stdout); refusals and unused sections (stderr: the
-    config is usable without them, as run is)."""
-    found = installed()
-    for note in (*found.notes, *(str(r) for r in found.refused), *config.notes):
+    for note in config.notes:  # sections not used: the config is usable, as run finds it
         print(f"magboard: warning: {note}", file=sys.stderr)
     print(f"extensions found: {found.summary() or 'none'}")
+    print(f"{where}: ok")
+    return 0
 
 
 def run_show(args: argparse.Namespace) -> int:
