@@ -1,6 +1,7 @@
-"""Extensions installed from packages of their own (issue 33, item 1), as a user installs
-them: pip installs the packages of ``outside/`` from a temporary directory into a virtual
-environment where magboard is installed, and magboard runs there.
+"""Extensions installed from packages of their own (issue 33, items 1 and 2), as a user
+installs them: pip installs the packages of ``outside/``, and the one written out in
+``docs/architecture.md`` ("Write your own connector"), from a temporary directory into a
+virtual environment where magboard is installed, and magboard runs there.
 
 The environment is made once for the module: ``python -m venv --without-pip``, with the
 tests' own environment (magboard, installed editable, and its libraries) added as a site
@@ -27,6 +28,7 @@ from board_driver.physical.leds import Renderer
 from board_driver.physical.squares import square
 from board_driver.service.config.sections import DEFAULT_COLOURS
 from tests.board_driver.daemon_process import (
+    ROOT,
     DaemonProcess,
     free_port,
     no_daemon_left_running,  # noqa: F401 - an autouse fixture
@@ -35,6 +37,7 @@ from tests.board_driver.daemon_process import (
 )
 
 PACKAGES = Path(__file__).resolve().parent / "outside"
+ARCHITECTURE = ROOT / "docs" / "architecture.md"
 CYAN = Renderer().correct(DEFAULT_COLOURS["cyan"])
 
 SCHOLARS_MATE = [
@@ -79,14 +82,31 @@ def venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
     Path(site, "magboard-beside.pth").write_text(f"import site; site.addsitedir({ours!r})\n")
     sources = root / "src"
     shutil.copytree(PACKAGES, sources, ignore=shutil.ignore_patterns("*.egg-info", "build"))
+    for name, text in page_files().items():
+        (sources / "movelog" / name).parent.mkdir(parents=True, exist_ok=True)
+        (sources / "movelog" / name).write_text(text)
+    names = ("clubscreen", "broken", "notone", "shadow", "movelog")
     installed = subprocess.run(
         [python, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation",
-         "--no-index", "--disable-pip-version-check",
-         *(str(sources / name) for name in ("clubscreen", "broken", "notone", "shadow"))],
+         "--no-index", "--disable-pip-version-check", *(str(sources / name) for name in names)],
         capture_output=True, text=True, timeout=300,
     )  # fmt: skip
     assert installed.returncode == 0, installed.stdout + installed.stderr
     return python
+
+
+def page_files() -> dict[str, str]:
+    """The files of the connector that docs/architecture.md writes out, by path: each
+    fenced block of its "Write your own connector" that starts with a ``# path`` line."""
+    text = ARCHITECTURE.read_text(encoding="utf-8")
+    section = text.split("## Write your own connector", 1)[1].split("\n## ", 1)[0]
+    files = {}
+    for block in section.split("```")[1::2]:
+        body = block.split("\n", 1)[1]
+        first = body.split("\n", 1)[0]
+        if first.startswith("# ") and first[2:].strip().endswith((".py", ".toml")):
+            files[first[2:].strip()] = body
+    return files
 
 
 def config(directory: Path, extra: str) -> Path:
@@ -227,3 +247,44 @@ def test_an_install_that_predates_a_new_built_in_loses_none(venv: Path, tmp_path
     )
     assert "`make`, or `pip install -e .`" in checked.stderr
 
+
+
+def test_the_page_writes_out_a_whole_connector():
+    assert set(page_files()) == {
+        "pyproject.toml", "magboard_movelog/__init__.py", "magboard_movelog/watcher.py"
+    }  # fmt: skip
+
+
+def test_the_connector_of_the_architecture_page_works(venv: Path, tmp_path: Path):
+    """What docs/architecture.md says a reader gets: checked, shown, started, lit, acting."""
+    bad = config(tmp_path / "bad", '[movelog]\nenabled = true\ncolour = "purple"\n')
+    checked = run_magboard("config", "check", "--config", str(bad), python=venv)
+    assert checked.returncode == 2
+    assert '[movelog] colour: "purple" is not one of "r", "o", "y", "g", "b", "c", "w"' in (
+        checked.stderr
+    )
+    long = config(tmp_path / "long", f'[movelog]\nevent = "{"x" * 81}"\n')
+    checked = run_magboard("config", "check", "--config", str(long), python=venv)
+    assert "[movelog] event: 81 characters is too long for an event's name" in checked.stderr
+
+    moves = tmp_path / "moves.txt"
+    write_config(
+        tmp_path,
+        f'[movelog]\nenabled = true\npath = "{moves}"\ncolour = "c"\ntoken = "s3cret"\n',
+    )
+    shown = run_magboard("config", "show", "--config", str(tmp_path / "config.toml"),
+                         python=venv)  # fmt: skip
+    assert shown.returncode == 0 and "s3cret" not in shown.stdout
+    assert tomllib.loads(shown.stdout)["movelog"]["colour"] == "c"
+
+    daemon = DaemonProcess(tmp_path, python=venv)
+    daemon.wait_ready()
+    assert "movelog (magboard-movelog 0.1.0)" in daemon.output()
+    assert "extensions started: " in daemon.output() and ", movelog" in daemon.output()
+    daemon.send(*SCHOLARS_MATE[:7])  # 1. e4 e5
+    assert daemon.wait_for(lambda: daemon.leds()[square("e5")] == CYAN, 5), daemon.leds()
+    daemon.terminate()
+    assert daemon.proc.returncode == 0, daemon.output()
+    assert moves.read_text().splitlines() == ["# game 1 at ply 0: ", "1 e4", "2 e5"]
+    pgn = run_magboard("pgn", "--config", str(daemon.config), python=venv)
+    assert '[Event "Club night"]' in pgn.stdout, pgn.stdout + pgn.stderr
