@@ -48,10 +48,10 @@ class Footprint(NamedTuple):
         lifts = bit(move.from_square)
         places = bit(move.to_square)
         target = None
-        if move.is_castling:
+        if move.rook_from is not None and move.rook_to is not None:  # castling
             lifts |= bit(move.rook_from)
             places |= bit(move.rook_to)
-        elif move.is_capture:
+        elif move.captured_square is not None:  # a capture
             lifts |= bit(move.captured_square)
             if not move.is_en_passant:
                 target = move.to_square
@@ -90,7 +90,10 @@ class Footprint(NamedTuple):
             fills &= ~outside
         if fills & bit(move.to_square) and board & bit(move.from_square):
             return False
-        return not (move.is_castling and fills & bit(move.rook_to) and board & bit(move.rook_from))
+        rook_from, rook_to = move.rook_from, move.rook_to
+        if rook_from is None or rook_to is None:  # not castling
+            return True
+        return not (fills & bit(rook_to) and board & bit(rook_from))
 
 
 _new_tuple = tuple.__new__  # the named tuple's own __new__, without its keyword handling

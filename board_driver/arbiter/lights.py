@@ -11,13 +11,14 @@ from __future__ import annotations
 from board_driver.arbiter.expected import execute_squares
 from board_driver.arbiter.feedback import BoardView, Colours, render
 from board_driver.arbiter.footprint import bit
+from board_driver.arbiter.parts import TrackerParts
 from board_driver.arbiter.setup import START_OCCUPANCY
 from board_driver.arbiter.words import asks
 from board_driver.physical.frame import Frame
 from rules import WHITE
 
 
-class Lights:
+class Lights(TrackerParts):
     """The frame and the words for the tracker's state (a Tracker part)."""
 
     _painted: tuple[BoardView, Colours, Frame] | None = None

@@ -52,7 +52,7 @@ game), :mod:`.expected` (the other side's move), :mod:`.lights` (the frame, and
 
 from __future__ import annotations
 
-from board_driver.arbiter.amendments import Amendments, CastlingAmendment
+from board_driver.arbiter.amendments import Amendments
 from board_driver.arbiter.controls import Controls
 from board_driver.arbiter.expected import OtherSide
 from board_driver.arbiter.feedback import DEFAULT_COLOURS, Colours
@@ -76,8 +76,9 @@ from board_driver.arbiter.options import (
     GameOptions,
     Timing,
 )
+from board_driver.arbiter.parts import CastlingAmendment, Choice
 from board_driver.arbiter.reading import MoveReading
-from board_driver.arbiter.rereading import Choice, Rereading
+from board_driver.arbiter.rereading import Rereading
 from board_driver.arbiter.setup import START_OCCUPANCY, NewGameSetup
 from board_driver.arbiter.takebacks import TakeBacks
 from board_driver.arbiter.words import why_illegal, why_touch_move
@@ -221,14 +222,13 @@ class Tracker(Amendments, Controls, Hands, Lights, NewGameSetup, OtherSide, Rere
         return out
 
     def _dispatch(self, event: BoardEvent) -> list[Event]:
-        kind = type(event)
-        if kind is Lift:
+        if type(event) is Lift:
             return self._lift(event.t_ms, event.square)
-        if kind is Place:
+        if type(event) is Place:
             return self._place(event.t_ms, event.square)
-        if kind is Choose:
+        if type(event) is Choose:
             return self._choose(event.t_ms, event.piece)
-        if kind is Button:
+        if type(event) is Button:
             return self._button(event.t_ms, event.name)
         raise TypeError(f"not a board event: {event!r}")
 

@@ -302,9 +302,10 @@ def run_command(args: argparse.Namespace, out=None) -> int:
                 )
                 port.pieces = saved
             elif interactive:
-                ghost = diagnose.ghost_test(
-                    port, lambda _bitmap, words: input(f"ghost test: {words}, then press Enter ")
-                )
+                def ask(_bitmap: int, words: str) -> None:
+                    input(f"ghost test: {words}, then press Enter ")
+
+                ghost = diagnose.ghost_test(port, ask)
             else:
                 out.write("ghost test: skipped (run interactively, or use --sim)\n")
             if ghost is not None:

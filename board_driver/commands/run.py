@@ -11,6 +11,7 @@ import logging
 import os
 import sys
 import tempfile
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -173,7 +174,7 @@ def run(args: argparse.Namespace) -> int:
             return _fail(str(exc), 2)
     _attach_leds_file(config, hardware)
     script = args.script
-    watchers = []
+    watchers: list[Callable[[Any], Awaitable[Any]]] = []
     if args.record:
         problem = _record_problem(Path(args.record))
         if problem:

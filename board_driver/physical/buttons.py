@@ -59,7 +59,7 @@ BUTTONS = (
 #: What successive presses of ``promote`` choose.
 PROMOTION_CYCLE = ("q", "n", "r", "b")
 
-EventCallback = Callable[[BoardEvent], None]
+EventCallback = Callable[[BoardEvent], object]  # what it returns is not used
 
 
 class ButtonConfigError(ValueError):

@@ -41,7 +41,7 @@ class Followed:
         self.draw_offer: str | None = None
         self.setup_pending = False
 
-    def follow(self, events: list[Mapping[str, Any]]) -> None:
+    def follow(self, events: Sequence[Mapping[str, Any]]) -> None:
         for event in events:
             kind = event.get("type")
             if kind == "draw_offer":
@@ -56,8 +56,8 @@ class Followed:
                 self.setup_pending = False
 
 
-def _side(color: bool | None) -> str | None:
-    return None if color is None else ("white" if color else "black")
+def _side(color: bool) -> str:
+    return "white" if color else "black"
 
 
 def _color(side: str) -> bool:
@@ -102,7 +102,7 @@ class BoardDoor:
             ucis=tuple(map(str, game.moves)),
             result=outcome.result() if outcome else "*",
             termination=outcome.termination if outcome else None,
-            winner=None if outcome is None else _side(outcome.winner),
+            winner=None if outcome is None or outcome.winner is None else _side(outcome.winner),
             check=outcome is None and position.is_check(),
             in_sync=bool(tracker.in_sync),
             empty=tuple(map(square_name, squares_of(empty))),

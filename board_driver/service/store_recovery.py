@@ -39,6 +39,7 @@ import sqlite3
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TextIO
 
 from board_driver.service.store_errors import (
     StoreDamagedError,
@@ -117,7 +118,7 @@ class _locked:
 
     def __init__(self, path: Path) -> None:
         self.lock_path = Path(f"{path}.lock")
-        self.handle = None
+        self.handle: TextIO | None = None
         #: Remove the lock file when done (it was made here, or its store is gone).
         self.remove = False
 

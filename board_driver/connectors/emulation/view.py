@@ -160,9 +160,9 @@ class BoardView:
                 changes.append((sq, piece))
             else:
                 self._settled &= ~(1 << sq)
-                piece = self._shown.pop(sq, None)
-                if piece is not None:
-                    self._hand.append(piece)
+                lifted = self._shown.pop(sq) if sq in self._shown else None
+                if lifted is not None:
+                    self._hand.append(lifted)
                     changes.append((sq, None))
         return changes
 

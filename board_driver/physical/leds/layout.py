@@ -85,8 +85,8 @@ class StripLayout:
             raise LayoutConfigError(f"[leds] along must be 'rank' or 'file', got {self.along!r}")
         if self.count == 64:
             points = _grid_order(8, self.order, self.first, self.along)
-            squares = tuple(rank * 8 + file for file, rank in points)
-            around = tuple((sq,) for sq in squares)
+            squares: tuple[int, ...] = tuple(rank * 8 + file for file, rank in points)
+            around: tuple[tuple[int, ...], ...] = tuple((sq,) for sq in squares)
         else:
             squares = ()
             around = tuple(
