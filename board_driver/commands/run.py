@@ -11,7 +11,7 @@ import logging
 import os
 import sys
 import tempfile
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -174,7 +174,7 @@ def run(args: argparse.Namespace) -> int:
             return _fail(str(exc), 2)
     _attach_leds_file(config, hardware)
     script = args.script
-    watchers: list[Callable[[Any], Awaitable[Any]]] = []
+    watchers: list[Callable[[Any], Coroutine[Any, Any, Any]]] = []
     if args.record:
         problem = _record_problem(Path(args.record))
         if problem:

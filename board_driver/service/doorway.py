@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -221,7 +221,7 @@ class BoardDoor:
             for subscription in list(self._subscribers):
                 subscription.put(clean)
 
-    def publish_board(self, events: list[Any]) -> None:
+    def publish_board(self, events: Iterable[Any]) -> None:
         """The events the tracker took, lifts, places, buttons and choices (for
         ``board=True`` subscribers)."""
         wanted = [s for s in self._subscribers if s.board]
