@@ -83,6 +83,8 @@ def venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
     sources = root / "src"
     shutil.copytree(PACKAGES, sources, ignore=shutil.ignore_patterns("*.egg-info", "build"))
     for name, text in page_files().items():
+        if name in TRIAL:
+            continue
         (sources / "movelog" / name).parent.mkdir(parents=True, exist_ok=True)
         (sources / "movelog" / name).write_text(text)
     names = ("clubscreen", "broken", "notone", "shadow", "movelog")
@@ -104,9 +106,13 @@ def page_files() -> dict[str, str]:
     for block in section.split("```")[1::2]:
         body = block.split("\n", 1)[1]
         first = body.split("\n", 1)[0]
-        if first.startswith("# ") and first[2:].strip().endswith((".py", ".toml")):
+        if first.startswith("# ") and first[2:].strip().endswith((".py", ".toml", ".script")):
             files[first[2:].strip()] = body
     return files
+
+
+#: What the page writes besides the package: its trial's config and script.
+TRIAL = ("config.toml", "game.script")
 
 
 def config(directory: Path, extra: str) -> Path:
@@ -251,7 +257,7 @@ def test_an_install_that_predates_a_new_built_in_loses_none(venv: Path, tmp_path
 
 def test_the_page_writes_out_a_whole_connector():
     assert set(page_files()) == {
-        "pyproject.toml", "magboard_movelog/__init__.py", "magboard_movelog/watcher.py"
+        "pyproject.toml", "magboard_movelog/__init__.py", "magboard_movelog/watcher.py", *TRIAL
     }  # fmt: skip
 
 
@@ -267,24 +273,31 @@ def test_the_connector_of_the_architecture_page_works(venv: Path, tmp_path: Path
     checked = run_magboard("config", "check", "--config", str(long), python=venv)
     assert "[movelog] event: 81 characters is too long for an event's name" in checked.stderr
 
-    moves = tmp_path / "moves.txt"
-    write_config(
-        tmp_path,
-        f'[movelog]\nenabled = true\npath = "{moves}"\ncolour = "c"\ntoken = "s3cret"\n',
+    # The page's trial, as it writes it: its config (in this test's directory, not /tmp),
+    # a token added to see it masked, and its script played by `run --script`.
+    files = page_files()
+    trial = files["config.toml"].replace("/tmp/movelog", str(tmp_path))
+    trial = trial.replace("[sim]\n", f'[sim]\nleds_file = "{tmp_path / "leds.json"}"\n')
+    (tmp_path / "config.toml").write_text(
+        trial.replace('colour = "c"', 'colour = "c"\ntoken = "s3cret"')
     )
+    (tmp_path / "game.script").write_text(files["game.script"])
     shown = run_magboard("config", "show", "--config", str(tmp_path / "config.toml"),
                          python=venv)  # fmt: skip
-    assert shown.returncode == 0 and "s3cret" not in shown.stdout
+    assert shown.returncode == 0, shown.stderr
+    assert "s3cret" not in shown.stdout
     assert tomllib.loads(shown.stdout)["movelog"]["colour"] == "c"
 
-    daemon = DaemonProcess(tmp_path, python=venv)
+    daemon = DaemonProcess(tmp_path, "--script", str(tmp_path / "game.script"), script=None,
+                           python=venv)  # fmt: skip
     daemon.wait_ready()
     assert "movelog (magboard-movelog 0.1.0)" in daemon.output()
     assert "extensions started: " in daemon.output() and ", movelog" in daemon.output()
-    daemon.send(*SCHOLARS_MATE[:7])  # 1. e4 e5
+    assert daemon.wait_for(lambda: "script finished" in daemon.output()), daemon.output()
     assert daemon.wait_for(lambda: daemon.leds()[square("e5")] == CYAN, 5), daemon.leds()
     daemon.terminate()
     assert daemon.proc.returncode == 0, daemon.output()
-    assert moves.read_text().splitlines() == ["# game 1 at ply 0: ", "1 e4", "2 e5"]
+    moves = (tmp_path / "moves.txt").read_text().splitlines()
+    assert moves == ["# game 1 at ply 0: ", "1 e4", "2 e5"]
     pgn = run_magboard("pgn", "--config", str(daemon.config), python=venv)
     assert '[Event "Club night"]' in pgn.stdout, pgn.stdout + pgn.stderr
