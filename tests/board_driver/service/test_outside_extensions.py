@@ -167,8 +167,8 @@ def test_run_starts_it_when_ready_it_follows_a_game_lights_and_acts_and_stops_fi
         f'[web]\nport = {port}\n[clubscreen]\nenabled = true\nseen_file = "{seen}"\n',
     )
     daemon = DaemonProcess(tmp_path, python=venv)
-    daemon.wait_ready()
-    assert daemon.wait_for(lambda: "clubscreen: started" in daemon.output()), daemon.output()
+    daemon.wait_ready()  # the log's lines come on their own pipe: waited for too
+    assert daemon.wait_for(lambda: "ready: game" in daemon.output()), daemon.output()
     lines = daemon.output().splitlines()
     found = next(line for line in lines if "extensions found:" in line)
     assert "clubscreen (magboard-clubscreen 0.1.0)" in found
@@ -290,9 +290,10 @@ def test_the_connector_of_the_architecture_page_works(venv: Path, tmp_path: Path
 
     daemon = DaemonProcess(tmp_path, "--script", str(tmp_path / "game.script"), script=None,
                            python=venv)  # fmt: skip
-    daemon.wait_ready()
+    daemon.wait_ready()  # the log's lines come on their own pipe: waited for too
+    assert daemon.wait_for(lambda: "extensions started: " in daemon.output()), daemon.output()
     assert "movelog (magboard-movelog 0.1.0)" in daemon.output()
-    assert "extensions started: " in daemon.output() and ", movelog" in daemon.output()
+    assert ", movelog" in daemon.output().split("extensions started: ", 1)[1]
     assert daemon.wait_for(lambda: "script finished" in daemon.output()), daemon.output()
     assert daemon.wait_for(lambda: daemon.leds()[square("e5")] == CYAN, 5), daemon.leds()
     daemon.terminate()
