@@ -107,7 +107,7 @@ class Installed:
 
     def summary(self) -> str:
         """Which extensions were found, by distribution, for the log:
-        ``"broadcast, emulation, engine, hall, lichess, web (magboard 0.1.0)"``."""
+        ``"broadcast, emulation, engine, ... (magboard 0.1.0)"``."""
         by_distribution: dict[str, list[str]] = {}
         for found in self.found:
             by_distribution.setdefault(found.distribution, []).append(found.name)

@@ -25,7 +25,7 @@ LONG_ONES = {
 #: The folders of board_driver/, in the order of the flow, then what stands beside it.
 FOLDERS = {
     "physical", "arbiter", "clock", "service", "door", "players", "connectors",  # the flow
-    "hall", "boardscript", "commands",  # beside it
+    "hall", "boardscript", "commands", "spoken",  # beside it
 }  # fmt: skip
 #: The modules at the top of board_driver/: the package, ``python -m board_driver``, and
 #: the one reader of files a person names (used from the simulator to the store).
