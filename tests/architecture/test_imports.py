@@ -8,6 +8,7 @@ that runs late is still a dependency); those under ``if TYPE_CHECKING:`` are lef
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import pytest
@@ -73,7 +74,9 @@ def imports_of(
     return found
 
 
+@functools.cache
 def graph(*, types: bool = False) -> dict[str, set[str]]:
+    """Each module's imports of ours (read once per run: the tests only read it)."""
     files = [p for pkg in PACKAGES for p in (ROOT / pkg).rglob("*.py")]
     modules = {module_name(p) for p in files}
     return {module_name(p): imports_of(p, modules, types=types) for p in files}
