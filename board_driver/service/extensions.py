@@ -11,6 +11,7 @@ like any other config error: it is raised from here, the ones started stopped fi
 from __future__ import annotations
 
 import contextlib
+import inspect
 import logging
 from collections.abc import Iterable
 from typing import Any
@@ -33,13 +34,18 @@ async def start_extensions(
         log.error("%s", refused)
     skipped = set(skip)
     running: list[tuple[str, Any]] = []
+    off: list[str] = []
     for extension in found.extensions():
         section = config.section(extension.name)
         try:
             if extension.name in skipped or not extension.enabled(section, config):
+                off.append(extension.name)
                 continue
             extension.validate_environment(section)
-            running.append((extension.name, await extension.start(door, section)))
+            started: Any = extension.start(door, section)
+            if inspect.isawaitable(started):  # `async def start`, as it should be
+                started = await started
+            running.append((extension.name, started))
         except ExtensionConfigError:
             await stop_extensions(running)
             raise
@@ -47,8 +53,11 @@ async def start_extensions(
             log.error("%s: %s (the board works on without it)", extension.name, exc)
         except Exception:  # its bug must not stop the board
             log.exception("%s: failed to start (the board works on without it)", extension.name)
-    if running:
-        log.info("extensions started: %s", ", ".join(name for name, _ in running))
+    log.info(
+        "extensions started: %s%s",
+        ", ".join(name for name, _ in running) or "none",
+        f" (not turned on by the config: {', '.join(off)})" if off else "",
+    )
     return running
 
 
@@ -57,7 +66,9 @@ async def stop_extensions(running: list[tuple[str, Any]]) -> None:
     while running:
         name, extension = running.pop()
         try:
-            await extension.stop()
+            stopped = extension.stop()
+            if inspect.isawaitable(stopped):
+                await stopped
         except Exception:
             with contextlib.suppress(Exception):
                 log.exception("%s: failed to stop", name)

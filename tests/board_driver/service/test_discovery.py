@@ -187,3 +187,85 @@ def test_a_section_nobody_reads_is_named_with_a_guess():
     (problem,) = caught.value.problems
     assert problem.startswith("[engien]: unknown section: did you mean [engine]? Or the "
                               "package of an extension that reads [engien] is not installed")
+
+
+class _Config:
+    """A config as start_extensions reads it: each section by name."""
+
+    def __init__(self, **sections: object) -> None:
+        self.sections = sections
+
+    def section(self, name: str) -> object:
+        return self.sections[name]
+
+
+def test_start_and_stop_in_order_a_plain_def_too_and_the_log_names_those_off(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+):
+    """The daemon's side: each enabled extension started (a plain ``def start`` and
+    ``def stop`` are taken as well as ``async def``), stopped the last first; the log says
+    which were found, started, and not turned on; one failing to start is logged and the
+    others run."""
+    import asyncio
+    import logging
+    from dataclasses import dataclass
+
+    from board_driver.service import extensions as service
+    from board_driver.service.discovery import Found, Installed
+
+    said: list[str] = []
+
+    @dataclass(frozen=True)
+    class On:
+        enabled: bool = True
+
+    class Running:
+        def __init__(self, name: str) -> None:
+            self.name = name
+
+        def stop(self) -> None:  # a plain def
+            said.append(f"stop {self.name}")
+
+    class Plain(Extension):
+        name, config_class = "plain", On
+
+        def start(self, door, section):  # a plain def: taken too
+            said.append("start plain")
+            return Running("plain")
+
+    class Async(Extension):
+        name, config_class = "asynchronous", On
+
+        async def start(self, door, section):
+            said.append("start asynchronous")
+            return Running("asynchronous")
+
+    class Broken(Extension):
+        name, config_class = "broken", On
+
+        async def start(self, door, section):
+            raise RuntimeError("its own bug")
+
+    class Off(Extension):
+        name, config_class = "off", On
+
+        def enabled(self, section, config):
+            return False
+
+    exts = [Plain(), Async(), Broken(), Off()]
+    found = Installed(tuple(Found(e, f"{e.name} = m:x", "pkg 1", False) for e in exts))
+    monkeypatch.setattr(service, "installed", lambda: found)
+    config = _Config(**{e.name: On() for e in exts})
+
+    async def run() -> None:
+        running = await service.start_extensions(object(), config)
+        assert [name for name, _ in running] == ["plain", "asynchronous"]
+        await service.stop_extensions(running)
+
+    with caplog.at_level(logging.INFO, logger="magboard"):
+        asyncio.run(run())
+    assert said == ["start plain", "start asynchronous", "stop asynchronous", "stop plain"]
+    text = caplog.text
+    assert "extensions found: plain, asynchronous, broken, off (pkg 1)" in text
+    assert "broken: failed to start (the board works on without it)" in text
+    assert "extensions started: plain, asynchronous (not turned on by the config: off)" in text

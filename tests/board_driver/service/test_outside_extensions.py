@@ -100,6 +100,12 @@ def venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return python
 
 
+def started_names(log: str) -> list[str]:
+    """The extensions the log says were started (``extensions started: a, b (not ...)``)."""
+    line = log.split("extensions started: ", 1)[1].splitlines()[0]
+    return line.split(" (", 1)[0].split(", ")
+
+
 def page_files() -> dict[str, str]:
     """The files of the connector that docs/architecture.md writes out, by path: each
     fenced block of its "Write your own connector" that starts with a ``# path`` line."""
@@ -178,6 +184,8 @@ def test_run_starts_it_when_ready_it_follows_a_game_lights_and_acts_and_stops_fi
     assert "web (magboard " in found
     # Started once the board's own path runs (its game resumed from the store), before
     # systemd is told the service is ready (the page and the extensions up).
+    assert {"clubscreen", "engine", "web"} <= set(started_names(daemon.output()))
+    assert "not turned on by the config: broadcast, emulation, hall, lichess" in daemon.output()
     started = next(i for i, line in enumerate(lines) if "clubscreen: started" in line)
     board = next(i for i, line in enumerate(lines) if "new game 1" in line)
     ready = next(i for i, line in enumerate(lines) if "ready: game" in line)
@@ -296,7 +304,7 @@ def test_the_connector_of_the_architecture_page_works(venv: Path, tmp_path: Path
     daemon.wait_ready()  # the log's lines come on their own pipe: waited for too
     assert daemon.wait_for(lambda: "extensions started: " in daemon.output()), daemon.output()
     assert "movelog (magboard-movelog 0.1.0)" in daemon.output()
-    assert ", movelog" in daemon.output().split("extensions started: ", 1)[1]
+    assert "movelog" in started_names(daemon.output())
     assert daemon.wait_for(lambda: "script finished" in daemon.output()), daemon.output()
     assert daemon.wait_for(lambda: daemon.leds()[square("e5")] == CYAN, 5), daemon.leds()
     daemon.terminate()
