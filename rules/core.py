@@ -119,6 +119,7 @@ class Move:
     captured_square: int | None
     rook_from: int | None
     rook_to: int | None
+    _key: int
 
     def __init__(
         self,
@@ -142,6 +143,7 @@ class Move:
         setattr_(self, "is_capture", is_capture)
         setattr_(self, "is_en_passant", is_en_passant)
         setattr_(self, "is_castling", is_castling)
+        captured: int | None
         if is_en_passant:
             captured = (from_square & 0o70) | (to_square & 7)
         elif is_capture:
@@ -149,6 +151,8 @@ class Move:
         else:
             captured = None
         setattr_(self, "captured_square", captured)
+        rook_from: int | None
+        rook_to: int | None
         if is_castling:
             back = from_square & 0o70
             if to_square > from_square:
@@ -181,7 +185,7 @@ class Move:
     def __repr__(self) -> str:
         return f"Move.from_uci({self.uci()!r})"
 
-    def __reduce__(self):  # copy/pickle through the constructor (attributes are read-only)
+    def __reduce__(self) -> tuple[object, ...]:  # copy/pickle through the constructor
         return (
             _rebuild_move,
             (
@@ -225,7 +229,14 @@ class Move:
         return cls(frm, to, promotion)
 
 
-def _rebuild_move(frm, to, promotion, is_capture, is_en_passant, is_castling) -> Move:
+def _rebuild_move(
+    frm: int,
+    to: int,
+    promotion: int | None,
+    is_capture: bool,
+    is_en_passant: bool,
+    is_castling: bool,
+) -> Move:
     return Move(
         frm,
         to,

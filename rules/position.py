@@ -147,10 +147,23 @@ class Position:
         "turn",
     )
 
+    _board: list[int]
+    _castling: int
+    _kings: list[int]
+    _legal_cache: list[Move] | None
+    _pieces: tuple[set[int], set[int]]
+    _stack: list[tuple[Move, int, int, int, int | None, int]]
+    ep_square: int | None
+    fullmove_number: int
+    halfmove_clock: int
+    turn: Color
+
     def __init__(self) -> None:
         self._set(*parse_fen_fields(STARTING_FEN))
 
-    def _set(self, board, turn, castling, ep, half, full) -> None:
+    def _set(
+        self, board: list[int], turn: Color, castling: int, ep: int | None, half: int, full: int
+    ) -> None:
         self._board = board
         self.turn = turn
         self._castling = castling
@@ -161,7 +174,7 @@ class Position:
             {sq for sq in range(64) if board[sq] < 0},
             {sq for sq in range(64) if board[sq] > 0},
         )
-        kings = [None, None]
+        kings = [-1, -1]
         for sq in range(64):
             if board[sq] == 6:
                 kings[1] = sq
@@ -189,7 +202,8 @@ class Position:
     def fen(self) -> str:
         """The FEN of the position. The en-passant square is written only when an
         en-passant capture is legal (as python-chess does, and as repetition counts it)."""
-        ep = SQUARE_NAMES[self.ep_square] if self._legal_ep_exists() else "-"
+        ep_square = self.ep_square
+        ep = SQUARE_NAMES[ep_square] if ep_square is not None and self._legal_ep_exists() else "-"
         return (
             f"{placement_text(self._board)} {'w' if self.turn else 'b'} "
             f"{castling_text(self._castling)} {ep} {self.halfmove_clock} {self.fullmove_number}"
@@ -230,7 +244,7 @@ class Position:
             and self.fullmove_number == other.fullmove_number
         )
 
-    __hash__ = None  # mutable
+    __hash__ = None  # type: ignore[assignment]  # mutable
 
     def __repr__(self) -> str:
         return f"Position.from_fen({self.fen()!r})"
@@ -351,7 +365,7 @@ class Position:
         """
         return is_dead(self)
 
-    def repetition_key(self) -> tuple:
+    def repetition_key(self) -> tuple[tuple[int, ...], bool, int, int | None]:
         """What makes positions "the same" for repetition (FIDE 9.2.3): placement, side
         to move, castling rights, and the e.p. square only if an e.p. capture is legal."""
         return (
@@ -465,8 +479,12 @@ class Position:
             return set(KNIGHT_SQUARES[frm])
         if kind == KING:
             return set(KING_SQUARES[frm])
-        rays = {BISHOP: DIAG_RAYS, ROOK: ORTHO_RAYS}.get(kind)
-        rays = rays[frm] if rays else ORTHO_RAYS[frm] + DIAG_RAYS[frm]
+        if kind == BISHOP:
+            rays = DIAG_RAYS[frm]
+        elif kind == ROOK:
+            rays = ORTHO_RAYS[frm]
+        else:
+            rays = ORTHO_RAYS[frm] + DIAG_RAYS[frm]
         reach = set()
         for ray in rays:
             for t in ray:
@@ -524,8 +542,8 @@ class Position:
 
         # Checkers and pins, from the king outward.
         n_checks = 0
-        mask = None
-        pins = {}
+        mask: frozenset[int] | None = None
+        pins: dict[int, frozenset[int]] = {}
         _, _, straight, diagonal, _ = _ATTACKER_CODES[white]
         for rays, sliders in ((ORTHO_LINES[ksq], straight), (DIAG_LINES[ksq], diagonal)):
             for ray in rays:
@@ -589,8 +607,8 @@ class Position:
                         elif enemy[q]:
                             ap(cm)
                 else:
-                    for ray in SLIDER_MOVES[p][sq]:
-                        for to, qm, cm in ray:
+                    for steps in SLIDER_MOVES[p][sq]:
+                        for to, qm, cm in steps:
                             q = board[to]
                             if not q:
                                 ap(qm)
@@ -600,6 +618,7 @@ class Position:
                                 break
                 if out is not moves:
                     allowed = mask if pin is None else (pin if mask is None else pin & mask)
+                    assert allowed is not None  # a scratch list only for a pin or a check
                     for m in out:
                         if m.to_square in allowed:
                             append(m)

@@ -27,7 +27,7 @@ def _walk(sq: int, df: int, dr: int) -> tuple[int, ...]:
     return tuple(out)
 
 
-def _step(sq: int, steps) -> tuple[int, ...]:
+def _step(sq: int, steps: tuple[tuple[int, int], ...]) -> tuple[int, ...]:
     f, r = sq & 7, sq >> 3
     return tuple((r + dr) * 8 + f + df for df, dr in steps if 0 <= f + df < 8 and 0 <= r + dr < 8)
 
@@ -76,8 +76,17 @@ _RAY_MOVES = tuple(tuple(_moves_along(sq, ray) for ray in RAYS[sq]) for sq in ra
 ROOK_MOVES = tuple(tuple(r for r in _RAY_MOVES[sq][:4] if r) for sq in range(64))
 BISHOP_MOVES = tuple(tuple(r for r in _RAY_MOVES[sq][4:] if r) for sq in range(64))
 QUEEN_MOVES = tuple(ROOK_MOVES[sq] + BISHOP_MOVES[sq] for sq in range(64))
-#: SLIDER_MOVES[piece type][sq]
-SLIDER_MOVES = (None, None, None, BISHOP_MOVES, ROOK_MOVES, QUEEN_MOVES, None)
+_NO_MOVES: tuple[tuple[tuple[tuple[int, Move, Move], ...], ...], ...] = tuple(() for _ in range(64))
+#: SLIDER_MOVES[piece type][sq] (no moves for the pieces that do not slide)
+SLIDER_MOVES = (
+    _NO_MOVES,
+    _NO_MOVES,
+    _NO_MOVES,
+    BISHOP_MOVES,
+    ROOK_MOVES,
+    QUEEN_MOVES,
+    _NO_MOVES,
+)
 KNIGHT_MOVES = tuple(_moves_along(sq, KNIGHT_SQUARES[sq]) for sq in range(64))
 KING_MOVES = tuple(_moves_along(sq, KING_SQUARES[sq]) for sq in range(64))
 
@@ -88,14 +97,26 @@ def _pawn_moves(frm: int, to: int, capture: bool) -> tuple[Move, ...]:
     return (Move(frm, to, is_capture=capture),)
 
 
-def _pawn_tables(white: bool):
-    push, double, caps = [], [], []
+_PawnPush = tuple[int, tuple[Move, ...]]
+_PawnDouble = tuple[int, Move]
+
+
+def _pawn_tables(
+    white: bool,
+) -> tuple[
+    tuple[_PawnPush, ...],
+    tuple[_PawnDouble | None, ...],
+    tuple[tuple[_PawnPush, ...], ...],
+]:
+    push: list[_PawnPush] = []
+    double: list[_PawnDouble | None] = []
+    caps: list[tuple[_PawnPush, ...]] = []
     step = 8 if white else -8
     start_rank = 1 if white else 6
     for sq in range(64):
         to = sq + step
         if not 0 <= to < 64 or sq >> 3 in (0, 7):
-            push.append(None)
+            push.append((sq, ()))  # no pawn stands on its first or last rank
             double.append(None)
             caps.append(())
             continue
@@ -130,14 +151,14 @@ CASTLING_LETTERS = (
     (BLACK_QUEENSIDE, "q"),
 )
 #: Rights kept after a move from or to a square (moving or capturing a king or rook).
-CASTLING_KEPT = [15] * 64
-CASTLING_KEPT[4] = 15 & ~(WHITE_KINGSIDE | WHITE_QUEENSIDE)
-CASTLING_KEPT[7] = 15 & ~WHITE_KINGSIDE
-CASTLING_KEPT[0] = 15 & ~WHITE_QUEENSIDE
-CASTLING_KEPT[60] = 15 & ~(BLACK_KINGSIDE | BLACK_QUEENSIDE)
-CASTLING_KEPT[63] = 15 & ~BLACK_KINGSIDE
-CASTLING_KEPT[56] = 15 & ~BLACK_QUEENSIDE
-CASTLING_KEPT = tuple(CASTLING_KEPT)
+_KEPT = [15] * 64
+_KEPT[4] = 15 & ~(WHITE_KINGSIDE | WHITE_QUEENSIDE)
+_KEPT[7] = 15 & ~WHITE_KINGSIDE
+_KEPT[0] = 15 & ~WHITE_QUEENSIDE
+_KEPT[60] = 15 & ~(BLACK_KINGSIDE | BLACK_QUEENSIDE)
+_KEPT[63] = 15 & ~BLACK_KINGSIDE
+_KEPT[56] = 15 & ~BLACK_QUEENSIDE
+CASTLING_KEPT = tuple(_KEPT)
 
 CASTLE_WK = Move(4, 6, is_castling=True)
 CASTLE_WQ = Move(4, 2, is_castling=True)
