@@ -2,10 +2,11 @@
 
 Each fixture (``fixtures/*.json``, provenance in ``fixtures/README.md``) is the
 emulation's trace of a whole game played into the real daemon while a real driver
-(PicoChess's, python-mchess's) read it: the door's events, the driver's bytes in, ours
-out, with their times. Replayed on a virtual clock, a fresh emulation must send the same
-bytes in the same order at about the same times: what those drivers accepted. And what
-the drivers read in the recording was the game's position after every move.
+(PicoChess's, python-mchess's, ChessnutPy's over Bluetooth LE) read it: the door's events,
+the driver's bytes in, ours out, with their times. Replayed on a virtual clock, a fresh
+emulation must send the same bytes in the same order at about the same times: what those
+drivers accepted. And what the drivers read in the recording was the game's position after
+every move (but for a move played while the driver was away, in ``meta["unseen"]``).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.board_driver.connectors.emulation.apps import ChessLinkApp, DgtApp
+from tests.board_driver.connectors.emulation.apps import ChessLinkApp, ChessnutApp, DgtApp
 from tests.board_driver.connectors.emulation.replay import Recording, replay
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
@@ -34,6 +35,8 @@ def messages(protocol: str, chunks: list[tuple[int, bytes]]) -> list[tuple[int, 
         while data:
             if protocol == "dgt":
                 size = (data[1] << 7) | data[2]
+            elif protocol == "chessnut":
+                size = 2 + data[1]
             else:
                 size = ChessLinkApp.LENGTHS[chr(data[0] & 0x7F)]
             out.append((t, data[:size]))
@@ -62,7 +65,7 @@ def unmatched(sent: list, recorded: list) -> tuple[list, list]:
 
 def test_there_is_a_recording_for_each_protocol():
     protocols = {Recording.load(path).start["protocol"] for path in RECORDINGS}
-    assert protocols == {"dgt", "chesslink"}
+    assert protocols == {"dgt", "chesslink", "chessnut"}
 
 
 @pytest.mark.parametrize("path", RECORDINGS, ids=lambda p: p.stem)
@@ -88,8 +91,11 @@ def test_the_driver_read_the_games_position_after_every_move(path):
             moves.append(event)
     assert [m["san"] for m in moves] == recording.meta["moves"] and len(moves) > 40
     read = [line["fen"] for line in recording.driver if "fen" in line]
+    unseen = set(recording.meta.get("unseen", ()))  # played while the driver was away
     index = 0
-    for move in moves:  # each position in turn, in the order of the game
+    for ply, move in enumerate(moves):  # each position in turn, in the order of the game
+        if ply in unseen:
+            continue
         board = move["fen"].split()[0]
         while index < len(read) and read[index] != board:
             index += 1
@@ -102,7 +108,9 @@ def test_the_driver_read_the_games_position_after_every_move(path):
 def test_an_app_reading_the_replay_sees_the_final_position(path):
     recording = Recording.load(path)
     sent, door = replay(recording)
-    app = DgtApp() if recording.start["protocol"] == "dgt" else ChessLinkApp()
+    app = {"dgt": DgtApp, "chesslink": ChessLinkApp, "chessnut": ChessnutApp}[
+        recording.start["protocol"]
+    ]()
     for _, data in sent:
         app.feed(data)
     assert app.fen() == door.game.position.board_fen()
