@@ -337,9 +337,12 @@ def record_fixture(directory: Path, game: dict, report: dict, trace: list, unsee
         "magboard": magboard,
         "mtu": report["found"]["mtu"],
         "problems": report["problems"],
+        # The emulated machine on a busy host: a timer, or the daemon between a command and
+        # its answer, held up for up to 1.7 s in the first recording (the mean 49 ms).
+        "time_slack_ms": 2000,
         "notes": [
             "the app left after ply 20 and came back after ply 22 (a new connection)",
-            "timed in an emulated machine (TCG): timers may fire late",
+            "timed in an emulated machine (TCG) on a busy host: the replay allows 2 s",
         ],
     }
     driver = [{"t": r["t"], "fen": r["fen"]} for r in report["driver"]["readings"]]

@@ -201,7 +201,8 @@ class ChessnutView:
         return "/".join(rows)
 
     def ready(self) -> bool:
-        return bool(self.board)
+        """The opening answered: the position, the battery and the version."""
+        return bool(self.board) and self.battery is not None and bool(self.version)
 
     def board_fen(self) -> str:
         return self.board
