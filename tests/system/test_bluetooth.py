@@ -294,6 +294,7 @@ def test_chessnutpy_own_driver_plays_a_whole_game_through_bluetoothd(machine, ph
     )
     game = report["game"]
     assert report["found"]["name"] == "Chessnut Air"  # found by ChessnutPy's own scan
+    assert report["found"]["address"] == bluetooth[0]
     assert not report["problems"], report["problems"]
     assert report["moves"] == len(game["moves"])
     assert report["stored"] == [m["san"] for m in game["moves"]]
