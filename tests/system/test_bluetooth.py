@@ -227,6 +227,20 @@ def play_game(machine, phone, protocol: str, *, disconnect_at: int, extra: tuple
     return report
 
 
+def assert_whole_game(report: dict, name: str, board: str) -> None:
+    """The app found the board by ``name`` at ``board``'s address, read the game's position
+    after every move, the board stored every move, its LEDs reached the board's lights and
+    went out, and it came back after ply 22 to the board as it was."""
+    game = report["game"]
+    assert report["found"]["name"] == name
+    assert report["found"]["address"] == board
+    assert not report["problems"], report["problems"]
+    assert report["moves"] == len(game["moves"])
+    assert report["stored"] == [m["san"] for m in game["moves"]]
+    assert report["led_checks"] and all("lit, out" in c for c in report["led_checks"])
+    assert report["reconnects"] == [{"after_ply": 22, "reading_matches": True, "stored": True}]
+
+
 def test_the_board_and_the_phone_each_have_a_controller_on_the_emulated_radio(
     machine, phone, bluetooth
 ):
@@ -240,15 +254,7 @@ def test_an_app_on_a_phone_plays_a_whole_game_through_bluetoothd(
 ):
     start_board(machine, phone, protocol)
     report = play_game(machine, phone, protocol, disconnect_at=20)
-    game = report["game"]
-    assert report["found"]["name"] == NAMES[protocol]
-    assert report["found"]["address"] == bluetooth[0]
-    assert not report["problems"], report["problems"]
-    assert report["moves"] == len(game["moves"])
-    sans = [m["san"] for m in game["moves"]]
-    assert report["stored"] == sans
-    assert report["led_checks"] and all("lit, out" in c for c in report["led_checks"])
-    assert report["reconnects"] == [{"after_ply": 22, "reading_matches": True, "stored": True}]
+    assert_whole_game(report, NAMES[protocol], bluetooth[0])
     if protocol == "pegasus":
         assert report["opening"]["version"].startswith("1.")
     if protocol == "chessnut":
@@ -274,11 +280,10 @@ def test_python_mchess_own_driver_on_bleak_plays_a_whole_game_through_bluetoothd
     report = play_game(
         machine, phone, "chesslink", disconnect_at=20, extra=("--mchess", "/run/ble/mchess")
     )
-    game = report["game"]
     assert report["found"]["name"] == "MILLENNIUM CHESS"
     assert not report["problems"], report["problems"]
-    assert report["moves"] == len(game["moves"])
-    assert report["stored"] == [m["san"] for m in game["moves"]]
+    assert report["moves"] == len(report["game"]["moves"])
+    assert report["stored"] == [m["san"] for m in report["game"]["moves"]]
     assert report["led_checks"] and all("lit, out" in c for c in report["led_checks"])
     assert report["reconnects"] == [{"after_ply": 22, "reading_matches": True, "stored": True}]
 
@@ -293,13 +298,7 @@ def test_chessnutpy_own_driver_plays_a_whole_game_through_bluetoothd(machine, ph
         machine, phone, "chessnut", disconnect_at=20, extra=("--chessnutpy", "/run/ble/chessnutpy")
     )
     game = report["game"]
-    assert report["found"]["name"] == "Chessnut Air"  # found by ChessnutPy's own scan
-    assert report["found"]["address"] == bluetooth[0]
-    assert not report["problems"], report["problems"]
-    assert report["moves"] == len(game["moves"])
-    assert report["stored"] == [m["san"] for m in game["moves"]]
-    assert report["led_checks"] and all("lit, out" in c for c in report["led_checks"])
-    assert report["reconnects"] == [{"after_ply": 22, "reading_matches": True, "stored": True}]
+    assert_whole_game(report, "Chessnut Air", bluetooth[0])  # found by ChessnutPy's own scan
     driver = report["driver"]
     assert driver["whole"] and report["largest_notification"] == 38
     read = [r["fen"] for r in driver["readings"]]
