@@ -57,6 +57,7 @@ Traceback (most recent call last):
 rules.errors.FenError: FEN placement: Black has no king, needs exactly one
 """
 
+from . import chess960
 from .core import (
     BISHOP,
     BLACK,
@@ -76,11 +77,18 @@ from .core import (
     square_name,
     square_rank,
 )
-from .errors import ClaimRefused, FenError, IllegalMoveError, PgnError, SanError
+from .errors import (
+    ClaimRefused,
+    FenError,
+    IllegalMoveError,
+    PgnError,
+    SanError,
+    VariantError,
+)
 from .fen import STARTING_FEN
 from .game import EXTERNAL_TERMINATIONS, TERMINATIONS, Game, Outcome
 from .pgn import PgnGame, read_pgn
-from .position import Position
+from .position import VARIANTS, Position
 
 __all__ = [
     "BISHOP",
@@ -95,6 +103,7 @@ __all__ = [
     "SQUARE_NAMES",
     "STARTING_FEN",
     "TERMINATIONS",
+    "VARIANTS",
     "WHITE",
     "ClaimRefused",
     "Color",
@@ -108,6 +117,8 @@ __all__ = [
     "Piece",
     "Position",
     "SanError",
+    "VariantError",
+    "chess960",
     "parse_square",
     "read_pgn",
     "square_file",
