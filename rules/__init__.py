@@ -49,6 +49,19 @@ Outcome(termination='dead_position', winner=None)
 >>> rules.Game(wall).flag_fall(rules.BLACK).result()   # the rook may yet open the wall
 '1-0'
 
+Chess960 (FIDE Guidelines II) is a variant of the position; standard chess is the
+default. Start positions go by Scharnagl's number (518 is the standard array), castling
+by the rook's side, and a castling is written as the king taking its own rook (UCI_Chess960):
+
+>>> game = rules.Game(rules.Position.from_chess960(3))
+>>> game.position.board_fen().split('/')[-1]      # king f1, rooks e1 and g1
+'BQNNRKRB'
+>>> castling = game.push_san('O-O')                # the king and the g1 rook swap squares
+>>> castling.uci(), [rules.square_name(sq) for sq in (castling.to_square, castling.rook_to)]
+('f1g1', ['g1', 'f1'])
+>>> game.position.fen()
+'bqnnrkrb/pppppppp/8/8/8/8/PPPPPPPP/BQNNRRKB b kq - 1 1'
+
 Bad input raises a precise :class:`ValueError` that says what and where:
 
 >>> rules.Position.from_fen('8/8/8/8/8/8/8/K7 w - - 0 1')

@@ -604,11 +604,17 @@ class Position:
             if kind != PAWN:
                 return f"illegal move {text}: only a pawn promotes, this is a {name} {where}"
             return f"illegal move {text}: a pawn promotes only on the last rank {where}"
+        if self._chess960:  # the king to its castled square, from further than a step
+            castled_square = to & 7 in (2, 6) and to not in KING_SQUARES[frm]
+        else:
+            castled_square = to - frm in (2, -2)
         own_rook = 4 if self.turn else -4
-        if kind == KING and frm >> 3 == to >> 3 and (to - frm in (2, -2) or board[to] == own_rook):
+        # The king taking its own rook is castling in UCI_Chess960.
+        if kind == KING and frm >> 3 == to >> 3 and (castled_square or board[to] == own_rook):
             return (
-                f"illegal move {text}: castling is not allowed here (it needs the right, "
-                f"empty squares between king and rook, and no check on the king's path) {where}"
+                f"illegal move {text}: castling is not allowed here (it needs the rook's "
+                "right, every square between king and rook and their final squares empty, "
+                f"and no attack on the king's square, its path or its final square) {where}"
             )
         q = board[to]
         if q and (q > 0) == self.turn:
@@ -901,8 +907,9 @@ class Position:
 
     def push(self, move: Move) -> None:
         """Play a move, in place. The move must be legal here (see :meth:`is_legal`;
-        :class:`rules.Game` checks): what it does is read from the board, so a bare
-        ``Move.from_uci('e1g1')`` castles."""
+        :class:`rules.Game` checks): what it does is read from the board, so in standard
+        chess a bare ``Move.from_uci('e1g1')`` castles. A Chess960 castling must be the
+        move itself (from :meth:`legal_moves`, :meth:`parse_uci` or :meth:`legal_move`)."""
         if move.is_castling and self._chess960:
             self._push_castling960(move)
             return
