@@ -970,7 +970,7 @@ class Position:
             raise IndexError("pop from a position with no moves pushed")
         move, p, cap, castling, ep, half = self._stack.pop()
         if move.is_castling and self._chess960:
-            self._pop_castling960(move, p, castling, ep, half)
+            self._pop_castling960(move, castling, ep, half)
             return move
         self._legal_cache = None
         board = self._board
@@ -1008,25 +1008,13 @@ class Position:
         return move
 
     def _push_castling960(self, move: Move) -> None:
-        """A Chess960 castling: the king and the rook may land on each other's squares,
-        or stay, so both are lifted before either is placed."""
-        board = self._board
+        """A Chess960 castling: king and rook to their squares (see :meth:`_shift`)."""
         white = self.turn
-        frm, to = move.from_square, move.to_square
         rook_from, rook_to = move.rook_from, move.rook_to
         assert rook_from is not None and rook_to is not None
-        king, rook = board[frm], board[rook_from]
-        self._stack.append((move, king, 0, self._castling, self.ep_square, self.halfmove_clock))
+        self._stack.append((move, 0, 0, self._castling, self.ep_square, self.halfmove_clock))
         self._legal_cache = None
-        us = self._pieces[white]
-        board[frm] = board[rook_from] = 0
-        us.discard(frm)
-        us.discard(rook_from)
-        board[to] = king
-        board[rook_to] = rook
-        us.add(to)
-        us.add(rook_to)
-        self._kings[white] = to
+        self._shift(white, move.from_square, move.to_square, rook_from, rook_to)
         self._castling &= RIGHTS_OF[not white]
         self.ep_square = None
         self.halfmove_clock += 1
@@ -1034,31 +1022,35 @@ class Position:
             self.fullmove_number += 1
         self.turn = not white
 
-    def _pop_castling960(
-        self, move: Move, king: int, castling: int, ep: int | None, half: int
-    ) -> None:
+    def _pop_castling960(self, move: Move, castling: int, ep: int | None, half: int) -> None:
         self._legal_cache = None
-        board = self._board
         white = not self.turn
         self.turn = white
-        frm, to = move.from_square, move.to_square
         rook_from, rook_to = move.rook_from, move.rook_to
         assert rook_from is not None and rook_to is not None
-        rook = board[rook_to]
-        us = self._pieces[white]
-        board[to] = board[rook_to] = 0
-        us.discard(to)
-        us.discard(rook_to)
-        board[frm] = king
-        board[rook_from] = rook
-        us.add(frm)
-        us.add(rook_from)
-        self._kings[white] = frm
+        self._shift(white, move.to_square, move.from_square, rook_to, rook_from)
         self._castling = castling
         self.ep_square = ep
         self.halfmove_clock = half
         if not white:
             self.fullmove_number -= 1
+
+    def _shift(
+        self, white: Color, king_from: int, king_to: int, rook_from: int, rook_to: int
+    ) -> None:
+        """Move ``white``'s king and rook: both are lifted before either is placed, for in
+        Chess960 each may land where the other stood, or stay where it is."""
+        board = self._board
+        us = self._pieces[white]
+        king, rook = board[king_from], board[rook_from]
+        board[king_from] = board[rook_from] = 0
+        us.discard(king_from)
+        us.discard(rook_from)
+        board[king_to] = king
+        board[rook_to] = rook
+        us.add(king_to)
+        us.add(rook_to)
+        self._kings[white] = king_to
 
     def peek(self) -> Move | None:
         """The last move pushed, or ``None``."""

@@ -24,7 +24,9 @@ from collections import Counter
 import chess
 import pytest
 
-from rules import Game, Move, Position
+from rules import BLACK, WHITE, Game, Move, Position
+from tests.rules.test_dead import _find_helpmate
+from tests.rules.test_differential import assert_same_state
 
 #: Our termination names for python-chess's automatic endings.
 _ENDINGS = {
@@ -117,18 +119,7 @@ def _compare(pos: Position, board: chess.Board, features: Counter[str]) -> None:
             features["en passant"] += 1
     if _refused_castlings(pos, board):
         features["castling refused for an attacked square"] += 1
-    assert (
-        pos.is_check(),
-        pos.is_checkmate(),
-        pos.is_stalemate(),
-        pos.is_insufficient_material(),
-    ) == (
-        board.is_check(),
-        board.is_checkmate(),
-        board.is_stalemate(),
-        board.is_insufficient_material(),
-    ), fen
-    assert pos.checkers() == sorted(board.checkers()), fen
+    assert_same_state(pos, board)
 
 
 def _castling_walk(rng: random.Random, plies: int, features: Counter[str]) -> int:
@@ -175,6 +166,10 @@ def _game(rng: random.Random, features: Counter[str]) -> int:
                 chess.Termination.FIVEFOLD_REPETITION,
                 chess.Termination.SEVENTYFIVE_MOVES,
             ), board.fen()
+            # python-chess knows no dead position: a search for a mate by either side,
+            # both cooperating, finds none.
+            for color in (WHITE, BLACK):
+                assert _find_helpmate(pos.copy(), color, 4, 3000) is None, board.fen()
             features["dead position"] += 1
             return seen
         assert (ours and ours.termination, ours and ours.winner) == (
@@ -183,6 +178,14 @@ def _game(rng: random.Random, features: Counter[str]) -> int:
         ), board.fen()
         if ours is not None:
             features[ours.termination] += 1
+            if ours.termination == "checkmate":
+                # The winner mated: no position on the way was dead, or unwinnable for it.
+                replay = game.start.copy()
+                for move in game.moves:
+                    assert not replay.is_dead() and not replay.unwinnable(ours.winner), (
+                        replay.fen()
+                    )
+                    replay.push(move)
             return seen
         assert game.can_claim_threefold() == board.is_repetition(3), board.fen()
         assert game.can_claim_fifty_moves() == (board.halfmove_clock >= 100), board.fen()
@@ -226,7 +229,7 @@ def test_random_chess960_positions_agree_with_python_chess():
 
 @pytest.mark.slow
 def test_random_chess960_positions_agree_with_python_chess_long():
-    seen, features = _run(seed=1960, walks=1500, plies=40, games=300)
+    seen, features = _run(seed=1960, walks=2000, plies=40, games=300)
     assert seen >= 100_000, seen
     assert set(features) >= CASTLING_FORMS, features
     assert {
