@@ -222,6 +222,7 @@ CASTLING_FORMS = {
 
 def test_random_chess960_positions_agree_with_python_chess():
     seen, features = _run(seed=960, walks=50, plies=30, games=6)
+    print(f"{seen} positions compared: {dict(features)}")
     assert seen >= 2_000, seen
     assert set(features) >= CASTLING_FORMS, features
     assert {"promotion", "en passant", "checkmate"} <= set(features), features
@@ -230,6 +231,7 @@ def test_random_chess960_positions_agree_with_python_chess():
 @pytest.mark.slow
 def test_random_chess960_positions_agree_with_python_chess_long():
     seen, features = _run(seed=1960, walks=2000, plies=40, games=300)
+    print(f"{seen} positions compared: {dict(features)}")
     assert seen >= 100_000, seen
     assert set(features) >= CASTLING_FORMS, features
     assert {
