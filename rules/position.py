@@ -560,8 +560,13 @@ class Position:
         if move.promotion is not None or move.from_square != self._kings[self.turn]:
             return None
         to = move.to_square
-        for m in self._legal():
-            if m.is_castling and to in (m.to_square, m.rook_from):
+        castlings = [m for m in self._legal() if m.is_castling]
+        # The king taking its own rook first: that text names one castling only.
+        for m in castlings:
+            if to == m.rook_from:
+                return m
+        for m in castlings:
+            if to == m.to_square:
                 return m
         return None
 
