@@ -45,7 +45,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from board_driver.connectors.emulation.view import BoardView, Change
-from board_driver.frame import Frame
+from board_driver.physical.frame import Frame
 
 # Commands from the app.
 LEDS = 0x0A

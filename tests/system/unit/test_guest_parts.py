@@ -121,7 +121,7 @@ def test_a_pegasus_app_tells_a_capture_by_where_the_piece_was_put_down():
 def test_a_chessnut_app_reads_the_boards_own_bytes_and_lights_what_the_board_lights():
     from board_driver.connectors.emulation.chessnut import ChessnutSession, lit_squares
     from board_driver.connectors.emulation.view import BoardView
-    from board_driver.squares import square
+    from board_driver.physical.squares import square
 
     views = _guest("ble_views")
     view = BoardView()

@@ -13,7 +13,7 @@ from board_driver.connectors.emulation.chessnut import ChessnutSession
 from board_driver.connectors.emulation.connector import Emulation
 from board_driver.connectors.emulation.dgt import DgtSession
 from board_driver.connectors.emulation.pegasus import PegasusSession
-from board_driver.events import Button, Choose, Lift, Place
+from board_driver.physical.events import Button, Choose, Lift, Place
 from tests.board_driver.connectors.emulation.apps import (
     ChessLinkApp,
     ChessnutApp,

@@ -8,7 +8,7 @@ import asyncio
 
 from board_driver.connectors.emulation.chessnut import ChessnutSession
 from board_driver.connectors.emulation.view import START_OCCUPANCY, STARTING_FEN, BoardView
-from board_driver.squares import square, square_name
+from board_driver.physical.squares import square, square_name
 from tests.board_driver.connectors.emulation.apps import ChessnutApp, chessnut_leds
 from tests.board_driver.connectors.emulation.rig import Rig
 
