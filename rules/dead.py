@@ -54,7 +54,7 @@ from typing import TYPE_CHECKING
 from .core import BISHOP, KING, KNIGHT, PAWN, QUEEN, ROOK, Color
 
 if TYPE_CHECKING:  # position.py imports this module: the type only, never at run time
-    from .position import Position
+    from .position import Position, RepetitionKey
 
 __all__ = ["is_dead", "unwinnable"]
 
@@ -423,7 +423,7 @@ def _search(position: Position, colors: tuple[Color, ...]) -> bool:
 def _closed(
     pos: Position,
     colors: tuple[Color, ...],
-    seen: set[tuple[object, ...]],
+    seen: set[RepetitionKey],
     budget: list[int],
     depth: int,
 ) -> bool:
