@@ -364,6 +364,7 @@ class Store:
             raise failure(self.path, exc, writing=False) from exc
 
     def _require(self, db: sqlite3.Connection, game_id: int) -> None:
+        self._known_number(game_id)
         if db.execute("SELECT 1 FROM games WHERE id = ?", (game_id,)).fetchone() is None:
             raise NoSuchGame(f"no game {game_id} in {self.path}")
 
@@ -390,6 +391,14 @@ class Store:
         with self._writing() as db:
             self._require(db, game_id)
             self._put_on_board(db, game_id)
+
+    def _known_number(self, game_id: object) -> None:
+        """NoSuchGame for what cannot be a game's number (SQLite's integers are 64-bit:
+        a larger number would be an OverflowError, not a game missing)."""
+        if isinstance(game_id, bool) or not isinstance(game_id, int) or not 0 < game_id < 2**63:
+            small = isinstance(game_id, int) and abs(game_id) < 10**24
+            shown = game_id if small else "(not a game number)"
+            raise NoSuchGame(f"no game {shown} in {self.path}")
 
     @staticmethod
     def _put_on_board(db: sqlite3.Connection, game_id: int) -> None:
@@ -599,9 +608,11 @@ class Store:
             return []
         with self._reading() as db:
             self._require(db, game_id)
+            # Only rows of the shapes magboard writes: the review is worked out again
+            # where one is not (a row out of shape never makes the store damaged).
             rows = db.execute(
-                "SELECT ply, uci, cp, mate, best, depth FROM review WHERE game_id = ? "
-                "ORDER BY ply",
+                "SELECT ply, uci, cp, mate, best, depth FROM review WHERE game_id = ? AND "
+                f"{store_schema.REVIEW_ROWS} ORDER BY ply",
                 (game_id,),
             ).fetchall()
         return [
@@ -619,6 +630,7 @@ class Store:
 
     def started(self, game_id: int) -> str:
         """When game ``game_id`` was started (NoSuchGame if there is none)."""
+        self._known_number(game_id)
         with self._reading() as db:
             row = db.execute("SELECT started FROM games WHERE id = ?", (game_id,)).fetchone()
         if row is None:
@@ -663,6 +675,7 @@ class Store:
 
     def game(self, game_id: int) -> StoredGame:
         """One game, with its moves, options, result, corrections, headers and data."""
+        self._known_number(game_id)
         with self._reading() as db:
             row = db.execute(
                 "SELECT id, started, start_fen FROM games WHERE id = ?", (game_id,)

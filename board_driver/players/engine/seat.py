@@ -173,8 +173,10 @@ class EngineSeat:
             self.set_level(args)
         elif action == "review" and self.reviewer is not None:
             game = args.get("game")
-            if isinstance(game, bool) or not isinstance(game, int) or game < 1:
-                raise ValueError(f"review: game {game!r} is not a game number")
+            if isinstance(game, bool) or not isinstance(game, int) or not 1 <= game < 2**63:
+                big = isinstance(game, int) and abs(game) >= 10**24
+                shown = "of 24 digits or more" if big else repr(game)[:40]
+                raise ValueError(f"review: game {shown} is not a game number")
             self.reviewer.request(game)
         elif action == "review_stop" and self.reviewer is not None:
             self.reviewer.cancel("stopped from the page", later=False)
