@@ -107,8 +107,8 @@ class Reviewer:
         self._result = "*"  # the reviewed game's result when it was asked for
         self._auto: asyncio.TimerHandle | None = None
         self._unfinished: list[int] = []  # stopped half way, the latest first
-        #: The ends of cancelled reviews' engines (each awaited at stop; a second cancel
-        #: must not lose the first one's).
+        #: Cancelled reviews and the ends of their engines (each awaited at stop; a second
+        #: cancel must not lose the first one's).
         self._ending: set[asyncio.Task] = set()
         self._state: dict[str, Any] = {
             "game": None, "status": "idle", "done": 0, "total": 0, "reason": None,
@@ -148,6 +148,8 @@ class Reviewer:
         if self._task is None:
             return
         self._task.cancel()
+        self._ending.add(self._task)  # awaited at stop, with its engine's end
+        self._task.add_done_callback(self._ending.discard)
         self._task = None
         if self.engine is not None:
             # Python 3.11's asyncio.wait_for drops a cancellation that arrives as the

@@ -159,3 +159,55 @@ def test_after_the_bad_answers_the_store_and_the_next_start_are_as_before(review
         assert again.state()["board_state"] == "ok"
     finally:
         again.stop()
+
+
+HANGS = '''#!{python}
+import sys
+for line in sys.stdin:
+    command = line.split()[0] if line.split() else ""
+    if command == "uci":
+        print("id name Thinks forever", "uciok", sep="\\n", flush=True)
+    elif command == "isready":
+        print("readyok", flush=True)
+'''
+
+
+def test_a_second_cancel_ends_both_engines_before_the_stop_returns(tmp_path: Path) -> None:
+    """Issue 32, item 7: a second ``Reviewer.cancel()`` overwrote the task that ends the
+    first review's engine; the stop then waited for the second only."""
+    import asyncio
+    from types import SimpleNamespace
+
+    from board_driver.players.engine.review import Reviewer
+
+    engine = tmp_path / "hangs.py"
+    engine.write_text(HANGS.format(python=sys.executable))
+    engine.chmod(engine.stat().st_mode | stat.S_IXUSR)
+    snapshot = SimpleNamespace(result="1-0", online=False, game_id=9, options={}, ucis=())
+    door = SimpleNamespace(
+        game=lambda game_id: SimpleNamespace(
+            result="1-0", ucis=["e2e4"], start_fen=rules.STARTING_FEN, id=game_id
+        ),
+        snapshot=lambda: snapshot,
+        review=lambda game_id: [],
+        set_game_data=lambda *a, **k: None,
+        store_review=lambda *a: None,
+        announce=lambda event: None,
+    )
+
+    async def scenario() -> list:
+        reviewer = Reviewer(door, path=str(engine), mode="on_request")
+        engines = []
+        for game_id in (1, 2):
+            reviewer.request(game_id)  # the second stops the first
+            while reviewer.engine is None or reviewer.engine in engines:
+                await asyncio.sleep(0.01)
+            engines.append(reviewer.engine)
+        reviewer.cancel("stopped")
+        await reviewer.stop()
+        left = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+        return [*engines, left]
+
+    first, second, left = asyncio.run(scenario())
+    assert first.process.returncode is not None and second.process.returncode is not None
+    assert left == []
