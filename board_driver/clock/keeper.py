@@ -55,6 +55,8 @@ SWITCHES = ("board", "buttons")
 ILLEGAL_MOVE_RULES = ("guide", "fide")
 #: FIDE 7.5.5: what the opponent gets for the first illegal move.
 PENALTY_MS = 120_000
+#: The most a clock can show (five stages of ten hours, bonuses and penalties, and more).
+MAX_CLOCK_MS = 1000 * 3600 * 1000
 #: The board-script buttons of the clock: the running side's clock (``clock``), either
 #: player's (``clock_white``, ``clock_black``), and pause/resume (``pause``).
 CLOCK_BUTTONS = ("clock", "clock_white", "clock_black", "pause")
@@ -134,6 +136,7 @@ class Timekeeper:
         #: Who may lose time or the game for an illegal move (people at the board).
         self.people: set[Color] = {WHITE, BLACK}
         self._pending: list[ClockEntry] = []
+        self._holding = False  # following replayed events: a pause after a restart stays
         self._start(game, clock, clks)
 
     def _start(
@@ -173,7 +176,15 @@ class Timekeeper:
     ) -> Timekeeper:
         """The clock of ``game`` as its stored ``entries`` left it, paused at the last
         stored move (or stopped, if the game is over; waiting, if it never started)."""
-        entries = [e for e in entries if e.ply <= len(game.moves)]
+        # Only entries a clock can have made (the store's rows are a file's: one of another
+        # version, or edited, must not set a clock to years or below zero).
+        entries = [
+            e
+            for e in entries
+            if 0 <= e.ply <= len(game.moves)
+            and 0 <= e.white_ms <= MAX_CLOCK_MS
+            and 0 <= e.black_ms <= MAX_CLOCK_MS
+        ]
         since = max((i for i, e in enumerate(entries) if e.kind == "set"), default=-1)
         set_ply = entries[since].ply if since >= 0 else 0
         clks: list[int | None] = [None] * len(game.moves)
@@ -324,6 +335,21 @@ class Timekeeper:
                 out += self.pause(t, "new game")  # the pieces go home: nobody's time runs
         return out
 
+    def follow_replayed(self, events: list[Event]) -> None:
+        """Events replayed after a restart (the hands journal's), followed with the clock
+        held paused: a move gets its ``%clk`` and its entry, the mover's time as it was
+        stored plus its bonus (the time it took, while the board was away, is not known).
+        The clock's own buttons among them are not pressed again."""
+        self._holding = True
+        try:
+            self.after(None, [e for e in events if e.get("type") != "clock_button"])
+        finally:
+            self._holding = False
+        clock = self.clock
+        if clock.running:  # a first move from a clock still waiting: free, as it was
+            clock.pause(clock.since if clock.since is not None else 0)
+            self.reason = "restart"
+
     def _moved(self, event: Event, t: int) -> int:
         clock = self.clock
         ply = int(event.get("ply", len(self.game.moves)))
@@ -334,10 +360,11 @@ class Timekeeper:
         # Switches of this ply or later belong to moves read again: set them back.
         while (last := clock.last_switch()) is not None and last[0] >= ply:
             clock.unswitch()
-        if clock.state == "paused" and self.reason == "restart":
+        if clock.state == "paused" and self.reason == "restart" and not self._holding:
             clock.state = "waiting"  # the first move after a restart starts the clock
             self.reason = None
-        if self.switch == "buttons" or clock.state == "stopped":
+        # Replayed (held), a move switches as its press did: the presses are not replayed.
+        if (self.switch == "buttons" and not self._holding) or clock.state == "stopped":
             # A clock beside the board: a move switches nothing until its button is
             # pressed; the %clk stands as the mover's time now, until then.
             self.clks[ply - 1] = self.remaining(mover, released)

@@ -38,6 +38,7 @@ import signal
 import sqlite3
 import sys
 from collections.abc import Awaitable, Callable, Iterable, Sequence
+from pathlib import Path
 from typing import Any, TextIO
 
 import rules
@@ -64,6 +65,12 @@ from board_driver.service.journal import (
     log_announcement,
     loop_exception_handler,
 )
+from board_driver.service.journal_lines import (
+    data_line,
+    headers_line,
+    newgame_line,
+    read_line,
+)
 from board_driver.service.lights import (
     EDGE_SQUARES,
     FAULT_FRAME,
@@ -74,7 +81,8 @@ from board_driver.service.lights import (
 )
 from board_driver.service.notify import Notifier
 from board_driver.service.recorder import Recorder, lock_store, options_record
-from board_driver.service.resumption import Question, Reading, readings, replay
+from board_driver.service.replay import ReplayRefused, replay_journal
+from board_driver.service.resumption import Question, Reading, readings
 from board_driver.service.store import Store, StoreError
 from board_driver.service.store_errors import EXIT_STORE_REFUSED, StoreRefusedError
 from board_driver.squares import square, square_name, squares_of
@@ -124,6 +132,7 @@ class Daemon:
         on_frame: Callable[[Frame], None] | None = None,
         web: bool = False,
         watchers: Sequence[Callable[[BoardDoor], Awaitable[Any]]] = (),
+        lock: Any = None,
     ) -> None:
         self.config = config
         #: Serve the web page (when ``[web] enabled``); ``magboard run`` turns it on.
@@ -155,7 +164,8 @@ class Daemon:
         self._timers: dict[str, asyncio.TimerHandle] = {}
         self._in_sync: bool | None = None
         self._tasks: list[asyncio.Task] = []
-        self._lock: Any = None
+        #: The store's lock (:func:`.recorder.lock_store`), taken by the caller or at start.
+        self._lock: Any = lock
         self._extensions: list[tuple[str, Any]] = []
         self._store_failing: str | None = None
         self._store_problem = ""  # the store's own words for the failure
@@ -164,6 +174,11 @@ class Daemon:
         #: What the board cannot tell after a restart, asked until answered (resumption).
         self.question: Question | None = None
         self._question_lights = self.lights.layer("question")
+        #: What the board says about its own files (one set aside, and why), for the page.
+        self.notices: list[str] = []
+        self._unstored_checked: int | None = None  # the game whose unstored PGN was looked for
+        #: A new game's headers and texts, replayed from the journal (set once it is stored).
+        self._replayed: tuple[dict, dict] | None = None
 
     # ------------------------------------------------------------------ clock
 
@@ -242,26 +257,38 @@ class Daemon:
     async def _start(self) -> None:
         config = self.config
         path = config.store_path()
-        self._lock = lock_store(path)
+        if self._lock is None:
+            self._lock = lock_store(path)
         self.recorder = Recorder(Store.open(path), config.game, config.clock)
-        try:
-            first = self.hw.sensing.scan()
-        except Exception as exc:  # any backend, any failure: name it, no traceback
-            raise DaemonError(f"cannot read the board: {exc}") from exc
         game, options = self.recorder.resume()
         self._note_online(game)
         self.tracker = Tracker(game, options=options, timing=self._timing)
         self.door.restore_seats()
+        stored_line = tuple(map(str, game.moves))
         self.journal = HandsJournal.open(journal_path(path))
-        replayed = self._replay_journal(game)
+        replayed, steps = self._replay_journal(game)
+        sim = self.hw.sim_board
+        if sim is not None and getattr(sim, "set_aside", None) is not None:
+            # Its pieces file could not be read (set aside): the pieces stand as the game.
+            with contextlib.suppress(OSError):  # saved at the next change, if not now
+                sim.pieces = self.tracker.board
+            self._notice(f"the simulated board's pieces file could not be read: {sim.set_aside}")
+        try:
+            first = self.hw.sensing.scan()
+        except Exception as exc:  # any backend, any failure: name it, no traceback
+            raise DaemonError(f"cannot read the board: {exc}") from exc
         self.intake = Intake(self, first)
         self.intake.start()
         self.lights.set_pattern(LINK_LOST_FRAME if self.intake.link_up is False else None)
-        # The replayed moves first, with no clock yet (their switches were not stored):
-        # the clock then comes back paused at the game as it now stands, so a press of its
-        # buttons among them is not judged again (it would read as a game without a clock).
-        self.after([e for e in replayed if e.get("type") != "clock_button"])
-        self.after(self.clock.load(self.recorder.clock_log()))
+        # The clock comes back from the store, paused at the stored game, and follows the
+        # replayed steps while paused (a replayed move gets its %clk; the time it took,
+        # while the daemon was away, is not known and not charged).
+        clocked = self.clock.load(self.recorder.clock_log(), steps, stored_line)
+        self._store_steps(steps)
+        self.after([*replayed, *clocked], clocked=True)
+        if self._replayed is not None:  # the new game's, now that the recorder has it
+            self._set_replayed(*self._replayed)
+            self._replayed = None
         self._catch_up(first)
 
     def _ready(self) -> None:
@@ -363,74 +390,121 @@ class Daemon:
 
     # ------------------------------------------------------------------ after a restart
 
-    def _replay_journal(self, game: rules.Game) -> list[dict]:
-        """The hands of the move that was in progress, from the journal, replayed through a
-        tracker made from the stored game at the journal's anchor. Returns the game events
-        to announce (the moves the store did not have yet); none, and the journal starts
-        again here, when it holds nothing of this game's line."""
+    def _replay_journal(self, game: rules.Game) -> tuple[list[dict], list]:
+        """The journal replayed from its anchor (:mod:`.replay`) and taken when it agrees
+        with the store: the game on the board is then the one it leads to. Returns the game
+        events to announce (what the store lacks) and the replay's steps from there (for
+        the clock). A journal that cannot be used, for any reason, is set aside (never
+        written over) and the board starts from the store and the pieces."""
         journal = self.journal
+        if journal.unreadable is not None:
+            self._set_journal_aside(journal.unreadable)
+            return [], []
         kept = journal.kept
+        if kept is None or (not kept.events and kept.board is None and not kept.skipped):
+            self._restart_journal()  # it holds nothing the store has not
+            return [], []
         stored = [str(m) for m in game.moves]
-        why = (
-            "it holds nothing"
-            if kept is None
-            else kept.fits(self.game_id, self.recorder.started, game.start.fen(), stored)
-        )
-        if why or (not kept.events and kept.board is None):
-            if kept is not None and why:
-                log.warning("the hands journal %s is not replayed: %s", journal.path, why)
-            self._restart_journal()
-            return []
-        events = list(kept.events)
-        asked = next((e for e in events if isinstance(e, Asked)), None)
-        if asked is not None:
-            events = events[: events.index(asked)]
-        while len(game.moves) > kept.plies:  # the same game, so that the store goes on with it
-            game.pop()
-        tracker = Tracker(game, options=self.tracker.options, timing=self._timing, board=kept.board)
-        self.tracker = tracker
-        self.door.restore_seats()
-        # The daemon's clock goes on from the journal's: the board has been left alone since
-        # its last event for at least the settle time (the time the daemon was away).
-        if kept.events:
-            last_t = max(event.t_ms for event in kept.events)
-            self._t0 = self.loop.time() - (last_t + self._timing.settle_ms + 1) / 1000
-        out = replay(tracker, events)
-        out += tracker.tick(asked.t_ms if asked is not None else self.now_ms())
-        line = [str(m) for m in tracker.game.moves]
-        if line[: len(stored)] != stored:
-            log.warning(
-                "the hands journal %s is not replayed: its %d events do not lead to the "
-                "stored moves (they lead to %s)",
-                journal.path,
-                len(kept.events),
-                " ".join(line[kept.plies :]) or "none",
-            )
-            game, options = self.recorder.reload()
-            self._note_online(game)
-            self.tracker = Tracker(game, options=options, timing=self._timing)
+        why = kept.fits(self.game_id, self.recorder.started, game.start.fen(), stored)
+        if why:
+            self._set_journal_aside(why)
+            return [], []
+
+        def seat(tracker: Tracker) -> None:
+            self.tracker = tracker
+            self.door.follow_turn()
+
+        stored_tracker = self.tracker
+        try:
+            done = replay_journal(
+                kept, game, options=self.tracker.options, timing=self._timing,
+                online=self.online, seat=seat,
+            )  # fmt: skip
+        except ReplayRefused as exc:
+            self.tracker = stored_tracker
             self.door.restore_seats()
-            self._restart_journal()
-            return []
+            self._set_journal_aside(str(exc))
+            return [], []
+        for words in done.warnings:
+            log.warning("the hands journal %s: %s", journal.path, words)
+        self.tracker = done.tracker
+        self.online = done.online
+        if done.same_game:
+            self.recorder.adopt(done.tracker.game)
+        self.door.follow_turn()
+        # The daemon's clock goes on from the journal's: the board has been left alone
+        # since its last event for at least the settle time (the time the daemon was away).
+        self._t0 = self.loop.time() - done.final_t / 1000
         log.info(
-            "the hands of the move in progress replayed: %d events since ply %d, from %s",
+            "the hands journal replayed: %d events since ply %d, from %s",
             len(kept.events),
             kept.plies,
             journal.path,
         )
         journal.go_on()
-        if asked is not None:
-            self._ask_again(asked, kept.events[kept.events.index(asked) + 1 :])
-        fresh = next(
-            (i for i, e in enumerate(out) if e.get("type") == "move" and e["ply"] > len(stored)),
-            None,
-        )
-        return [] if fresh is None else out[fresh:]
+        # What was set beside the moves, kept in the journal: the stored game's now, the
+        # new game's (if one followed) with it once it is stored.
+        recorder = self.recorder
+        first = done.tracker.options if done.same_game else done.stored_options
+        if first is not None and first != stored_tracker.options:
+            self.store_call(recorder.set_options, first)
+        if done.same_game:
+            self._set_replayed(done.headers, done.data)
+        else:
+            self._set_replayed(done.stored_headers, done.stored_data)
+            self._replayed = (done.headers, done.data)
+        if done.question is not None:
+            self._ask_again(*done.question)
+        return done.events, done.steps
+
+    def _set_replayed(self, headers: dict[str, str], data: dict[str, dict]) -> None:
+        """Headers and extensions' texts of the game on the board, from the journal."""
+        with contextlib.suppress(ValueError):  # checked when they were kept
+            if headers:
+                self.store_call(self.recorder.set_headers, headers)
+            for extension, texts in data.items():
+                self.store_call(self.recorder.set_game_data, extension, texts)
+
+    def _store_steps(self, steps: list) -> None:
+        """The lines of moves the replayed steps passed through, stored in turn, as the
+        store would have had them had it worked (a take-back replayed is a take-back in its
+        history, not an amendment of the move that followed it)."""
+        start = self.tracker.game.start
+        last = self.recorder.stored_line
+        for found, line in steps[:-1]:
+            if any(e.get("type") == "new_game" for e in found):
+                return  # another game: stored as one by the replay's last step
+            if line == last:
+                continue
+            last = line
+            try:
+                self.recorder.store_line(rules.Game.from_record(start.copy(), list(line)))
+            except STORE_ERRORS:
+                return  # the last step's sync says it, and retries
+
+    def _set_journal_aside(self, why: str) -> None:
+        """The journal cannot be replayed: renamed aside (never written over), said in the
+        log and on the page; the journal starts again from the game as stored."""
+        journal = self.journal
+        where = journal.set_aside()
+        kept = f"set aside as {where}" if where is not None else "left as it is"
+        self._notice(f"the hands journal {journal.path} is not replayed: {why}; {kept}")
+        self._restart_journal()
+
+    def _notice(self, words: str) -> None:
+        """Something about the board's own files a person should know: logged, and on the
+        page (the snapshot's ``notices``) until the daemon stops."""
+        log.warning("%s", words)
+        self.notices.append(words)
+        del self.notices[:-5]
 
     def _restart_journal(self) -> None:
-        """The journal starts again from the game as it stands (the store has it), and the
-        pieces standing (a tracker made afresh from both reads on as this one)."""
-        if self.journal is None or self.recorder is None or self.recorder.game_id is None:
+        """The journal starts again from the game as it stands, and the pieces standing (a
+        tracker made afresh from both reads on as this one): only when the store has
+        everything, so that the journal always holds what the store lacks."""
+        if self.journal is None or self.recorder is None or self._store_failing is not None:
+            return
+        if self.recorder.behind(self.tracker.game):
             return
         tracker = self.tracker
         game = tracker.game
@@ -456,7 +530,7 @@ class Daemon:
         ):
             self._restart_journal()
 
-    def keep(self, event: BoardEvent | Expect | Asked) -> None:
+    def keep(self, event: BoardEvent | Expect | Asked | Decided) -> None:
         """Write ``event`` to the journal, before the tracker is given it (or held back
         for a question)."""
         if self.journal is not None:
@@ -464,11 +538,9 @@ class Daemon:
 
     def game_changed_outside(self) -> None:
         """Another game on the board, or moves read from the pieces: the journal starts
-        again from the game as it now stands, once the store has it. (A take-back or an
-        ending decided elsewhere, and new options, are lines of the journal instead:
-        :class:`.Decided`.)"""
-        if self._store_failing is None:
-            self._restart_journal()
+        again from the game as it now stands, once the store has it (until then the
+        journal's own lines say what changed: :class:`.Decided`)."""
+        self._restart_journal()
 
     # ------------------------------------------------------------------ what the board cannot tell
 
@@ -548,6 +620,7 @@ class Daemon:
         question.note(event)
         if question.board == self.tracker.board:
             log.info("the pieces are back as stored: nothing was played while the daemon was away")
+            self.keep(Decided(self.now_ms(), read_line([], self.tracker.board)))
             self._end_question()
             self._restart_journal()
             self.after([{"t": self.now_ms(), "type": "answered", "reading": "nothing"}])
@@ -584,6 +657,9 @@ class Daemon:
 
         game = self.tracker.game
         t = self.now_ms()
+        # Kept, so that a restart before the store has them reads the same (the pieces
+        # may have moved by then).
+        self.keep(Decided(t, read_line([str(m) for m in reading.moves], standing)))
         events: list[dict] = []
         for move in reading.moves:
             position = game.position
@@ -621,6 +697,10 @@ class Daemon:
         game = rules.Game.from_record(start, list(moves))
         if online:
             game.dead_position_ends = False  # the server decides; a dead position is a note
+        line = newgame_line(
+            start.fen(), [str(m) for m in game.moves], online, options_record(merged)
+        )
+        self.keep(Decided(self.now_ms(), line))  # replayed if the store cannot take it yet
         board = self.intake.debouncer.stable if self.intake else None
         self.tracker = Tracker(game, options=merged, timing=self._timing, board=board)
         self.online = online
@@ -635,9 +715,17 @@ class Daemon:
         return events
 
     def resume_game(self, game_id: int) -> list[dict]:
-        """Make stored game ``game_id`` the game on the board again (LookupError if none)."""
+        """Make stored game ``game_id`` the game on the board again (LookupError if none;
+        StoreUnavailable while the store cannot be written: the game on the board waits for
+        it, and stays)."""
+        from board_driver.door import StoreUnavailable
         from board_driver.service.store import NoSuchGame
 
+        if self._store_failing is not None or self.recorder.behind(self.tracker.game):
+            raise StoreUnavailable(
+                f"a stored game is resumed once the store can be written: "
+                f"{self._store_problem or 'it has not taken the game on the board yet'}"
+            )
         try:
             game, options = self.recorder.load(game_id)
         except NoSuchGame as exc:
@@ -690,6 +778,20 @@ class Daemon:
         self.after(events)
         return events
 
+    def set_game_data(self, name: str, data: dict[str, str | None]) -> None:
+        """Texts extension ``name`` keeps with the game on the board: kept in the journal
+        and stored, or stored once the store can be written. ValueError past the limits."""
+        extension, checked = self.recorder.check_game_data(name, data)
+        self.keep(Decided(self.now_ms(), data_line(extension, checked)))
+        self.store_call(self.recorder.set_game_data, extension, checked)
+
+    def set_headers(self, headers: dict[str, str]) -> None:
+        """PGN headers of the game on the board (``""`` removes one): kept in the journal and
+        stored, or stored once the store can be written. ValueError names a bad one."""
+        checked = self.recorder.check_headers(headers)
+        self.keep(Decided(self.now_ms(), headers_line(checked)))
+        self.store_call(self.recorder.set_headers, checked)
+
     def announce(self, events: list[dict]) -> None:
         """Game events from beside the tracker (players, the door): stored, logged, lit."""
         self.after(events)
@@ -723,9 +825,13 @@ class Daemon:
 
     # ------------------------------------------------------------------ after each step
 
-    def after(self, announced: list[dict], board_events: Iterable[Any] = ()) -> None:
-        """What follows a tracker step: store first, then logs, then lights, then the door."""
-        announced = [*announced, *self.clock.follow(announced)]
+    def after(
+        self, announced: list[dict], board_events: Iterable[Any] = (), *, clocked: bool = False
+    ) -> None:
+        """What follows a tracker step: store first, then logs, then lights, then the door.
+        (``clocked``: the clock has followed these events already.)"""
+        if not clocked:
+            announced = [*announced, *self.clock.follow(announced)]
         if self.intake is not None:
             self.intake.schedule_tick()
         fresh = any(e.get("type") == "new_game" for e in announced)
@@ -756,7 +862,7 @@ class Daemon:
 
     def _sync_store(self, fresh: bool) -> bool:
         """The game in the store; a failure is loud, lit, and retried (the game is kept)."""
-        before = len(self.recorder.stored_line)
+        before = self.recorder.stored_line
         entries = self.clock.pending()
         try:
             self.recorder.sync(self.tracker.game, self.tracker.options, fresh, entries)
@@ -772,21 +878,26 @@ class Daemon:
             handle = self._timers.pop("store", None)
             if handle is not None:
                 handle.cancel()
-            sans = self.tracker.game.san_moves()[before:]
+            game = self.tracker.game
+            same = _common(before, tuple(game.moves))
+            sans = game.san_moves()[same:]
             log.warning(
-                "the store works again: game %s is stored (%d plies%s)",
+                "the store works again: game %s is stored (%d plies%s%s)",
                 self.game_id,
-                len(self.tracker.game.moves),
+                len(game.moves),
+                f"; taken back from ply {same + 1}" if len(before) > same else "",
                 f"; now stored: {' '.join(sans)}" if sans else "",
             )
             self._keep_journal(False)
             self.lights.set_warning(None)
             self.door.announce_state()
+        self._unstored_pgn_done()
         return True
 
     def store_call(self, write: Callable[..., Any], *args: Any) -> None:
         """A write beside the moves (options, headers, an extension's data): like the
-        moves, a failure is loud and lit (it is not retried: the next step writes again)."""
+        moves, a failure is loud and lit, and the recorder's writes wait for the store and
+        are written by its next sync (a write to another stored game is not retried)."""
         try:
             write(*args)
         except StoreRefusedError as exc:
@@ -813,41 +924,80 @@ class Daemon:
         if self._sync_store(False):
             self.lights.refresh()
 
+    def _unstored_pgn(self) -> Path:
+        """Where a stop that cannot store writes the game as PGN (beside the store)."""
+        store = self.config.store_path()
+        game = f"game-{self.game_id}" if self.game_id is not None else "new-game"
+        return store.with_name(f"{store.name}.{game}-unstored.pgn")
+
+    def _unstored_pgn_done(self) -> None:
+        """The store has the game on the board: a PGN an earlier stop wrote of it (saying
+        its moves were not stored) is true no more. Removed once the store holds every
+        move it has (a PGN with moves the store lacks stays, and is said)."""
+        if self._unstored_checked == self.game_id or self.game_id is None:
+            return
+        self._unstored_checked = self.game_id
+        store = self.config.store_path()
+        for path in (self._unstored_pgn(), store.with_name(f"{store.name}.new-game-unstored.pgn")):
+            if not path.is_file():
+                continue
+            line = _pgn_line(path)
+            moves = [str(m) for m in self.tracker.game.moves]
+            if line is not None and line == moves[: len(line)]:
+                with contextlib.suppress(OSError):
+                    path.unlink()
+                    log.info("%s: its moves are stored now (game %s): removed", path, self.game_id)
+                continue
+            log.warning(
+                "%s holds moves the store does not have (game %s): kept for you to read",
+                path,
+                self.game_id,
+            )
+
     def _say_unstored(self) -> None:
         """At a stop with the store still failing: what could not be stored, loudly, and
         where it was kept instead (the journal, which the next start replays; a PGN beside
         the store, if it can be written)."""
         game = self.tracker.game
-        stored = self.recorder.stored_line
+        stored = self.recorder.stored_line if self.game_id is not None else ()
         moves = tuple(game.moves)
-        same = 0
-        while same < min(len(stored), len(moves)) and stored[same] == moves[same]:
-            same += 1
+        same = _common(stored, moves)
         sans = game.san_moves()[same:]
-        what = (
-            f"ply {same + 1}{f'-{len(moves)}' if len(sans) > 1 else ''} ({' '.join(sans)})"
-            if sans
-            else f"as it stands (the store has {len(stored)} plies, the game {len(moves)})"
-        )
-        kept = []
+        what = []
+        if self.game_id is None:
+            what.append(f"a new game from {game.start.fen()}")
+        if len(stored) > same:
+            upto = f"-{len(stored)}" if len(stored) > same + 1 else ""
+            what.append(f"the take-back of ply {same + 1}{upto}")
+        if sans:
+            upto = f"-{len(moves)}" if len(sans) > 1 else ""
+            what.append(f"ply {same + 1}{upto} ({' '.join(sans)})")
+        waiting = self.recorder.waiting()
+        what += waiting
+        if not what:
+            what.append(f"the game as it stands (the store has {len(stored)} plies)")
+        kept, not_kept = [], []
         journal = self.journal
-        if journal is not None and journal.keeps(self.game_id, len(stored)):
+        if journal is not None and journal.keeps():
             kept.append(f"in the hands journal {journal.path} (the next start stores them)")
-        pgn = self.config.store_path().with_name(
-            f"{self.config.store_path().name}.game-{self.game_id}-unstored.pgn"
-        )
+        elif journal is not None:
+            not_kept.append(f"not in the hands journal ({journal.problem or 'not kept'})")
+        pgn = self._unstored_pgn()
         try:
-            headers = {"Event": f"magboard game {self.game_id} (not stored)", "Site": "magboard"}
+            headers = {"Event": f"magboard game {self.game_id or '(new)'} (not stored)",
+                       "Site": "magboard"}  # fmt: skip
             pgn.write_text(game.pgn({**headers, **self.recorder.headers()}), encoding="utf-8")
             kept.append(f"as PGN in {pgn}")
         except OSError as exc:
-            kept.append(f"not as PGN ({pgn}: {exc.strerror})")
+            not_kept.append(f"not as PGN ({pgn}: {exc.strerror})")
+        where = f"Kept {'; '.join(kept)}" if kept else "Kept nowhere"
         log.error(
-            "NOT STORED: game %s, %s: %s. Kept %s.",
-            self.game_id,
-            what,
+            "NOT STORED: game %s, %s: %s. %s%s.",
+            self.game_id if self.game_id is not None else "(new)",
+            "; ".join(what),
             self._store_problem,
-            "; ".join(kept),
+            where,
+            f"; {'; '.join(not_kept)}" if not_kept else "",
         )
 
     def _mismatch(self) -> str:
@@ -897,3 +1047,24 @@ class Daemon:
                 text = read_script_file(self.script)
             await feeder.play(text_lines(text), self.script)
         log.info("script finished")
+
+
+def _common(a: tuple, b: tuple) -> int:
+    """How many first plies two lines of moves share."""
+    same = 0
+    while same < min(len(a), len(b)) and a[same] == b[same]:
+        same += 1
+    return same
+
+
+def _pgn_line(path: Path) -> list[str] | None:
+    """The moves (UCI) of the PGN file at ``path``, None if it cannot be read as one."""
+    from board_driver.user_files import UnusableFile, read_text
+
+    try:
+        found = rules.read_pgn(read_text(path, limit=1 << 20))
+    except (UnusableFile, ValueError):
+        return None
+    if len(found) != 1 or found[0].game is None:
+        return None
+    return [str(m) for m in found[0].game.moves]
