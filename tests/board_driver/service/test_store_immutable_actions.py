@@ -66,6 +66,14 @@ def test_every_action_while_the_store_is_immutable_is_kept_or_refused_then_store
             assert status == 200, answer
             status, answer = daemon.request("api/resume", {"game": adjourned}, token=token)
             assert status == 503 and "once the store can be written" in answer["error"], answer
+            for action, body in [
+                ("api/engine", {"side": "none", "skill": 3}),  # the engine's texts, kept
+                ("api/button", {"button": "draw_offer"}),
+                ("api/clock", {"action": "pause"}),  # no clock: refused, as always
+                ("api/player/engine/review", {"game": adjourned}),  # not over: refused
+            ]:
+                status, answer = daemon.request(action, body, token=token)
+                assert status in (200, 409), (action, status, answer)
             status, answer = daemon.request("api/new_game", {"fen": FEN}, token=token)
             assert status == 200, answer
             status, answer = daemon.request("api/setup", {}, token=token)
