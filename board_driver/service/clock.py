@@ -23,8 +23,9 @@ from typing import Any
 
 import rules
 from board_driver.clock.control import parse_time_control
-from board_driver.clock.keeper import ClockEntry, Timekeeper, clock_text, without_clock
+from board_driver.clock.keeper import ClockEntry, Timekeeper, without_clock
 from board_driver.clock.lights import LowTimeLights
+from board_driver.clock.texts import clock_text
 from board_driver.door import HUMAN, SIDES
 from board_driver.service.journal_lines import Decided
 from rules import BLACK, WHITE

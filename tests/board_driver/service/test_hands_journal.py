@@ -374,3 +374,12 @@ def test_a_replayed_move_and_clock_press_in_a_game_with_a_clock_come_back_paused
     # it took while the daemon was away is not known), the press replayed as its switch.
     assert reading["clks"][1] == 300_000, reading  # (e4 was never pressed: none)
     assert "d5 {[%clk 0:05:00]}" in pgn, pgn
+
+
+def test_the_modules_examples_run() -> None:
+    import doctest
+
+    from board_driver.service import hands_journal, journal_lines, replay
+
+    for module in (hands_journal, journal_lines, replay):
+        assert doctest.testmod(module).failed == 0, module.__name__
