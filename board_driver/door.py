@@ -307,6 +307,16 @@ class Door(Protocol):
         ``result``, ``termination``, ``headers``, ``data``). LookupError if none."""
         ...
 
+    def describe(self, what: str, *, language: str = "en", **details: Any) -> str:
+        """The board's answers to a player's questions, in words, as its speech says them
+        (:mod:`board_driver.spoken.asks`): ``move`` (the last move, or ``ply=`` n's: the
+        words of a move), ``moves`` (the last ``count=`` plies), ``clocks``, ``material``,
+        ``square`` (``square="f3"``: *White knight f3.*), ``rank`` (``rank=3``), ``file``
+        (``file="f"``); in ``language`` (``en``, ``fr``, ``de``, ``es``). ActionRefused names
+        a question, a detail or a language it does not know. The board's ``say_*`` buttons
+        (:meth:`press`) have the speech extension say the same answers aloud."""
+        ...
+
     def review(self, game_id: int) -> list[Any]:
         """What an engine's review of stored game ``game_id`` found, a
         :class:`board_driver.review.ReviewedPly` per position reviewed (empty: none).
@@ -322,7 +332,10 @@ class Door(Protocol):
 
     def press(self, button: str, *, t_ms: int | None = None) -> list[dict[str, Any]]:
         """A control pressed: ``adjust``, ``resign``, ``draw_offer``, ``draw_accept``,
-        ``claim_draw``, ``new_game``, ``hint`` (the board-script ``button`` names)."""
+        ``claim_draw``, ``new_game``, ``hint``, the clock's, and the questions ``say_move``,
+        ``say_moves``, ``say_clocks``, ``say_material``, ``say_square``, ``say_rank``,
+        ``say_file`` (an ``ask`` event: the speech extension answers aloud) (the
+        board-script ``button`` names)."""
         ...
 
     def choose(self, piece: str, *, t_ms: int | None = None) -> list[dict[str, Any]]:

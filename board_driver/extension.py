@@ -48,6 +48,7 @@ EXTENSIONS: tuple[str, ...] = (
     "board_driver.connectors.web",
     "board_driver.connectors.emulation",
     "board_driver.connectors.broadcast",
+    "board_driver.connectors.speech",
     "board_driver.hall",
 )
 

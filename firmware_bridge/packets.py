@@ -40,6 +40,14 @@ BUTTON_CODES: dict[int, str] = {
     6: "hint",
     7: "draw_offer",
     8: "draw_accept",
+    # The questions a player asks the board (answered aloud by the speech extension).
+    9: "say_move",
+    10: "say_moves",
+    11: "say_clocks",
+    12: "say_material",
+    13: "say_square",
+    14: "say_rank",
+    15: "say_file",
 }
 BUTTON_NUMBERS: dict[str, int] = {name: code for code, name in BUTTON_CODES.items()}
 

@@ -30,6 +30,9 @@ Game events are JSON-able dicts with ``t`` (ms) and ``type``:
 ``new_game_pending`` ``missing extra``: squares to fill and empty for the start position
 ``new_game``         ``fen``
 ``hint_requested``   (for an engine, when one plays)
+``ask``              ``what``: a question asked with a button (``move``, ``moves``,
+                     ``clocks``, ``material``, ``square``, ``rank``, ``file``: see
+                     :data:`board_driver.events.ASK_BUTTONS`), for the speech extension
 ==================== ================================================================
 
 >>> from rules import Game

@@ -194,6 +194,15 @@ class BoardDoor:
         except NoSuchGame as exc:
             raise LookupError(str(exc)) from None
 
+    def describe(self, what: str, *, language: str = "en", **details: Any) -> str:
+        from board_driver.spoken import Words
+        from board_driver.spoken.asks import answer
+
+        try:
+            return answer(Words(language), what, self.snapshot(), **details)
+        except ValueError as exc:
+            raise ActionRefused(f"describe: {exc}") from None
+
     def review(self, game_id: int) -> list[Any]:
         from board_driver.service.store import NoSuchGame
 

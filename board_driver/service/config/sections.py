@@ -109,6 +109,14 @@ class ButtonsConfig:
     clock_white: int | None = DEFAULT_BUTTON_PINS.get("clock_white")
     clock_black: int | None = DEFAULT_BUTTON_PINS.get("clock_black")
     pause: int | None = DEFAULT_BUTTON_PINS.get("pause")
+    # The questions a player asks the board (the speech extension answers; no default pins).
+    say_move: int | None = None
+    say_moves: int | None = None
+    say_clocks: int | None = None
+    say_material: int | None = None
+    say_square: int | None = None
+    say_rank: int | None = None
+    say_file: int | None = None
 
     def pins(self) -> dict[str, int]:
         """The buttons that have a pin: name -> BCM number."""
