@@ -38,7 +38,8 @@ APT_PACKAGES=(python3 python3-venv python3-dev gcc sqlite3)
 WITH_ENGINE=0
 WITH_SPEECH=0
 
-usage() { sed -n '2,27s/^# \{0,1\}//p' "$0"; }
+# The comment above, up to the first line of code: what --help prints.
+usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; }
 
 while [ $# -gt 0 ]; do
     case "$1" in
