@@ -83,7 +83,12 @@ class Hands:
                 elif found.places & bit(sq) and reading.others_off & self._committed & ~reading.own:
                     return self._deferred_lift(found, t, sq), False
                 elif self._snatchable(found, sq) and self._choose_reading("snatch", t, sq):
-                    return self._commit(found, t), False
+                    # The next place tells at once if the hand went on along the line
+                    # (the slide paused there): see _resolve_snatch.
+                    snatched = (t, sq, self._ways_beyond(sq), self._capture_ways(found, sq), False)
+                    events = self._commit(found, t)
+                    self._snatched = snatched
+                    return events, False
             elif theirs and not found.touched & bit(sq):
                 return [], True  # the other side reached out before the piece was let go
             elif (
@@ -147,6 +152,31 @@ class Hands:
             return []
         return self._read_again(t, choices_only=True, choices=[choice]) or []
 
+    def _resolve_snatch(self, t: int, sq: int) -> list[Event]:
+        """A piece set down after a snatch (the piece just landed, lifted where the other
+        side can take it: the move committed, its victim lifted first). On a square the
+        other side's capture of it takes or passes, the snatch stands; further along the
+        line the piece came, the hand may be going on (a slide that paused over the pass
+        time): the next place tells. The first place elsewhere, after places along the
+        line, tells that it did: the snatch read the other way at once, from the hands so
+        far (the piece set down along the line, the other side's hand then), not once the
+        board is still (issue 32, item 7: a very fast game was read late, in a batch)."""
+        when, lifted, beyond, capture_ways, along = self._snatched
+        if capture_ways & bit(sq) or (not along and not beyond & bit(sq)):
+            self._snatched = None  # a capture, or the other side's move: as read
+            return []
+        if beyond & bit(sq):
+            self._snatched = (when, lifted, beyond, capture_ways, True)  # it goes on
+            return []
+        self._snatched = None
+        if self._rereading:
+            return []
+        named = ("snatch", when, lifted)
+        choice = next((c for c in self._choices if (c.kind, c.t, c.square) == named), None)
+        if choice is None:
+            return []
+        return self._read_again(t, choices_only=True, choices=[choice]) or []
+
     def _released(self, found: Footprint, t: int) -> bool:
         """Has ``found``'s piece rested the pass time by ``t``? When the hands are read
         again, with hindsight: a piece that was never lifted again afterwards rested there
@@ -204,6 +234,8 @@ class Hands:
             self._warned = None
             if self._deferred is not None:
                 out += self._resolve_deferred(t, sq)
+            elif self._snatched is not None:
+                out += self._resolve_snatch(t, sq)
             reading = self._reading
             if reading.others_off:
                 # A piece placed where the sliding piece just rested under the pass time,

@@ -306,6 +306,10 @@ class Tracker(Amendments, Controls, Hands, Lights, NewGameSetup, OtherSide, Rere
         # hands): its time and square, and the squares the other side's captures of it
         # land on or pass over.
         self._deferred: tuple[int, int, int] | None = None
+        # A snatch that a slide going on may overturn (see hands): its time and square, the
+        # squares beyond it on the piece's line, those of the other side's captures of it,
+        # and whether a piece was set down along the line since.
+        self._snatched: tuple[int, int, int, int, bool] | None = None
         self._reading = self._fresh_reading()
 
     def _fresh_reading(self, start_board: int | None = None) -> MoveReading:
