@@ -294,12 +294,15 @@ class Recorder:
             key, what, args = self._waiting[0]
             if key.id is None or (ready_only and key is self._key):
                 return
-            if what == "options":
-                self.store.set_options(key.id, args)
-            elif what == "headers":
-                self.store.set_headers(key.id, args)
-            else:
-                self.store.set_game_data(key.id, *args)
+            try:
+                if what == "options":
+                    self.store.set_options(key.id, args)
+                elif what == "headers":
+                    self.store.set_headers(key.id, args)
+                else:
+                    self.store.set_game_data(key.id, *args)
+            except ValueError as exc:  # checked when kept: the store's limits reached since
+                log.warning("not stored with game %s: %s", key.id, exc)
             self._waiting.pop(0)
 
     def _keep(self, what: str, args: Any) -> None:

@@ -383,3 +383,33 @@ def test_the_modules_examples_run() -> None:
 
     for module in (hands_journal, journal_lines, replay):
         assert doctest.testmod(module).failed == 0, module.__name__
+
+
+def test_a_journal_set_aside_is_said_on_the_page(tmp_path: Path) -> None:
+    """Issue 32, item 2: the journal's name and why, in the log and on the page (the
+    snapshot's ``notices``, the page's state)."""
+    from board_driver.connectors.web.state import PageState, snapshot
+
+    _store(tmp_path, ["e2e4"])
+    path = journal_path(tmp_path / "g.sqlite")
+    path.write_bytes(b"magboard-hands 9 from a newer magboard\n\0")
+    board = SimulatedBoard(
+        pieces=rules.Game.from_record(rules.Position(), ["e2e4"]).position.occupancy()
+    )
+    daemon = sim_daemon(tmp_path, board)
+
+    async def scenario() -> tuple:
+        task = await start(daemon)
+        try:
+            snap = daemon.door.snapshot()
+            return snap.notices, snapshot(snap, PageState())["notices"]
+        finally:
+            daemon.stop()
+            assert await task == 0
+
+    notices, page = asyncio.run(scenario())
+    aside = next(tmp_path.glob("g.sqlite.hands.unreplayed-*"))
+    assert aside.read_bytes().startswith(b"magboard-hands 9")  # kept as it was
+    assert len(notices) == 1 and str(path) in notices[0] and f"set aside as {aside}" in notices[0]
+    assert "written by another magboard (format 9" in notices[0]
+    assert page == list(notices)
