@@ -161,6 +161,7 @@ class Daemon(Restart, Questions, Storing):
         #: What the board says about its own files (one set aside, and why), for the page.
         self.notices: list[str] = []
         self._unstored_checked: int | None = None  # the game whose unstored PGN was looked for
+        self._new_game_replayed = False  # a new game the store lacked, from the journal
         #: A new game's headers and texts, replayed from the journal (set once it is stored).
         self._replayed: tuple[dict, dict] | None = None
 

@@ -146,6 +146,7 @@ class Restart:
         else:
             self._set_replayed(done.stored_headers, done.stored_data)
             self._replayed = (done.headers, done.data)
+            self._new_game_replayed = True
         if done.question is not None:
             self._ask_again(*done.question)
         return done.events, done.steps

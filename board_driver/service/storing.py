@@ -38,6 +38,7 @@ class Storing:
     journal: Any
     config: Any
     loop: Any
+    _new_game_replayed: bool
 
     def _sync_store(self, fresh: bool) -> bool:
         """The game in the store; a failure is loud, lit, and retried (the game is kept)."""
@@ -117,12 +118,18 @@ class Storing:
             return
         self._unstored_checked = self.game_id
         store = self.config.store_path()
-        for path in (self._unstored_pgn(), store.with_name(f"{store.name}.new-game-unstored.pgn")):
+        paths = [self._unstored_pgn()]
+        if self._new_game_replayed:  # the new game a stop could not store, stored now
+            paths.append(store.with_name(f"{store.name}.new-game-unstored.pgn"))
+        game = self.tracker.game
+        for path in paths:
             if not path.is_file():
                 continue
-            line = _pgn_line(path)
-            moves = [str(m) for m in self.tracker.game.moves]
-            if line is not None and line == moves[: len(line)]:
+            found = _pgn_line(path)
+            moves = [str(m) for m in game.moves]
+            if found is not None and found[0] == game.start.fen() and (
+                found[1] == moves[: len(found[1])]
+            ):
                 with contextlib.suppress(OSError):
                     path.unlink()
                     log.info("%s: its moves are stored now (game %s): removed", path, self.game_id)
@@ -188,8 +195,9 @@ def _common(a: tuple, b: tuple) -> int:
     return same
 
 
-def _pgn_line(path: Path) -> list[str] | None:
-    """The moves (UCI) of the PGN file at ``path``, None if it cannot be read as one."""
+def _pgn_line(path: Path) -> tuple[str, list[str]] | None:
+    """The start (FEN) and moves (UCI) of the PGN file at ``path``, None if it cannot be
+    read as one game."""
     from board_driver.user_files import UnusableFile, read_text
 
     try:
@@ -198,4 +206,5 @@ def _pgn_line(path: Path) -> list[str] | None:
         return None
     if len(found) != 1 or found[0].game is None:
         return None
-    return [str(m) for m in found[0].game.moves]
+    game = found[0].game
+    return game.start.fen(), [str(m) for m in game.moves]

@@ -93,11 +93,15 @@ def test_every_action_while_the_store_is_immutable_is_kept_or_refused_then_store
             assert "the headers White, Black of game 2" in said, said
             assert "the options of game 2" in said and "the headers Event of the new game" in said
             assert "(the next start stores them)" in said, said
+            unstored = directory / "games.sqlite.new-game-unstored.pgn"
+            assert f"as PGN in {unstored}" in said and "Ra2" in unstored.read_text()
 
         again = WebDaemon(directory)
         try:
             state = again.wait_state(lambda s: s["moves"] == ["Ra2"] and s["game_id"] == 3)
             assert state["headers"] == {"Event": "Club night"} and state["start_fen"] == FEN
+            assert again.wait_for(lambda: "its moves are stored now" in again.output())
+            assert not unstored.exists()  # stored: the PGN that said it was not is gone
         finally:
             again.stop()
         games = _games(path)
