@@ -13,11 +13,12 @@ answers them; ``new_game`` is in :mod:`.setup`.
 from __future__ import annotations
 
 from board_driver.arbiter.game_events import Event, game_over_event, side_name
-from board_driver.events import ASK_BUTTONS
+from board_driver.arbiter.parts import TrackerParts
+from board_driver.physical.events import ASK_BUTTONS
 from rules import ClaimRefused, Color, Outcome
 
 
-class Controls:
+class Controls(TrackerParts):
     """Buttons, offers and claims, and endings decided outside the board (a Tracker part)."""
 
     _draw_offer: Color | None  # the side whose draw offer stands

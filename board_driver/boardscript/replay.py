@@ -21,8 +21,8 @@ from board_driver.arbiter.tracker import GameOptions, Timing, Tracker
 from board_driver.boardscript.script import Scan, Script, Wait
 from board_driver.clock.keeper import Timekeeper, timekeeper_for, without_clock
 from board_driver.clock.texts import clk_comments, pgn_headers
-from board_driver.events import BoardEvent, Lift, Place
 from board_driver.physical.debounce import DEFAULT_DEBOUNCE_MS, Debouncer
+from board_driver.physical.events import BoardEvent, Lift, Place
 from rules import STARTING_FEN, Game, Position
 
 
@@ -64,7 +64,7 @@ class ReplayResult:
     def to_json(self) -> dict[str, Any]:
         """The object ``magboard replay --json`` prints (board-script.md, "What replay
         prints"); ``clock`` (the clock read when the script ended) only with a clock."""
-        out = {
+        out: dict[str, Any] = {
             "script": self.name,
             "moves": self.moves,
             "fen": self.fen,
@@ -90,7 +90,8 @@ class ReplayResult:
 def tracker_for(script: Script, *, timing: Timing | None = None) -> Tracker:
     """A fresh tracker for ``script``: its starting position and its options."""
     start = Position() if script.fen == STARTING_FEN else Position.from_fen(script.fen)
-    options = GameOptions(**script.options)
+    settings: dict[str, Any] = dict(script.options)
+    options = GameOptions(**settings)
     return Tracker(Game(start), options=options, timing=timing or Timing())
 
 
@@ -164,7 +165,7 @@ def drive(
         for item in script.items:
             if isinstance(item, Wait):
                 tick(item.t_ms)
-            else:
+            elif not isinstance(item, Scan):  # a script without scans holds none
                 hand([item])
         if finish:
             flags(max(now, script.end_ms))

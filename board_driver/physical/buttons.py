@@ -44,7 +44,7 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol, runtime_checkable
 
-from board_driver.events import ASK_BUTTONS, BoardEvent, Button, Choose
+from board_driver.physical.events import ASK_BUTTONS, BoardEvent, Button, Choose
 from board_driver.physical.gpiolines import open_chip, open_lines
 from board_driver.physical.hwlib import require_library
 from board_driver.physical.pinmap import DEFAULT_BUTTON_PINS, check_distinct
@@ -66,7 +66,7 @@ BUTTONS = (
 #: What successive presses of ``promote`` choose.
 PROMOTION_CYCLE = ("q", "n", "r", "b")
 
-EventCallback = Callable[[BoardEvent], None]
+EventCallback = Callable[[BoardEvent], object]  # what it returns is not used
 
 
 class ButtonConfigError(ValueError):

@@ -25,7 +25,7 @@ then judges the pieces as the sensors find them (:mod:`.restart`); what the piec
 cannot tell is asked (:mod:`.questions`), and the lights guide anything else back.
 
 Everything else (the page, the engine, online play, app protocols, broadcasting) is an
-extension (:mod:`board_driver.extension`) that sees the board only through its door
+extension (:mod:`board_driver.door.extension`) that sees the board only through its door
 (:class:`~board_driver.service.doorway.BoardDoor`).
 """
 
@@ -37,14 +37,16 @@ import dataclasses
 import logging
 import signal
 import sys
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Callable, Coroutine, Iterable, Sequence
 from typing import Any, TextIO
 
 import rules
 from board_driver.arbiter.tracker import Timing, Tracker
-from board_driver.events import BoardEvent, Lift, Place
-from board_driver.extension import ExtensionConfigError
-from board_driver.frame import Frame
+from board_driver.door import ActionRefused
+from board_driver.door.extension import ExtensionConfigError
+from board_driver.physical.events import BoardEvent, Lift, Place
+from board_driver.physical.frame import Frame
+from board_driver.physical.squares import square, square_name, squares_of
 from board_driver.service.clock import DaemonClock
 from board_driver.service.config import Config
 from board_driver.service.doorway import BoardDoor
@@ -72,7 +74,6 @@ from board_driver.service.restart import Restart
 from board_driver.service.resumption import Question
 from board_driver.service.store import Store, StoreError
 from board_driver.service.storing import Storing
-from board_driver.squares import square, square_name, squares_of
 
 log = logging.getLogger("magboard")
 
@@ -115,7 +116,7 @@ class Daemon(Restart, Questions, Storing):
         script_input: TextIO | None = None,
         on_frame: Callable[[Frame], None] | None = None,
         web: bool = False,
-        watchers: Sequence[Callable[[BoardDoor], Awaitable[Any]]] = (),
+        watchers: Sequence[Callable[[BoardDoor], Coroutine[Any, Any, Any]]] = (),
         lock: Any = None,
     ) -> None:
         self.config = config
@@ -180,6 +181,13 @@ class Daemon(Restart, Questions, Storing):
         return self.recorder.store if self.recorder is not None else None
 
     @property
+    def _recorder(self) -> Recorder:
+        """The recorder, once the board has started (its store open)."""
+        if self.recorder is None:
+            raise RuntimeError("the board has not started: no store is open yet")
+        return self.recorder
+
+    @property
     def game_id(self) -> int | None:
         """The stored number of the game being played."""
         return self.recorder.game_id if self.recorder is not None else None
@@ -219,7 +227,7 @@ class Daemon(Restart, Questions, Storing):
                 self.lights.set_pattern(FAULT_FRAME)
             # Said here, before "stopped (exit 1)", not after it by the command.
             log.error("%s", exc)
-            exc.logged = True  # type: ignore[attr-defined]
+            exc.logged = True  # type: ignore[union-attr]
             raise
         finally:
             await self._shutdown()
@@ -245,7 +253,7 @@ class Daemon(Restart, Questions, Storing):
         if self._lock is None:
             self._lock = lock_store(path)
         self.recorder = Recorder(Store.open(path), config.game, config.clock)
-        game, options = self.recorder.resume()
+        game, options = self._recorder.resume()
         self._note_online(game)
         self.tracker = Tracker(game, options=options, timing=self._timing)
         self.door.restore_seats()
@@ -268,7 +276,7 @@ class Daemon(Restart, Questions, Storing):
         # The clock comes back from the store, paused at the stored game, and follows the
         # replayed steps while paused (a replayed move gets its %clk; the time it took,
         # while the daemon was away, is not known and not charged).
-        clocked = self.clock.load(self.recorder.clock_log(), steps, stored_line)
+        clocked = self.clock.load(self._recorder.clock_log(), steps, stored_line)
         self._store_steps(steps)
         self.after([*replayed, *clocked], clocked=True)
         if self._replayed is not None:  # the new game's, now that the recorder has it
@@ -370,13 +378,13 @@ class Daemon(Restart, Questions, Storing):
         from board_driver.door import StoreUnavailable
         from board_driver.service.store import NoSuchGame
 
-        if self._store_failing is not None or self.recorder.behind(self.tracker.game):
+        if self._store_failing is not None or self._recorder.behind(self.tracker.game):
             raise StoreUnavailable(
                 f"a stored game is resumed once the store can be written: "
                 f"{self._store_problem or 'it has not taken the game on the board yet'}"
             )
         try:
-            game, options = self.recorder.load(game_id)
+            game, options = self._recorder.load(game_id)
         except NoSuchGame as exc:
             raise LookupError(str(exc)) from None
         board = self.intake.debouncer.stable if self.intake else None
@@ -387,7 +395,7 @@ class Daemon(Restart, Questions, Storing):
         events = [{"t": self.now_ms(), "type": "game_resumed", "game_id": game_id,
                    "fen": game.position.fen()}]  # fmt: skip
         self._end_question()  # another game: what was asked was of the one before
-        events += self.clock.load(self.recorder.clock_log())
+        events += self.clock.load(self._recorder.clock_log())
         self.after(events)
         self.game_changed_outside()
         return events
@@ -395,7 +403,7 @@ class Daemon(Restart, Questions, Storing):
     def _note_online(self, game: rules.Game) -> None:
         """A stored game played online: its server decided, so a dead position is a note
         (set before the tracker sees the game, which would end it at once)."""
-        self.online = self.recorder.game_data("door").get("online") == "1"
+        self.online = self._recorder.game_data("door").get("online") == "1"
         if self.online:
             game.dead_position_ends = False
 
@@ -409,7 +417,7 @@ class Daemon(Restart, Questions, Storing):
         o = self.tracker.options
         record = ",".join(f"{k}={v}" for k, v in options_record(o).items())
         self.keep(Decided(self.now_ms(), f"options {record}"))
-        self.store_call(self.recorder.set_options, o)
+        self.store_call(self._recorder.set_options, o)
         log.info("options: %s", brief(options_record(o)))
         events = [
             {
@@ -430,16 +438,16 @@ class Daemon(Restart, Questions, Storing):
     def set_game_data(self, name: str, data: dict[str, str | None]) -> None:
         """Texts extension ``name`` keeps with the game on the board: kept in the journal
         and stored, or stored once the store can be written. ValueError past the limits."""
-        extension, checked = self.recorder.check_game_data(name, data)
+        extension, checked = self._recorder.check_game_data(name, data)
         self.keep(Decided(self.now_ms(), data_line(extension, checked)))
-        self.store_call(self.recorder.set_game_data, extension, checked)
+        self.store_call(self._recorder.set_game_data, extension, checked)
 
     def set_headers(self, headers: dict[str, str]) -> None:
         """PGN headers of the game on the board (``""`` removes one): kept in the journal and
         stored, or stored once the store can be written. ValueError names a bad one."""
-        checked = self.recorder.check_headers(headers)
+        checked = self._recorder.check_headers(headers)
         self.keep(Decided(self.now_ms(), headers_line(checked)))
-        self.store_call(self.recorder.set_headers, checked)
+        self.store_call(self._recorder.set_headers, checked)
 
     def announce(self, events: list[dict]) -> None:
         """Game events from beside the tracker (players, the door): stored, logged, lit."""
@@ -449,6 +457,8 @@ class Daemon(Restart, Questions, Storing):
 
     def handle_outside(self, event: BoardEvent) -> list[dict]:
         """A button or a promotion choice from outside the switches (see :mod:`.intake`)."""
+        if self.intake is None:
+            raise ActionRefused("the board has not started yet")
         return self.intake.outside(event)
 
     def handle(self, events: Iterable[BoardEvent]) -> list[dict]:
@@ -551,9 +561,10 @@ class Daemon(Restart, Questions, Storing):
         if self.script == "-":
             await feeder.play(stream_lines(self.script_input or sys.stdin), "<stdin>")
         else:
+            script = str(self.script)  # a file's name (_play_script runs only with one)
             text = self.script_text
             if text is None:
-                text = read_script_file(self.script)
-            await feeder.play(text_lines(text), self.script)
+                text = read_script_file(script)
+            await feeder.play(text_lines(text), script)
         log.info("script finished")
 

@@ -29,7 +29,7 @@ import re
 import urllib.parse
 from dataclasses import dataclass
 
-from board_driver.events import (
+from board_driver.physical.events import (
     BUTTON_NAMES,
     PROMOTION_LETTERS,
     BoardEvent,
@@ -38,7 +38,7 @@ from board_driver.events import (
     Lift,
     Place,
 )
-from board_driver.squares import square, square_name
+from board_driver.physical.squares import square, square_name
 
 #: The latest time a line may carry: the daemon's milliseconds since its start (a century).
 MAX_T_MS = 100 * 365 * 24 * 3600 * 1000

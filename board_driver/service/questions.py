@@ -10,25 +10,23 @@ from the answer.
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from typing import Any
 
-from board_driver.events import BoardEvent, Lift, Place
-from board_driver.frame import Frame
+from board_driver.physical.events import BoardEvent, Lift, Place
+from board_driver.physical.frame import Frame
+from board_driver.physical.squares import square_name, squares_of
 from board_driver.service.hands_journal import Asked, Decided
 from board_driver.service.journal_lines import read_line
+from board_driver.service.parts import DaemonParts
 from board_driver.service.resumption import Question, Reading, readings
-from board_driver.squares import square_name, squares_of
 
 log = logging.getLogger("magboard")
 
 
-class Questions:
+class Questions(DaemonParts):
     """Asking what the pieces cannot tell (see the module docstring)."""
 
-    # The daemon's, used here (see Daemon).
-    tracker: Any
-    question: Any
-    loop: Any
 
     def _ask(self, found: list[Reading], standing: int) -> None:
         """Several readings of the pieces after a restart: asked on the page and lit, the
@@ -37,7 +35,7 @@ class Questions:
         self.keep(Asked(self.now_ms(), standing))
         self._set_question(Question(found, self.tracker.game.position.copy(), standing, standing))
 
-    def _ask_again(self, asked: Asked, held: list[Any]) -> None:
+    def _ask_again(self, asked: Asked, held: Sequence[Any]) -> None:
         """The question in the journal, asked again after a restart, with the lifts and
         places held since (the tracker is where it was when it was first asked)."""
         found = readings(self.tracker.game.position, asked.standing)
@@ -82,6 +80,7 @@ class Questions:
         """Reading ``choice`` is what happened: its moves stored, then the lifts and places
         held meanwhile given to the tracker."""
         question = self.question
+        assert question is not None  # only while one is asked
         reading = question.choices[choice]
         words = question.options()[choice]
         log.info("%s: %s", how, words)
@@ -103,6 +102,7 @@ class Questions:
         put back as the game stands answer it (nothing was played); the hands since, once
         the board is still, may leave only one reading (:meth:`.Question.decided`)."""
         question = self.question
+        assert question is not None  # only while one is asked
         question.note(event)
         if question.board == self.tracker.board:
             log.info("the pieces are back as stored: nothing was played while the daemon was away")

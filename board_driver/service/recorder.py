@@ -25,7 +25,7 @@ from typing import Any
 
 import rules
 from board_driver.arbiter.tracker import GameOptions
-from board_driver.config_values import quote
+from board_driver.door.config_values import quote
 from board_driver.service.store import Store, StoreError, rebuild_game
 from board_driver.service.store_values import (
     GAME_DATA_LIMITS,
@@ -64,12 +64,12 @@ def options_from_record(
     """The options a stored game was played with (``defaults``: the config's ``[game]``;
     ``clock``: its ``[clock]``, for a new game). A game stored before clocks had none."""
     clock_default = "none" if record or clock is None else clock.control
-    base = {
+    base: dict[str, Any] = {
         "touch_move": record.get("touch_move", defaults.touch_move),
         "takeback": record.get("takeback", str(defaults.takeback).lower()) == "true",
         "hints": record.get("hints", str(defaults.hints).lower()) == "true",
     }
-    clocked = {
+    clocked: dict[str, Any] = {
         "clock": record.get("clock", clock_default),
         "clock_switch": record.get("clock_switch", clock.switch if clock else "board"),
         "illegal_move": record.get("illegal_move", clock.illegal_move if clock else "guide"),
@@ -124,7 +124,7 @@ class Recorder:
         self._key = _GameKey()
         self._game: rules.Game | None = None
         self._line: tuple = ()
-        self._result: tuple[str, str] | None = None
+        self._result: tuple[str, str | None] | None = None
         # What the game on the board keeps beside its moves, as it stands (the store has it
         # once the writes waiting are done).
         self._options: dict[str, str] = {}
@@ -208,6 +208,12 @@ class Recorder:
         """The moves of the game on the board as the store has them (as last written)."""
         return self._line
 
+    def _id(self) -> int:
+        """The stored number of the game on the board (one is stored before any step)."""
+        if self.game_id is None:
+            raise RuntimeError("no game is stored yet: resume() comes first")
+        return self.game_id
+
     def clock_log(self) -> list[Any]:
         """The stored changes of the clock of the game last loaded (resumed or loaded)."""
         return list(self._clock)
@@ -266,23 +272,24 @@ class Recorder:
             self._set_id(self.store.new_game(game.start.fen(), self._options))
             log.info("new game %d", self.game_id)
             started = True
+        game_id = self._id()
         moves = tuple(game.moves)
         if moves != self._line:
             line = list(zip(map(str, moves), game.san_moves(), strict=True))
             if clock:
-                self.store.sync_moves(self.game_id, line, clock)
+                self.store.sync_moves(game_id, line, clock)
             else:
-                self.store.sync_moves(self.game_id, line)
+                self.store.sync_moves(game_id, line)
             self._line = moves
         elif clock:
-            self.store.log_clock(self.game_id, clock)
+            self.store.log_clock(game_id, clock)
         outcome = game.outcome()
         result = (outcome.result(), outcome.termination) if outcome else None
         if result != self._result:
             if result:
-                self.store.finish(self.game_id, *result)
+                self.store.finish(game_id, *result)
             else:
-                self.store.reopen(self.game_id)
+                self.store.reopen(game_id)
             self._result = result
         self._write_waiting()
         return started
@@ -357,7 +364,7 @@ class Recorder:
         """``(extension, texts)`` as the store takes them; ValueError past its limits."""
         extension = data_key("extension name", name)
         checked = {data_key("key", key): data_value(key, value) for key, value in data.items()}
-        merged = dict(self._data.get(extension, {}))
+        merged: dict[str, str | None] = dict(self._data.get(extension, {}))
         merged.update(checked)
         if len([v for v in merged.values() if v is not None]) > GAME_DATA_LIMITS["names"]:
             raise ValueError(

@@ -17,7 +17,7 @@ it was the first time, and any other failure is :class:`ReplayRefused`, never a 
 
 >>> import rules
 >>> from board_driver.arbiter.tracker import Timing
->>> from board_driver.events import Lift, Place
+>>> from board_driver.physical.events import Lift, Place
 >>> from board_driver.service.hands_journal import Kept
 >>> stored = rules.Game.from_record(rules.Position(), ["e2e4"])
 >>> hands = (Lift(100, 51), Place(400, 35))                  # d7-d5, not yet judged
@@ -38,7 +38,7 @@ from typing import Any
 import rules
 from board_driver.arbiter.game_events import check_event, move_event
 from board_driver.arbiter.tracker import GameOptions, Timing, Tracker
-from board_driver.events import Lift, Place
+from board_driver.physical.events import Lift, Place
 from board_driver.service.hands_journal import Kept
 from board_driver.service.journal_lines import (
     Asked,
@@ -186,7 +186,7 @@ class _Replay:
                     (
                         k
                         for k in range(i + 1, len(events))
-                        if isinstance(events[k], Decided) and events[k].what.startswith("read ")
+                        if _is_read(events[k])
                     ),
                     None,
                 )
@@ -244,6 +244,8 @@ class _Replay:
                 return tracker.expect(event.uci, event.t_ms)
             if isinstance(event, Decided):
                 return self._decide(event)
+            if isinstance(event, Asked):
+                return []  # the daemon's own line, never the tracker's
             return tracker.handle(event)
         except ValueError as exc:  # refused then too: the tracker kept its state
             log.debug("replay: %s refused (%s)", event, exc)
@@ -339,3 +341,8 @@ class _Replay:
             Tracker(game, options=options, timing=self.timing, board=standing)
         )
         return found + self.tracker.starting_events(t)
+
+
+def _is_read(event: JournalEvent) -> bool:
+    """Is ``event`` the line that ends a question (what the pieces were read as)?"""
+    return isinstance(event, Decided) and event.what.startswith("read ")

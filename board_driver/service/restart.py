@@ -14,30 +14,24 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from typing import Any
 
 import rules
 from board_driver.arbiter.tracker import Tracker
-from board_driver.events import BoardEvent, Lift, Place
+from board_driver.physical.events import BoardEvent, Lift, Place
+from board_driver.physical.squares import square_name, squares_of
 from board_driver.service.hands_journal import Anchor, Asked, Decided, Expect
 from board_driver.service.journal_lines import read_line
+from board_driver.service.parts import DaemonParts
 from board_driver.service.replay import ReplayRefused, replay_journal
 from board_driver.service.resumption import Reading, readings
 from board_driver.service.storing import STORE_ERRORS
-from board_driver.squares import square_name, squares_of
 
 log = logging.getLogger("magboard")
 
 
-class Restart:
+class Restart(DaemonParts):
     """The hands journal kept, and replayed at the start (see the module docstring)."""
 
-    # The daemon's, used here (see Daemon).
-    tracker: Any
-    recorder: Any
-    journal: Any
-    question: Any
-    notices: list[str]
 
     def _catch_up(self, standing: int) -> None:
         """Pieces that moved while the daemon was away (a crash, a power cut): as if moved now.
@@ -89,7 +83,8 @@ class Restart:
         events to announce (what the store lacks) and the replay's steps from there (for
         the clock). A journal that cannot be used, for any reason, is set aside (never
         written over) and the board starts from the store and the pieces."""
-        journal = self.journal
+        journal, loop = self.journal, self.loop
+        assert journal is not None and loop is not None  # opened by _start, on the loop
         if journal.unreadable is not None:
             self._set_journal_aside(journal.unreadable)
             return [], []
@@ -98,7 +93,7 @@ class Restart:
             self._restart_journal()  # it holds nothing the store has not
             return [], []
         stored = [str(m) for m in game.moves]
-        why = kept.fits(self.game_id, self.recorder.started, game.start.fen(), stored)
+        why = kept.fits(self.game_id, self._recorder.started, game.start.fen(), stored)
         if why:
             self._set_journal_aside(why)
             return [], []
@@ -123,11 +118,11 @@ class Restart:
         self.tracker = done.tracker
         self.online = done.online
         if done.same_game:
-            self.recorder.adopt(done.tracker.game)
+            self._recorder.adopt(done.tracker.game)
         self.door.follow_turn()
         # The daemon's clock goes on from the journal's: the board has been left alone
         # since its last event for at least the settle time (the time the daemon was away).
-        self._t0 = self.loop.time() - done.final_t / 1000
+        self._t0 = loop.time() - done.final_t / 1000
         log.info(
             "the hands journal replayed: %d events since ply %d, from %s",
             len(kept.events),
@@ -137,7 +132,7 @@ class Restart:
         journal.go_on()
         # What was set beside the moves, kept in the journal: the stored game's now, the
         # new game's (if one followed) with it once it is stored.
-        recorder = self.recorder
+        recorder = self._recorder
         first = done.tracker.options if done.same_game else done.stored_options
         if first is not None and first != stored_tracker.options:
             self.store_call(recorder.set_options, first)
@@ -155,16 +150,16 @@ class Restart:
         """Headers and extensions' texts of the game on the board, from the journal."""
         with contextlib.suppress(ValueError):  # checked when they were kept
             if headers:
-                self.store_call(self.recorder.set_headers, headers)
+                self.store_call(self._recorder.set_headers, headers)
             for extension, texts in data.items():
-                self.store_call(self.recorder.set_game_data, extension, texts)
+                self.store_call(self._recorder.set_game_data, extension, texts)
 
     def _store_steps(self, steps: list) -> None:
         """The lines of moves the replayed steps passed through, stored in turn, as the
         store would have had them had it worked (a take-back replayed is a take-back in its
         history, not an amendment of the move that followed it)."""
         start = self.tracker.game.start
-        last = self.recorder.stored_line
+        last = self._recorder.stored_line
         for found, line in steps[:-1]:
             if any(e.get("type") == "new_game" for e in found):
                 return  # another game: stored as one by the replay's last step
@@ -172,7 +167,7 @@ class Restart:
                 continue
             last = line
             try:
-                self.recorder.store_line(rules.Game.from_record(start.copy(), list(line)))
+                self._recorder.store_line(rules.Game.from_record(start.copy(), list(line)))
             except STORE_ERRORS:
                 return  # the last step's sync says it, and retries
 
@@ -180,6 +175,7 @@ class Restart:
         """The journal cannot be replayed: renamed aside (never written over), said in the
         log and on the page; the journal starts again from the game as stored."""
         journal = self.journal
+        assert journal is not None  # opened by _start
         where = journal.set_aside()
         kept = f"set aside as {where}" if where is not None else "left as it is"
         self._notice(f"the hands journal {journal.path} is not replayed: {why}; {kept}")
@@ -196,16 +192,17 @@ class Restart:
         """The journal starts again from the game as it stands, and the pieces standing (a
         tracker made afresh from both reads on as this one): only when the store has
         everything, so that the journal always holds what the store lacks."""
-        if self.journal is None or self.recorder is None or self._store_failing is not None:
+        recorder, journal = self.recorder, self.journal
+        if journal is None or recorder is None or self._store_failing is not None:
             return
-        if self.recorder.behind(self.tracker.game):
+        if recorder.game_id is None or recorder.behind(self.tracker.game):
             return
         tracker = self.tracker
         game = tracker.game
-        self.journal.start(
+        journal.start(
             Anchor(
-                self.recorder.game_id,
-                self.recorder.started,
+                recorder.game_id,
+                self._recorder.started,
                 game.start.fen(),
                 tuple(map(str, game.moves)),
                 None if tracker.board == game.position.occupancy() else tracker.board,
@@ -220,7 +217,7 @@ class Restart:
             return
         if fresh or (
             self.tracker.at_rest()
-            and journal.unsettled(self.recorder.game_id, len(self.tracker.game.moves))
+            and journal.unsettled(self._recorder.game_id, len(self.tracker.game.moves))
         ):
             self._restart_journal()
 

@@ -42,8 +42,8 @@ import sqlite3
 from collections.abc import Mapping, Sequence
 
 from board_driver.clock.keeper import ClockEntry
-from board_driver.config_values import quote
-from board_driver.review import ReviewedPly, Score
+from board_driver.door.config_values import quote
+from board_driver.door.review import ReviewedPly, Score
 from board_driver.service import store_schema
 from board_driver.service.store_connection import StoreConnection
 from board_driver.service.store_errors import (
@@ -55,6 +55,7 @@ from board_driver.service.store_errors import (
     StoreTooNewError,
     StoreWriteError,
 )
+from board_driver.service.store_pgn import game_pgn, rebuild_game
 from board_driver.service.store_records import Correction, GameSummary, StoredGame, StoredMove
 from board_driver.service.store_schema import SCHEMA_VERSION
 from board_driver.service.store_values import (
@@ -495,4 +496,3 @@ class Store(StoreConnection):
             )
 
 
-from board_driver.service.store_pgn import game_pgn, rebuild_game  # noqa: E402 (they use the above)

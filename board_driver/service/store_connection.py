@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Self
 
-from board_driver.config_values import quote
+from board_driver.door.config_values import quote
 from board_driver.service import store_schema
 from board_driver.service.store_errors import (
     StoreError,

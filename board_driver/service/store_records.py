@@ -1,6 +1,9 @@
-"""What a read of the games store gives: a game (:class:`StoredGame`, with its moves,
-corrections, options, headers, extensions' texts and clock), and a line of the list of
-games (:class:`GameSummary`)."""
+"""What the store hands out: a stored game with its moves, corrections and clock, and a
+game's summary in the list of games.
+
+They are plain frozen records, read from the store by :mod:`board_driver.service.store`
+and turned into chess and PGN by :mod:`board_driver.service.store_pgn`.
+"""
 
 from __future__ import annotations
 

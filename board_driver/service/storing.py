@@ -18,6 +18,7 @@ from typing import Any
 
 import rules
 from board_driver.service.lights import STORE_FAILING_FRAME
+from board_driver.service.parts import DaemonParts
 from board_driver.service.store import StoreError
 from board_driver.service.store_errors import EXIT_STORE_REFUSED, StoreRefusedError
 
@@ -29,23 +30,16 @@ STORE_RETRY_S = 1.0
 STORE_ERRORS = (StoreError, OSError, sqlite3.Error)
 
 
-class Storing:
+class Storing(DaemonParts):
     """The store's failures, said, lit and retried (see the module docstring)."""
 
-    # The daemon's, used here (see Daemon).
-    tracker: Any
-    recorder: Any
-    journal: Any
-    config: Any
-    loop: Any
-    _new_game_replayed: bool
 
     def _sync_store(self, fresh: bool) -> bool:
         """The game in the store; a failure is loud, lit, and retried (the game is kept)."""
-        before = self.recorder.stored_line
+        before = self._recorder.stored_line
         entries = self.clock.pending()
         try:
-            self.recorder.sync(self.tracker.game, self.tracker.options, fresh, entries)
+            self._recorder.sync(self.tracker.game, self.tracker.options, fresh, entries)
             self.clock.stored(len(entries))
         except StoreRefusedError as exc:  # damaged under us: retrying cannot mend it
             self.fault(f"{exc}", code=EXIT_STORE_REFUSED)
@@ -145,7 +139,7 @@ class Storing:
         where it was kept instead (the journal, which the next start replays; a PGN beside
         the store, if it can be written)."""
         game = self.tracker.game
-        stored = self.recorder.stored_line if self.game_id is not None else ()
+        stored = self._recorder.stored_line if self.game_id is not None else ()
         moves = tuple(game.moves)
         same = _common(stored, moves)
         sans = game.san_moves()[same:]
@@ -158,7 +152,7 @@ class Storing:
         if sans:
             upto = f"-{len(moves)}" if len(sans) > 1 else ""
             what.append(f"ply {same + 1}{upto} ({' '.join(sans)})")
-        waiting = self.recorder.waiting()
+        waiting = self._recorder.waiting()
         what += waiting
         if not what:
             what.append(f"the game as it stands (the store has {len(stored)} plies)")
@@ -172,7 +166,7 @@ class Storing:
         try:
             headers = {"Event": f"magboard game {self.game_id or '(new)'} (not stored)",
                        "Site": "magboard"}  # fmt: skip
-            pgn.write_text(game.pgn({**headers, **self.recorder.headers()}), encoding="utf-8")
+            pgn.write_text(game.pgn({**headers, **self._recorder.headers()}), encoding="utf-8")
             kept.append(f"as PGN in {pgn}")
         except OSError as exc:
             not_kept.append(f"not as PGN ({pgn}: {exc.strerror})")

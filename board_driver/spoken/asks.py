@@ -28,9 +28,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from board_driver.physical.squares import square, square_name
 from board_driver.spoken.reasons import piece_on
 from board_driver.spoken.words import PIECE_KINDS, PieceWords, SideWords, Words
-from board_driver.squares import square, square_name
 from rules import BLACK, WHITE, Position
 
 #: What a player may ask, and the button that asks it on the board.

@@ -41,6 +41,7 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
+from board_driver.physical.squares import square, square_name, squares_of
 from board_driver.spoken import asks
 from board_driver.spoken.asks import answer
 from board_driver.spoken.reasons import (
@@ -52,7 +53,6 @@ from board_driver.spoken.reasons import (
     why_touch_move,
 )
 from board_driver.spoken.words import PieceWords, SideWords, Words, mover_kind
-from board_driver.squares import square, square_name, squares_of
 from rules import STARTING_FEN, Position
 
 #: What can be said, each switchable (``[speech]``: ``moves = false`` ...): every move;
@@ -503,7 +503,7 @@ class Narrator:
     # ------------------------------------------------------------------ questions
 
     def _on_ask(self, event: dict, snapshot: Any) -> Utterance | None:
-        what = event.get("what")
+        what = str(event.get("what"))
         if what in ("square", "rank", "file"):
             self.identify = what
             self._lifted.clear()

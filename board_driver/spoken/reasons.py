@@ -6,7 +6,7 @@ the same two things (the last position, and the squares standing), each a key of
 with its fields, so every language says them:
 
 >>> from rules import Position
->>> from board_driver.squares import square
+>>> from board_driver.physical.squares import square
 >>> from board_driver.spoken.words import Words
 >>> start = Position.from_fen("4k3/8/8/8/8/8/P7/R3K3 w - - 0 1")
 >>> board = start.occupancy() & ~(1 << square("a1")) | 1 << square("a4")
@@ -23,8 +23,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from board_driver.physical.squares import square, square_name, squares_of
 from board_driver.spoken.words import PIECE_KINDS, PieceWords, SideWords
-from board_driver.squares import square, square_name, squares_of
 from rules import KING, PAWN, QUEEN, WHITE, IllegalMoveError, Move, Position
 
 #: A sentence of the table and its fields.
@@ -88,8 +88,8 @@ def why_illegal(position: Position, board: int) -> Sentence:
     before = position.occupancy()
     gone, new = squares_of(before & ~board), squares_of(board & ~before)
     turn = position.turn
-    movers = [sq for sq in gone if position.piece_at(sq).color == turn]
-    others = [sq for sq in gone if position.piece_at(sq).color != turn]
+    movers = [sq for sq in gone if (p := position.piece_at(sq)) is not None and p.color == turn]
+    others = [sq for sq in gone if (p := position.piece_at(sq)) is not None and p.color != turn]
     if others and not movers:
         if new:
             return "why.wrong_side", {
@@ -104,21 +104,23 @@ def why_illegal(position: Position, board: int) -> Sentence:
             return reason
         promotion = _queen_if(position, movers[0], new[0])
         move = position.legal_move(Move(movers[0], new[0], promotion))
-        if move.is_en_passant:  # legal, but its victim was set back
-            victim = piece_on(position, move.captured_square, colour=True)
-            return "why.en_passant_back", {
-                "piece": victim,
-                "square": square_name(move.captured_square),
-            }
-    king = next((sq for sq in movers if position.piece_at(sq).piece_type == KING), None)
+        victim_square = move.captured_square
+        if move.is_en_passant and victim_square is not None:  # its victim set back
+            victim = piece_on(position, victim_square, colour=True)
+            return "why.en_passant_back", {"piece": victim, "square": square_name(victim_square)}
+    king = next(
+        (sq for sq in movers if (p := position.piece_at(sq)) is not None and p.piece_type == KING),
+        None,
+    )
     if king is not None and any(abs(sq - king) == 2 and sq >> 3 == king >> 3 for sq in new):
         target = next(sq for sq in new if abs(sq - king) == 2)
         reason = move_reason(position, king, target)
         if reason is not None:
             return reason
         move = position.legal_move(Move(king, target))
-        if board & (1 << move.rook_from):
-            return "why.castling_unfinished", {"square": square_name(move.rook_from)}
+        rook = move.rook_from
+        if rook is not None and board & (1 << rook):
+            return "why.castling_unfinished", {"square": square_name(rook)}
     if len(movers) == 1 and not new:
         return "why.no_legal_move", {
             "piece": piece_on(position, movers[0]),

@@ -38,8 +38,8 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any, ClassVar
 
-from board_driver.config_values import Bad, Check, boolean, integer, one_of, quote, text
-from board_driver.extension import Extension, ExtensionError
+from board_driver.door.config_values import Bad, Check, boolean, integer, one_of, quote, text
+from board_driver.door.extension import Extension, ExtensionError
 from board_driver.spoken.narrator import CATEGORIES
 from board_driver.spoken.words import LANGUAGES
 

@@ -15,7 +15,7 @@ from typing import Any
 from board_driver.connectors.speech.speaker import Speaker
 from board_driver.connectors.speech.ssip import DispatcherError, DispatcherVoice, dispatcher_address
 from board_driver.connectors.speech.voices import EspeakVoice, FileSink, espeak_program
-from board_driver.extension import ExtensionError
+from board_driver.door.extension import ExtensionError
 from board_driver.spoken import Words
 from board_driver.spoken.narrator import Narrator
 

@@ -200,17 +200,17 @@ class Speaker:
     def submit(self, batch: Iterable[Utterance | None]) -> None:
         """Queue one batch of utterances (the events of one step): what it makes stale is
         dropped, or cut short if it is being said (a voice that takes time only)."""
-        batch = [u for u in batch if u is not None and u.text]
-        if not batch:
+        said = [u for u in batch if u is not None and u.text]
+        if not said:
             return
         if self.voice.takes_time:
-            kept = deque(u for u in self._pending if not stale(u, batch))
+            kept = deque(u for u in self._pending if not stale(u, said))
             for dropped in [u for u in self._pending if u not in kept]:
                 log.debug("speech: dropped, overtaken by the game: %s", dropped.text)
             self._pending = kept
-            if self._current is not None and stale(self._current[0], batch):
+            if self._current is not None and stale(self._current[0], said):
                 self._current[1].cancel()
-        self._pending.extend(batch)
+        self._pending.extend(said)
         self._wake.set()
 
     async def _talk(self) -> None:

@@ -26,7 +26,7 @@ import threading
 from pathlib import Path
 
 from board_driver.physical.sensing.matrix import read_matrix
-from board_driver.squares import FULL_BOARD, square_name, squares_of
+from board_driver.physical.squares import FULL_BOARD, square_name, squares_of
 from board_driver.user_files import UnusableFile, read_text
 
 #: The start position: ranks 1, 2, 7 and 8 full.
@@ -158,6 +158,8 @@ class SimulatedBoard:
     # disk cannot stop it, and a crash leaves the old text or the new), else to a temporary
     # file renamed over the old one.
     def _save_in_place(self, text: bytes) -> bool:
+        if self.state_file is None:
+            return False
         try:
             fd = os.open(self.state_file, os.O_WRONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
         except OSError:

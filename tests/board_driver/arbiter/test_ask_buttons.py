@@ -10,8 +10,8 @@ import pytest
 
 from board_driver.arbiter.options import DEFAULT_OPTIONS
 from board_driver.arbiter.tracker import Tracker
-from board_driver.events import ASK_BUTTONS, Button, Lift, Place
-from board_driver.squares import square
+from board_driver.physical.events import ASK_BUTTONS, Button, Lift, Place
+from board_driver.physical.squares import square
 
 
 def play(tracker: Tracker, *events) -> list[dict]:

@@ -6,11 +6,11 @@ from __future__ import annotations
 from types import SimpleNamespace
 from typing import Any
 
+from board_driver.physical.squares import square
 from board_driver.spoken import Words
 from board_driver.spoken.asks import answer
 from board_driver.spoken.narrator import CATEGORIES, Narrator
 from board_driver.spoken.reasons import remedy, why_illegal
-from board_driver.squares import square
 from rules import STARTING_FEN, Game, Position
 
 

@@ -4,10 +4,10 @@ piece in the hand."""
 
 from __future__ import annotations
 
+from board_driver.physical.squares import square
 from board_driver.service.resumption import Question, readings
 from board_driver.spoken import Words
 from board_driver.spoken.narrator import Narrator
-from board_driver.squares import square
 from rules import Game, Position
 
 # After a restart the queen's square g8 is found empty: Qxg7+ was played, or the queen is

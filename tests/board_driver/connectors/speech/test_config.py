@@ -8,8 +8,8 @@ import importlib
 
 import pytest
 
-from board_driver.events import ASK_BUTTONS, BUTTON_NAMES
 from board_driver.physical.buttons import BUTTONS
+from board_driver.physical.events import ASK_BUTTONS, BUTTON_NAMES
 from board_driver.service.config import ConfigError, parse_config
 from firmware_bridge.packets import BUTTON_CODES
 from tests.board_driver.daemon_process import run_magboard, write_config

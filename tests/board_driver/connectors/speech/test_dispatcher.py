@@ -15,7 +15,7 @@ from board_driver.connectors.speech.setup import choose_voice
 from board_driver.connectors.speech.speaker import Speaker
 from board_driver.connectors.speech.ssip import DispatcherError, DispatcherVoice
 from board_driver.connectors.speech.voices import EspeakVoice, espeak_program
-from board_driver.extension import ExtensionError
+from board_driver.door.extension import ExtensionError
 from board_driver.spoken import Words
 from board_driver.spoken.narrator import Narrator, Utterance
 from tests.board_driver.connectors.speech.dispatcher import Dispatcher, needs_dispatcher

@@ -12,7 +12,7 @@ import pytest
 from board_driver.connectors.speech.voices import espeak_program
 from board_driver.door import ActionRefused
 from board_driver.physical.sensing.sim import SimulatedBoard
-from board_driver.squares import square
+from board_driver.physical.squares import square
 from tests.board_driver.connectors.speech.sink import Sink
 from tests.board_driver.service.sim_daemon import sim_daemon, start, until
 

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from board_driver.connectors.speech.voices import espeak_program
+from board_driver.physical.squares import square
 from board_driver.players.engine import EngineNotFound, find_engine
-from board_driver.squares import square
 from tests.board_driver.connectors.speech.sink import Sink, heard
 from tests.board_driver.daemon_process import DaemonProcess, write_config
 
