@@ -194,6 +194,10 @@ class Snapshot:
     #: ply's ``%clk``), ``bonus_ms`` (by side): see
     #: :meth:`board_driver.clock.keeper.Timekeeper.reading`.
     clock: Mapping[str, Any] | None = None
+    #: What the board says about its own files, for a person to know: one it could not use
+    #: at its start (a hands journal set aside, and why; the simulated board's pieces file),
+    #: newest last. Empty when all is well.
+    notices: tuple[str, ...] = ()
 
     def position(self) -> rules.Position:
         """The position after the last committed move, as a :class:`rules.Position`."""

@@ -138,6 +138,7 @@ class BoardDoor:
                 "debounce_ms": board.config.sensing.debounce_ms,
             },
             clock=board.clock.reading(),
+            notices=tuple(board.notices),
         )
 
     def _san(self, game: rules.Game) -> tuple[str, ...]:
@@ -330,7 +331,7 @@ class BoardDoor:
         finally:
             self._pending_seats = None
         if online:
-            self._board.store_call(self._board.recorder.set_game_data, "door", {"online": "1"})
+            self._board.set_game_data("door", {"online": "1"})
         if headers:
             events += self.set_headers(**headers)
         return events
@@ -355,7 +356,8 @@ class BoardDoor:
         for name, value in headers.items():
             if not name.isidentifier() or not isinstance(value, str) or "\n" in value:
                 raise ActionRefused(f"header {name!r}: expected a tag name and one line of text")
-        self._board.recorder.set_headers(headers)
+        # Kept in memory and the journal, stored now or once the store can be written.
+        self._board.set_headers(headers)
         event = {"t": self.now_ms(), "type": "headers", "headers": self._board.recorder.headers()}
         self._board.announce([event])
         return [event]
@@ -368,7 +370,7 @@ class BoardDoor:
     ) -> None:
         recorder = self._board.recorder
         if game_id is None or game_id == recorder.game_id:
-            self._board.store_call(recorder.set_game_data, name, data)
+            self._board.set_game_data(name, dict(data))
         else:
             self._board.store_call(recorder.store.set_game_data, game_id, name, data)
 
@@ -450,7 +452,7 @@ class BoardDoor:
         events = []
         self._board.clock.seats_changed()
         if stored != self.seats:
-            self._board.store_call(self._board.recorder.set_game_data, "seats", self.seats)
+            self._board.set_game_data("seats", dict(self.seats))
             events.append({"t": self.now_ms(), "type": "players", **self.seats})
         if announce:
             self._board.announce(events)

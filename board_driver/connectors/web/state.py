@@ -144,6 +144,8 @@ def snapshot(snap: Snapshot, page: PageState) -> dict[str, Any]:
         # After a restart, the readings of the pieces the board cannot choose between: the
         # page offers each (POST /api/answer {"reading": i}).
         "question": list(snap.question),
+        # What the board says about its own files (a journal it could not replay, set aside).
+        "notices": list(snap.notices),
         "engine": engine_snapshot(snap, page),
         # The board's chess clock (None without one): the page counts the running one
         # down from ``at``, when the snapshot was read.

@@ -521,6 +521,17 @@ function renderQuestion() {
   });
 }
 
+// The board's own files it could not use at its start (a hands journal set aside, and why).
+function renderNotices() {
+  const list = $("notices");
+  list.innerHTML = "";
+  for (const line of state.notices || []) {
+    const li = document.createElement("li");
+    li.textContent = line;
+    list.appendChild(li);
+  }
+}
+
 function renderMoves() {
   const list = $("moves");
   list.innerHTML = "";
@@ -759,6 +770,7 @@ function onMessage(data) {
   renderStatus();
   renderAsks();
   renderQuestion();
+  renderNotices();
   renderMoves();
   renderControls();
   renderEngine();
