@@ -325,6 +325,12 @@ class Door(Protocol):
         """The promotion piece chosen: ``q``, ``r``, ``b`` or ``n``."""
         ...
 
+    def resign(self, side: str, *, t_ms: int | None = None) -> list[dict[str, Any]]:
+        """``side`` (``white`` or ``black``) resigns, whoever is to move (FIDE 5.1.2). As a
+        button it judges the board first: a move whose pieces stand counts before it. (The
+        ``resign`` button is the side to move's, or the people's against a player away.)"""
+        ...
+
     def lift(self, square: str | int) -> None:
         """Lift the piece on ``square`` of the simulated board (ActionRefused on a real
         board, or when no piece stands there). It reaches the tracker as a real lift
