@@ -39,6 +39,14 @@ class Actions:
         self.door.press(name)
         return {}
 
+    async def do_resign(self, body: dict) -> dict:
+        """``side`` resigns (``white`` or ``black``), whoever is to move: the page asks for
+        whom; the board's own ``resign`` button is the side to move's."""
+        side = inputs.parse_side(inputs.field(body, "side"))
+        log.info("web: %s resigns", side)
+        self.door.resign(side)
+        return {}
+
     async def do_choose(self, body: dict) -> dict:
         piece = inputs.parse_piece(inputs.field(body, "piece"))
         log.info("web: choose %s", piece)
