@@ -155,8 +155,7 @@
   function render(s) {
     const root = panel();
     if (!root || !s) return;
-    if (root.hidden || !root.querySelector("[data-part]")) build(root);
-    root.hidden = false;
+    if (!root.querySelector("[data-part]")) build(root);  // shown by play.js
     for (const [name, html] of Object.entries(parts(s))) {
       if (shown[name] !== html) {
         part(name).innerHTML = html;

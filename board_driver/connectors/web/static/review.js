@@ -136,8 +136,8 @@ function drawMoves() {
     const number = moveNumber(move.ply);
     if (!li || number.endsWith(".")) {
       li = document.createElement("li");
-      li.insertAdjacentHTML("beforeend", `<span class="num">${number.replace("…", ".")}</span> `);
-      if (number.endsWith("…")) li.insertAdjacentHTML("beforeend", '<span class="skip">…</span> ');
+      li.insertAdjacentHTML("beforeend", `<span class="num">${number.replace("…", ".")}</span>`);
+      if (number.endsWith("…")) li.insertAdjacentHTML("beforeend", '<span class="skip">…</span>');
       list.appendChild(li);
     }
     const button = document.createElement("button");
@@ -217,6 +217,8 @@ function drawStatus() {
     text = `Reviewed by ${data.engine || "the engine"} (${data.limit || "its budget"} per position)`;
   } else if (data.result === "*") {
     text = "This game is not over: the engine reviews it when it is.";
+  } else if (progress && progress.status === "scheduled") {
+    text = "The engine starts its review of this game in a moment…";
   } else {
     offer = true;
     if (progress && ["stopped", "failed"].includes(progress.status)) {
