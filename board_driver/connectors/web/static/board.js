@@ -53,6 +53,30 @@ let chosenPiece = null;   // the promotion piece chosen on this page, until a pr
 let shownPlies = null;    // the plies of the game on the board when the game list was loaded
 let refused = null;       // the last refusal of this page's token (401, 403), until one is kept
 
+// ---------------------------------------------------------------- parts loaded when needed
+
+// The review (after a game) and the Lichess panel (with [lichess] on) are loaded when first
+// needed: a newcomer's first page does without them.
+const loading = {};
+
+function need(name) {
+  if (!loading[name]) {
+    loading[name] = new Promise((resolve, reject) => {
+      const script = document.createElement("script");
+      script.src = `/static/${name}.js`;
+      script.onload = resolve;
+      script.onerror = reject;
+      document.head.appendChild(script);
+    });
+  }
+  return loading[name];
+}
+
+// A game's review, shown (review.js, loaded first if need be).
+function showReview(gameId, byHand) {
+  need("review").then(() => openReview(gameId, byHand)).catch(() => {});
+}
+
 // ---------------------------------------------------------------- token
 
 function loadToken() {
@@ -893,7 +917,7 @@ async function loadGames() {
         review.textContent = "Review";
         review.className = "review-open";
         review.title = `Game ${g.id} move by move${g.result !== "*" ? ", with the engine's review" : ""}`;
-        review.addEventListener("click", () => openReview(g.id, true));
+        review.addEventListener("click", () => showReview(g.id, true));
         li.appendChild(review);
       }
       if (g.result === "*" && !g.on_board) {
@@ -917,6 +941,8 @@ function onMessage(data) {
   hand = hand.filter((sq) => !has(simOcc, sq));  // put back on the board
   releaseCaptured();
   followSetup(message.events || []);
+  if ((state.player_states || {}).lichess) need("lichess");
+  if (state.result !== "*" && state.moves.length) need("review");
   renderPlayers();
   renderBoard();
   renderStatus();

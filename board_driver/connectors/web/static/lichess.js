@@ -165,14 +165,17 @@
     tick();
   }
 
-  document.addEventListener("magboard-state", (e) => {
-    const s = (e.detail?.player_states || {}).lichess;
+  function follow(state) {
+    const s = (state?.player_states || {}).lichess;
     if (!s) return;
     game = s.game;
     receivedAt = performance.now();
     render(s);
     if (!ticker) ticker = setInterval(tick, 250);
-  });
+  }
+  document.addEventListener("magboard-state", (e) => follow(e.detail));
+  // board.js loads this file once the daemon has Lichess on: the state as it stands first.
+  if (typeof state !== "undefined" && state) follow(state);
 
   document.addEventListener("click", async (e) => {
     const button = e.target.closest("#lichess button");

@@ -74,7 +74,7 @@ function buildStart() {
   $("no-clock").addEventListener("click", () => start(null, null));
   $("start-back").addEventListener("click", () => showView("game"));
   $("new-game").addEventListener("click", () => showView("start"));
-  $("review-jump").addEventListener("click", () => { if (state) openReview(state.game_id, true); });
+  $("review-jump").addEventListener("click", () => { if (state) showReview(state.game_id, true); });
   $("flip").addEventListener("click", () => {
     localStorage.setItem("magboard-bottom", bottom === "white" ? "black" : "white");
     if (state) renderPlayers();

@@ -350,3 +350,19 @@ def test_resign_for_a_side_the_last_move_and_a_new_game_set_up_with_its_clock(tm
         assert [(g["id"], g["result"]) for g in games] == [(3, "*"), (2, "0-1")]
     finally:
         daemon.stop()
+
+
+def test_the_page_is_sent_compressed_to_a_browser_that_accepts_it(web_daemon):
+    """Issue 34: a phone loads a third of the bytes; the same page either way."""
+    import gzip
+
+    for path in ("", "static/board.js", "static/board.css"):
+        plain = urllib.request.urlopen(web_daemon.url + path, timeout=5)
+        body = plain.read()
+        assert "Content-Encoding" not in plain.headers
+        asked = urllib.request.Request(web_daemon.url + path, headers={"Accept-Encoding": "gzip"})
+        packed = urllib.request.urlopen(asked, timeout=5)
+        assert packed.headers["Content-Encoding"] == "gzip"
+        assert packed.headers["Vary"] == "Accept-Encoding"
+        squeezed = packed.read()
+        assert gzip.decompress(squeezed) == body and len(squeezed) < len(body) / 2
