@@ -360,7 +360,10 @@ function cellAt(x, y) {
 function onPointerDown(e) {
   const sq = cellAt(e.clientX, e.clientY);
   if (sq === null) return;
-  setFocus(sq, false);  // the keyboard goes on from here; no focus ring left on a click
+  // The keyboard goes on from here (Tab comes back to this square), and no focus ring is
+  // left on a square by the mouse: a square focused by the keys before lets go.
+  if (document.activeElement && document.activeElement.closest(".sq")) document.activeElement.blur();
+  setFocus(sq, false);
   drag = { start: sq, rest: null, moved: false };
   e.preventDefault();
 }

@@ -65,7 +65,7 @@ def open_page(browser, daemon, tmp_path):
         context = browser.new_context(
             accept_downloads=True,
             reduced_motion="reduce",  # blinking lights drawn steady: stable screenshots
-            viewport=context_options.pop("viewport", {"width": 1000, "height": 800}),
+            viewport=context_options.pop("viewport", SIZES["desktop"]),
             **context_options,
         )
         contexts.append(context)
@@ -357,7 +357,7 @@ needs_stockfish = pytest.mark.skipif(
 @needs_stockfish
 @pytest.mark.parametrize("size", SIZES)
 def test_the_engine_by_level_on_its_clock_its_move_in_words_and_resign_for_the_human(
-    open_page, daemon, size
+    open_page, daemon, size, tmp_path
 ):
     """Issue 34, items 5 and 8: the engine chosen by level (Stockfish's UCI_Elo), the human
     playing Black on the phone (the board turned), White on the desktop; what decides the
@@ -397,6 +397,10 @@ def test_the_engine_by_level_on_its_clock_its_move_in_words_and_resign_for_the_h
     assert line.startswith(f"{name} plays {engine_side} (level 1, on its clock (3+2), at most")
     assert line.endswith("your move")
     no_sideways_scroll(page, "an engine game")
+    if size == "phone":
+        page.wait_for_selector(f"#sq-{move['to']}[data-led='.']")  # after the move's flash
+        page.evaluate("() => scrollTo(0, document.getElementById('strip-top').offsetTop - 4)")
+        shot(page, tmp_path, "web-engine.png")
 
     if size == "desktop":
         page.click("#hint")

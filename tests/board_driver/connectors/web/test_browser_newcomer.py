@@ -208,12 +208,16 @@ def test_a_game_as_on_lichess_lit_heard_by_keyboard_in_the_systems_theme(browser
         assert "in check" in page.locator("#sq-e1").get_attribute("aria-label")
         rows = page.locator("#moves li")
         assert rows.all_inner_texts() == ["1.\ne4\nd5", "2.\nexd5\nQxd5", "3.\nNc3\nQe5+"]
-        heights = {round(row.bounding_box()["height"]) for row in rows.all()}
-        assert len(heights) == 1  # a row a move number: none wraps
+        heights = page.locator("#moves").evaluate(  # at once: the list is redrawn as it goes
+            "(list) => [...list.children].map((row) => Math.round(row.offsetHeight))"
+        )
+        assert len(set(heights)) == 1, heights  # a row a move number: none wraps
         body = page.locator("body").inner_text()
         assert "plies" not in body and "warn" not in body  # no jargon
+        # The mouse and the keys together: no square keeps the keys' focus ring after a click.
+        assert page.evaluate("() => document.querySelectorAll('.sq:focus-visible').length") == 0
         if size == "phone":
-            page.locator("#strip-top").scroll_into_view_if_needed()
+            page.evaluate("() => scrollTo(0, document.getElementById('strip-top').offsetTop - 4)")
             shot(page, tmp_path, "web-phone-dark.png")
         page.click("#sound-toggle")  # muted: nothing more is heard
         assert played.get_attribute("aria-pressed") == "false"
