@@ -609,6 +609,8 @@ function renderStatus() {
   } else if (state.result !== "*") {
     text = `Game over: ${state.result} (${ending(state.termination, state.winner)})`;
     status.className = "over";
+  } else if (document.body.dataset.view === "start" && state.moves.length === 0 && state.in_sync) {
+    text = `Choose a game below, or just play: ${cap(state.turn)} begins`;
   } else {
     text = `${cap(state.turn)} to move${state.check ? " — check!" : ""}`;
     if (state.draw_offer) text += ` — ${state.draw_offer} offers a draw`;

@@ -178,6 +178,7 @@ function showView(next) {
   $("start-back").hidden = !playing;
   document.body.dataset.view = view;
   document.body.classList.toggle("choosing", view === "start" && !playing);
+  if (state) renderStatus();  // its words depend on what the panel shows
   showLichess();
   if (view === "start") renderStart();
 }
