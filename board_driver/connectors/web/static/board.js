@@ -274,15 +274,15 @@ function releaseCaptured() {
   hand = kept;
 }
 
-// Whether this page may move pieces now; if not, it says why (and moves nothing).
-function mayAct() {
+// Whether this page may act now; if not, it says why (and nothing is ``done``).
+function mayAct(done = "moved") {
   if (!online) {
-    say("The board cannot be reached (the daemon is not running?): nothing was moved.", true);
+    say(`The board cannot be reached (the daemon is not running?): nothing was ${done}.`, true);
     return false;
   }
   if (!token) {
     showToken();
-    say("Nothing was moved: this page has no token (see the top of the page).", true);
+    say(`Nothing was ${done}: this page has no token (see the top of the page).`, true);
     window.scrollTo(0, 0);
     return false;
   }
@@ -685,18 +685,18 @@ function renderControls() {
   const playing = state.result === "*" && !state.setup_pending;
   document.body.classList.toggle("sim", state.sim);
   document.body.classList.toggle("no-sim", !state.sim);
-  const online = state.online;
+  const remote = state.online;  // a server decides this game
   // After the game only what comes next: a new game, its review.
   $("controls").hidden = state.result !== "*";
   $("resign").disabled = !playing;
-  $("resign").hidden = online || state.result !== "*";  // online: resigned on Lichess (its panel)
+  $("resign").hidden = remote || state.result !== "*";  // online: resigned on Lichess (its panel)
   $("draw-offer").disabled = !playing;
   $("draw-accept").disabled = !playing || !state.draw_offer;
   $("draw-accept").hidden = !state.draw_offer;
   $("claim-draw").disabled = !playing;
   $("adjust").disabled = !playing;
   $("hint").disabled = !playing;
-  $("hint").hidden = online;
+  $("hint").hidden = remote;
   $("takeback").disabled = !state.can_take_back;
   $("promotion").hidden = !state.can_promote;
   for (const b of document.querySelectorAll("[data-piece]")) b.disabled = !state.can_promote;

@@ -118,7 +118,7 @@ function showLichess() {
 const control = (minutes, increment) => (minutes === null ? "none" : `${minutes}+${increment}`);
 
 async function start(minutes, increment, text = null) {
-  if (!state || !token) { if (!token) showToken(); return; }
+  if (!state || !mayAct("started")) return;
   const mode = checked("mode");
   if (mode === "lichess") {
     const answer = await send("player/lichess/seek", {
