@@ -41,7 +41,9 @@ def open_live(browser, daemon: WebDaemon, size: str, **options):
     return context, page
 
 
-@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize(
+    "size", ["desktop", pytest.param("phone", marks=pytest.mark.slow)]
+)  # the phone's in the slow run: the default run's time is counted
 def test_the_terminal_and_the_page_move_one_board_in_either_order(browser, tmp_path, size):
     """Item 2: lines typed at the daemon's terminal and clicks on the page move the same
     simulated pieces: a move made at one and answered at the other, a move begun at the
