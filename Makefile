@@ -18,7 +18,13 @@ run: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/mypy
 	$(BIN)/python -m pytest
+
+# ruff, and mypy on the type hints (the first steps of `make test`).
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/mypy
 
 # The real stack in a Debian virtual machine (QEMU): the installed service under systemd, a
 # kernel GPIO chip, the real hardware libraries. Needs root; see docs/testing.md.

@@ -34,10 +34,10 @@ sys.path.insert(0, str(ROOT))
 
 from board_driver.physical.leds import Renderer, SimulatedLeds  # noqa: E402
 from board_driver.physical.sensing.sim import SimulatedBoard  # noqa: E402
+from board_driver.physical.squares import square  # noqa: E402
 from board_driver.service.config import parse_config  # noqa: E402
 from board_driver.service.daemon import Daemon, Hardware  # noqa: E402
 from board_driver.service.notify import Notifier  # noqa: E402
-from board_driver.squares import square  # noqa: E402
 
 TICKS = os.sysconf("SC_CLK_TCK")
 

@@ -42,11 +42,11 @@ sys.path.insert(0, str(ROOT))
 from board_driver.connectors.emulation.chesslink import encode  # noqa: E402
 from board_driver.physical.leds import Renderer, SimulatedLeds  # noqa: E402
 from board_driver.physical.sensing.sim import SimulatedBoard  # noqa: E402
+from board_driver.physical.squares import square  # noqa: E402
 from board_driver.service.config import parse_config  # noqa: E402
 from board_driver.service.daemon import Daemon  # noqa: E402
 from board_driver.service.hardware import Hardware  # noqa: E402
 from board_driver.service.notify import Notifier  # noqa: E402
-from board_driver.squares import square  # noqa: E402
 
 RATE_HZ = 200
 DEBOUNCE_MS = 30

@@ -44,7 +44,7 @@ import rules  # noqa: E402
 from board_driver.connectors.broadcast import BroadcastConfig  # noqa: E402
 from board_driver.connectors.broadcast.publisher import Publisher  # noqa: E402
 from board_driver.door import Snapshot  # noqa: E402
-from board_driver.frame import Frame  # noqa: E402
+from board_driver.physical.frame import Frame  # noqa: E402
 from tests.board_driver.connectors.broadcast.fake_door import make_snapshot  # noqa: E402
 from tests.conftest import SHARED_DATA  # noqa: E402
 from tests.hall.hall_process import HallProcess, hall_config, poll  # noqa: E402

@@ -31,8 +31,8 @@ sys.path.insert(0, str(ROOT))
 
 from board_driver.boardscript.replay import tracker_for  # noqa: E402
 from board_driver.boardscript.script import Scan, Wait  # noqa: E402
-from board_driver.events import Lift, Place  # noqa: E402
 from board_driver.physical.debounce import Debouncer  # noqa: E402
+from board_driver.physical.events import Lift, Place  # noqa: E402
 from tests.conftest import SHARED_DATA  # noqa: E402
 from tests.generate_scripts import CAREFUL, STYLES, generate_corpus, to_scans  # noqa: E402
 

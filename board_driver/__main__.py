@@ -1,5 +1,5 @@
 """``python -m board_driver`` is the ``magboard`` command."""
 
-from board_driver.cli import main
+from board_driver.commands import main
 
 raise SystemExit(main())

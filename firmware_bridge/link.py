@@ -407,7 +407,7 @@ class BridgeLink:
         if now - self._last_rx > limit:
             self._drop(f"no data from the device for {limit:g} s")
 
-    def _handle(self, seq: int, packet: Packet, now: float) -> None:
+    def _handle(self, seq: int, packet: Packet | UnknownPacket, now: float) -> None:
         if isinstance(packet, Welcome):
             self._rx_seq = seq
             self._on_welcome(packet)

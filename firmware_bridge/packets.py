@@ -40,6 +40,14 @@ BUTTON_CODES: dict[int, str] = {
     6: "hint",
     7: "draw_offer",
     8: "draw_accept",
+    # The questions a player asks the board (answered aloud by the speech extension).
+    9: "say_move",
+    10: "say_moves",
+    11: "say_clocks",
+    12: "say_material",
+    13: "say_square",
+    14: "say_rank",
+    15: "say_file",
 }
 BUTTON_NUMBERS: dict[str, int] = {name: code for code, name in BUTTON_CODES.items()}
 
@@ -261,19 +269,20 @@ class StreamDecoder:
         self.last_error: FrameError | None = None
         self._splitter = FrameSplitter()
 
-    def feed(self, data: bytes) -> list[tuple[int, Packet]]:
+    def feed(self, data: bytes) -> list[tuple[int, Packet | UnknownPacket]]:
         oversize_before = self._splitter.oversize
         unknown_before = self.counts.unknown_type
         frames = self._splitter.feed(data)
         self.counts.oversize += self._splitter.oversize - oversize_before
-        good: list[tuple[int, Packet]] = []
+        good: list[tuple[int, Packet | UnknownPacket]] = []
         for frame in frames:
             try:
                 good.append(decode(frame))
             except UnknownTypeError as error:
                 self.counts.unknown_type += 1
                 self.last_error = error
-                good.append((error.seq, UnknownPacket(error.packet_type, error.payload)))
+                seq = error.seq if error.seq is not None else -1  # decode always sets it
+                good.append((seq, UnknownPacket(error.packet_type, error.payload)))
             except FrameError as error:
                 self._count(error)
         self.counts.packets += len(good) - (self.counts.unknown_type - unknown_before)

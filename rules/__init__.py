@@ -49,6 +49,19 @@ Outcome(termination='dead_position', winner=None)
 >>> rules.Game(wall).flag_fall(rules.BLACK).result()   # the rook may yet open the wall
 '1-0'
 
+Chess960 (FIDE Guidelines II) is a variant of the position; standard chess is the
+default. Start positions go by Scharnagl's number (518 is the standard array), castling
+by the rook's side, and a castling is written as the king taking its own rook (UCI_Chess960):
+
+>>> game = rules.Game(rules.Position.from_chess960(3))
+>>> game.position.board_fen().split('/')[-1]      # king f1, rooks e1 and g1
+'BQNNRKRB'
+>>> castling = game.push_san('O-O')                # the king and the g1 rook swap squares
+>>> castling.uci(), [rules.square_name(sq) for sq in (castling.to_square, castling.rook_to)]
+('f1g1', ['g1', 'f1'])
+>>> game.position.fen()
+'bqnnrkrb/pppppppp/8/8/8/8/PPPPPPPP/BQNNRRKB b kq - 1 1'
+
 Bad input raises a precise :class:`ValueError` that says what and where:
 
 >>> rules.Position.from_fen('8/8/8/8/8/8/8/K7 w - - 0 1')
@@ -57,6 +70,7 @@ Traceback (most recent call last):
 rules.errors.FenError: FEN placement: Black has no king, needs exactly one
 """
 
+from . import chess960
 from .core import (
     BISHOP,
     BLACK,
@@ -76,11 +90,18 @@ from .core import (
     square_name,
     square_rank,
 )
-from .errors import ClaimRefused, FenError, IllegalMoveError, PgnError, SanError
+from .errors import (
+    ClaimRefused,
+    FenError,
+    IllegalMoveError,
+    PgnError,
+    SanError,
+    VariantError,
+)
 from .fen import STARTING_FEN
 from .game import EXTERNAL_TERMINATIONS, TERMINATIONS, Game, Outcome
 from .pgn import PgnGame, read_pgn
-from .position import Position
+from .position import VARIANTS, Position
 
 __all__ = [
     "BISHOP",
@@ -95,6 +116,7 @@ __all__ = [
     "SQUARE_NAMES",
     "STARTING_FEN",
     "TERMINATIONS",
+    "VARIANTS",
     "WHITE",
     "ClaimRefused",
     "Color",
@@ -108,6 +130,8 @@ __all__ = [
     "Piece",
     "Position",
     "SanError",
+    "VariantError",
+    "chess960",
     "parse_square",
     "read_pgn",
     "square_file",

@@ -15,6 +15,7 @@ from .fen import STARTING_FEN
 
 if TYPE_CHECKING:  # game.py imports this module: the type only, never at run time
     from .game import Game
+    from .position import Position
 
 SEVEN_TAG_ROSTER = ("Event", "Site", "Date", "Round", "White", "Black", "Result")
 _DEFAULTS = {
@@ -93,6 +94,33 @@ def tag_pair(name: str, value: str) -> str:
     return f'[{name} "{value}"]'
 
 
+#: The tags :func:`start_tags` owns: given to :func:`write_pgn`, they are replaced.
+START_TAGS = ("Variant", "SetUp", "FEN")
+
+
+def start_tags(start: Position) -> dict[str, str]:
+    """The tags that say where a game starts: ``Variant "Chess960"``, ``SetUp "1"`` and
+    ``FEN`` (X-FEN) for every Chess960 game, even from the standard array; ``SetUp`` and
+    ``FEN`` for a standard game from another position; none for the standard start.
+    A writer of PGN other than :func:`write_pgn` takes them from here.
+
+    >>> from rules import Position
+    >>> start_tags(Position())
+    {}
+    >>> for name, value in start_tags(Position.from_chess960(0)).items():
+    ...     print(name, value)
+    Variant Chess960
+    SetUp 1
+    FEN bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w KQkq - 0 1
+    """
+    fen = start.fen()
+    if start.variant == "chess960":
+        return {"Variant": "Chess960", "SetUp": "1", "FEN": fen}
+    if fen != STARTING_FEN:
+        return {"SetUp": "1", "FEN": fen}
+    return {}
+
+
 def write_pgn(
     game: Game,
     headers: dict[str, str] | None = None,
@@ -100,8 +128,9 @@ def write_pgn(
     comments: Mapping[int, str] | None = None,
     nags: Mapping[int, int] | None = None,
 ) -> str:
-    """PGN text for a game: the Seven Tag Roster in order, SetUp "1" and FEN when the
-    game starts elsewhere than the standard position, then the other headers given and,
+    """PGN text for a game: the Seven Tag Roster in order, the tags of its start
+    (:func:`start_tags`: Variant "Chess960", SetUp "1" and FEN for a Chess960 game, SetUp
+    and FEN for a game from another position), then the other headers given and,
     once the game is over, a Termination tag unless one was given; the move text wrapped
     at 80 columns, with a comment after the last move where the result needs one (see
     :func:`ending_comment`), and the result.
@@ -117,12 +146,9 @@ def write_pgn(
     tags: dict[str, str] = {}
     for name in SEVEN_TAG_ROSTER:
         tags[name] = result if name == "Result" else headers.get(name, _DEFAULTS[name])
-    start_fen = game.start.fen()
-    headers.pop("SetUp", None)
-    headers.pop("FEN", None)
-    if start_fen != STARTING_FEN:
-        tags["SetUp"] = "1"
-        tags["FEN"] = start_fen
+    for name in START_TAGS:
+        headers.pop(name, None)
+    tags.update(start_tags(game.start))
     for name, value in headers.items():
         if name not in tags:
             tags[name] = str(value)

@@ -84,17 +84,31 @@ class Move:
     """A move, as the laws see it: from a square to a square, maybe promoting.
 
     Two moves are equal when they have the same ``from_square``, ``to_square`` and
-    ``promotion``; the flags describe what the move does in the position it was
-    generated for, so SAN and the tracker need no look-ups:
+    ``promotion`` (a Chess960 castling: the same king and rook squares); the flags
+    describe what the move does in the position it was generated for, so SAN and the
+    tracker need no look-ups:
 
     >>> from rules import Position
     >>> m = Position().parse_uci('e2e4')
     >>> str(m), m.is_capture, m.is_castling
     ('e2e4', False, False)
 
-    Castling is the king's move (``e1g1``); ``rook_from`` / ``rook_to`` say where the rook
-    goes. ``captured_square`` is the victim's square (differs from ``to_square`` only for
-    en passant). Moves are immutable and hashable.
+    Castling is the king's move: ``from_square`` and ``to_square`` are the king's squares
+    (``e1`` to ``g1``), ``rook_from`` and ``rook_to`` the rook's. ``captured_square`` is
+    the victim's square (differs from ``to_square`` only for en passant). Moves are
+    immutable and hashable.
+
+    A Chess960 castling (FIDE Guidelines II) has the same four squares, which may
+    overlap: the king can land where its rook stood, or stay where it is. Such a move
+    is written and compared as the king taking its own rook (UCI_Chess960, as engines
+    and Lichess write it), so it never equals a king's step to the same square:
+
+    >>> b1 = Position.from_fen('rk5r/8/8/8/8/8/8/RK5R w AHah - 0 1', variant='chess960')
+    >>> long = b1.parse_san('O-O-O')
+    >>> [square_name(s) for s in (long.from_square, long.to_square, long.rook_from, long.rook_to)]
+    ['b1', 'c1', 'a1', 'd1']
+    >>> long.uci(), long == Move.from_uci('b1c1'), long == Move.castling(1, 0)
+    ('b1a1', False, True)
     """
 
     __slots__ = (
@@ -119,6 +133,7 @@ class Move:
     captured_square: int | None
     rook_from: int | None
     rook_to: int | None
+    _key: int
 
     def __init__(
         self,
@@ -142,6 +157,7 @@ class Move:
         setattr_(self, "is_capture", is_capture)
         setattr_(self, "is_en_passant", is_en_passant)
         setattr_(self, "is_castling", is_castling)
+        captured: int | None
         if is_en_passant:
             captured = (from_square & 0o70) | (to_square & 7)
         elif is_capture:
@@ -149,6 +165,8 @@ class Move:
         else:
             captured = None
         setattr_(self, "captured_square", captured)
+        rook_from: int | None
+        rook_to: int | None
         if is_castling:
             back = from_square & 0o70
             if to_square > from_square:
@@ -160,6 +178,50 @@ class Move:
         setattr_(self, "rook_from", rook_from)
         setattr_(self, "rook_to", rook_to)
         setattr_(self, "_key", from_square | to_square << 6 | (promotion or 0) << 12)
+
+    @classmethod
+    def castling(cls, king_square: int, rook_square: int) -> Move:
+        """A Chess960 castling of the king on ``king_square`` with its rook on
+        ``rook_square`` (both on the first or both on the last rank): the king goes to
+        the g-file and the rook to the f-file when the rook stands on the king's h side,
+        else to the c- and d-files.
+
+        >>> m = Move.castling(5, 6)                    # king f1, rook g1: O-O
+        >>> square_name(m.to_square), square_name(m.rook_to), m.uci()
+        ('g1', 'f1', 'f1g1')
+        >>> Move.castling(60, 4)
+        Traceback (most recent call last):
+        ...
+        ValueError: a castling king and rook stand on one back rank: e8 and e1 do not
+        """
+        back = king_square & 0o70
+        if (
+            not (0 <= king_square < 64 and 0 <= rook_square < 64)
+            or back not in (0, 56)
+            or rook_square & 0o70 != back
+            or rook_square == king_square
+        ):
+            names = (
+                f"{SQUARE_NAMES[king_square]} and {SQUARE_NAMES[rook_square]}"
+                if 0 <= king_square < 64 and 0 <= rook_square < 64
+                else f"{king_square} and {rook_square}"
+            )
+            raise ValueError(f"a castling king and rook stand on one back rank: {names} do not")
+        kingside = rook_square > king_square
+        move = cls.__new__(cls)
+        setattr_ = object.__setattr__
+        setattr_(move, "from_square", king_square)
+        setattr_(move, "to_square", back + (6 if kingside else 2))
+        setattr_(move, "promotion", None)
+        setattr_(move, "is_capture", False)
+        setattr_(move, "is_en_passant", False)
+        setattr_(move, "is_castling", True)
+        setattr_(move, "captured_square", None)
+        setattr_(move, "rook_from", rook_square)
+        setattr_(move, "rook_to", back + (5 if kingside else 3))
+        # The king takes its own rook, marked apart from any move a piece can make.
+        setattr_(move, "_key", king_square | rook_square << 6 | _CHESS960_CASTLING)
+        return move
 
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError("Move is immutable")
@@ -179,9 +241,14 @@ class Move:
         return self.uci()
 
     def __repr__(self) -> str:
+        if self._key & _CHESS960_CASTLING:
+            return f"Move.castling({self.from_square}, {self.rook_from})"
         return f"Move.from_uci({self.uci()!r})"
 
-    def __reduce__(self):  # copy/pickle through the constructor (attributes are read-only)
+    def __reduce__(self) -> tuple[object, ...]:
+        # copy/pickle through the constructors (the attributes are read-only)
+        if self._key & _CHESS960_CASTLING:
+            return (Move.castling, (self.from_square, self.rook_from))
         return (
             _rebuild_move,
             (
@@ -195,7 +262,11 @@ class Move:
         )
 
     def uci(self) -> str:
-        """The UCI text of the move: ``'e2e4'``, ``'e7e8q'``, ``'e1g1'`` for castling."""
+        """The UCI text of the move: ``'e2e4'``, ``'e7e8q'``, ``'e1g1'`` for castling in
+        standard chess; in Chess960 (UCI_Chess960) the king takes its own rook: ``'e1h1'``.
+        """
+        if self._key & _CHESS960_CASTLING:
+            return SQUARE_NAMES[self.from_square] + SQUARE_NAMES[self._key >> 6 & 63]
         text = SQUARE_NAMES[self.from_square] + SQUARE_NAMES[self.to_square]
         if self.promotion:
             text += PIECE_SYMBOLS[self.promotion]
@@ -203,7 +274,8 @@ class Move:
 
     @classmethod
     def from_uci(cls, text: str) -> Move:
-        """A bare move from UCI text (no flags: use ``Position.parse_uci`` for the full move).
+        """A bare move from UCI text (no flags: use ``Position.parse_uci`` for the full move,
+        which also reads a castling written either way, ``e1g1`` or ``e1h1``).
 
         Raises :class:`IllegalMoveError` when the text is not UCI move syntax.
         """
@@ -224,8 +296,24 @@ class Move:
             raise IllegalMoveError(f"not a UCI move: {text!r} (from and to are the same square)")
         return cls(frm, to, promotion)
 
+    @property
+    def is_chess960_castling(self) -> bool:
+        """Is this a Chess960 castling (written and compared as the king taking its rook)?"""
+        return bool(self._key & _CHESS960_CASTLING)
 
-def _rebuild_move(frm, to, promotion, is_capture, is_en_passant, is_castling) -> Move:
+
+#: The key bit of a Chess960 castling: above the squares (12 bits) and promotion (3 bits).
+_CHESS960_CASTLING = 1 << 15
+
+
+def _rebuild_move(
+    frm: int,
+    to: int,
+    promotion: int | None,
+    is_capture: bool,
+    is_en_passant: bool,
+    is_castling: bool,
+) -> Move:
     return Move(
         frm,
         to,

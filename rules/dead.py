@@ -48,12 +48,13 @@ microseconds (``bench/dead.py``).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from .core import BISHOP, KING, KNIGHT, PAWN, QUEEN, ROOK, Color
 
 if TYPE_CHECKING:  # position.py imports this module: the type only, never at run time
-    from .position import Position
+    from .position import Position, RepetitionKey
 
 __all__ = ["is_dead", "unwinnable"]
 
@@ -116,7 +117,9 @@ def _slide(gen: int, through: int, shift: int, mask: int) -> int:
     return (gen >> shift) & mask
 
 
-def _slider_range(start: int, open_: int, directions) -> tuple[int, int]:
+def _slider_range(
+    start: int, open_: int, directions: tuple[tuple[int, int], ...]
+) -> tuple[int, int]:
     """(squares a slider from ``start`` can ever stand on, squares it can ever attack),
     moving over the ``open_`` squares (everything but the walls)."""
     reach = start
@@ -148,7 +151,7 @@ def _king_range(start: int, allowed: int) -> int:
         reach = more
 
 
-def _squares(b: int):
+def _squares(b: int) -> Iterator[int]:
     while b:
         low = b & -b
         yield low
@@ -418,7 +421,11 @@ def _search(position: Position, colors: tuple[Color, ...]) -> bool:
 
 
 def _closed(
-    pos: Position, colors: tuple[Color, ...], seen: set[tuple], budget: list[int], depth: int
+    pos: Position,
+    colors: tuple[Color, ...],
+    seen: set[RepetitionKey],
+    budget: list[int],
+    depth: int,
 ) -> bool:
     """One node of :func:`_search` (a function of its own: a nested one that calls itself
     would leave a reference cycle for the garbage collector at every search)."""

@@ -20,6 +20,11 @@ class FenError(ValueError):
         self.problems = problems if problems is not None else [(field, message)]
 
 
+class VariantError(ValueError):
+    """A variant the rules do not know, or a Chess960 start position that does not exist
+    (a number outside 0-959, a back rank that breaks the Chess960 rules)."""
+
+
 class IllegalMoveError(ValueError):
     """A move that is not legal in the position (or UCI text that is no move at all)."""
 

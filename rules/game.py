@@ -127,6 +127,12 @@ class Game:
         game.dead_position_ends = not game._played_past_dead()
         return game
 
+    @property
+    def variant(self) -> str:
+        """The rules the game is played by: its start position's (``'standard'`` or
+        ``'chess960'``, see :attr:`Position.variant`)."""
+        return self.start.variant
+
     def _played_past_dead(self) -> bool:
         """Did the moves go on after a dead position? (Asked of the position before the
         last move: a game that ends in one did not play past it.)"""

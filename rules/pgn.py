@@ -9,6 +9,21 @@
 1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# 1-0
 >>> read_pgn(text)[0].game.san_moves() == g.san_moves()
 True
+
+A Chess960 game carries ``Variant "Chess960"`` with its start in ``SetUp`` and ``FEN``
+(X-FEN; Shredder-FEN is read too), and reads back under Chess960's rules:
+
+>>> g = Game(Position.from_chess960(518))       # the standard array, under Chess960 rules
+>>> for san in ['e4', 'e5', 'Nf3', 'Nc6', 'Bc4', 'Bc5', 'O-O']:
+...     _ = g.push_san(san)
+>>> for line in g.pgn().splitlines()[7:10]:
+...     print(line)
+[Variant "Chess960"]
+[SetUp "1"]
+[FEN "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"]
+>>> back = read_pgn(g.pgn())[0].game
+>>> back.start.variant, back.moves[-1].uci()
+('chess960', 'e1h1')
 """
 
 from __future__ import annotations
@@ -16,7 +31,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ._pgn_writer import RESULTS, SEVEN_TAG_ROSTER, TAG_NAME, TERMINATION_TAGS, tag_pair, write_pgn
+from ._pgn_writer import (
+    RESULTS,
+    SEVEN_TAG_ROSTER,
+    TAG_NAME,
+    TERMINATION_TAGS,
+    start_tags,
+    tag_pair,
+    write_pgn,
+)
 from .errors import FenError, IllegalMoveError, PgnError, SanError
 from .game import Game
 from .position import Position
@@ -150,16 +173,31 @@ class _GameReader:
     def _game(self) -> Game:
         if self.game is None:
             fen = self.headers.get("FEN")
-            start = None
+            variant = self._variant()
+            start = Position(variant)
             if fen is not None:
                 try:
-                    start = Position.from_fen(fen)
+                    start = Position.from_fen(fen, variant=variant)
                 except FenError as e:
                     raise PgnError(f"PGN game {self.number}: bad FEN header: {e}") from e
             # Real games are played on past a dead position (servers rarely see one):
             # read them; finish() decides how the game ended.
             self.game = Game(start, dead_position_ends=False)
         return self.game
+
+    def _variant(self) -> str:
+        """The rules the Variant tag names: 'chess960', or 'standard' (no tag, or one that
+        names standard chess or a game from a set-up position)."""
+        said = self.headers.get("Variant", "")
+        name = re.sub(r"[\s_-]", "", said.lower())
+        if name in _CHESS960_NAMES:
+            return "chess960"
+        if name in _STANDARD_NAMES:
+            return "standard"
+        raise PgnError(
+            f"PGN game {self.number}: Variant {said!r} is not played by these rules "
+            "(standard chess and Chess960 are)"
+        )
 
     def move(self, san: str, line_no: int) -> None:
         game = self._game()
@@ -184,6 +222,11 @@ class _GameReader:
         clocks = self.clocks + [None] * (len(game.moves) - len(self.clocks)) if self.clocks else []
         return PgnGame(headers=self.headers, game=game, result=result, clocks=clocks)
 
+
+#: Variant tags (lowercase, without spaces, '-' and '_') read as Chess960 or standard chess
+#: (Lichess writes "From Position" for a standard game from a set-up position).
+_CHESS960_NAMES = frozenset({"chess960", "960", "fischerandom", "fischerrandom", "frc"})
+_STANDARD_NAMES = frozenset({"", "standard", "chess", "normal", "fromposition"})
 
 #: How a Termination tag (PGN standard, as Lichess writes it too) names our endings.
 _TERMINATION_KINDS = {tag: kind for kind, tag in TERMINATION_TAGS.items()}
@@ -230,6 +273,7 @@ __all__ = [
     "PgnGame",
     "clock_ms",
     "read_pgn",
+    "start_tags",
     "tag_pair",
     "write_pgn",
 ]

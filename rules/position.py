@@ -10,6 +10,10 @@ rank). :meth:`Position.push` and :meth:`Position.pop` change the position in pla
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from . import chess960 as _chess960
 from .core import (
     BISHOP,
     KING,
@@ -23,8 +27,14 @@ from .core import (
     Piece,
 )
 from .dead import is_dead, unwinnable
-from .errors import FenError, IllegalMoveError
-from .fen import STARTING_FEN, castling_text, parse_fen_fields, placement_text
+from .errors import FenError, IllegalMoveError, VariantError
+from .fen import (
+    STARTING_FEN,
+    castling_squares,
+    castling_text,
+    parse_fen_fields,
+    placement_text,
+)
 from .san import move_to_san, parse_san
 from .tables import (
     BLACK_KINGSIDE,
@@ -33,6 +43,7 @@ from .tables import (
     CASTLE_BQ,
     CASTLE_WK,
     CASTLE_WQ,
+    CASTLING_960,
     CASTLING_KEPT,
     DIAG_LINES,
     DIAG_RAYS,
@@ -47,11 +58,24 @@ from .tables import (
     PAWN_CAPTURES,
     PAWN_DOUBLE,
     PAWN_PUSH,
+    RIGHTS_OF,
+    ROOK_KEPT,
     SINGLE,
     SLIDER_MOVES,
     WHITE_KINGSIDE,
     WHITE_QUEENSIDE,
+    castling_bit,
 )
+
+if TYPE_CHECKING:
+    from .chess960 import RandomSource
+
+#: The variants the rules know: standard chess, and Chess960 (FIDE Guidelines II).
+VARIANTS = ("standard", "chess960")
+
+# One entry of the move stack: the move, the piece that moved, what stood on its target,
+# and the castling rights, e.p. square and halfmove clock before it.
+_Undo = tuple[Move, int, int, int, "int | None", int]
 
 # ENEMY[white][code] is True for a piece of the side not to move. Negative codes index
 # from the end of the 13-long list, so the table reads naturally for codes -6..6.
@@ -132,11 +156,25 @@ class Position:
     Attributes (read them; change the position only through :meth:`push` / :meth:`pop`):
     ``turn`` (:data:`WHITE` / :data:`BLACK`), ``ep_square`` (the square a pawn just
     skipped with a double step, or ``None``), ``halfmove_clock``, ``fullmove_number``.
+
+    A position plays by the rules of its :attr:`variant`: ``'standard'`` (the default) or
+    ``'chess960'`` (FIDE Guidelines II: any of 960 start positions, castling with any rook
+    that has not moved, king and rook to the usual squares). Start one by its number, or
+    at random from a random source you give:
+
+    >>> p = Position.from_chess960(0)
+    >>> p.fen(), p.variant
+    ('bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w KQkq - 0 1', 'chess960')
+    >>> import random
+    >>> Position.random_chess960(random.Random(7)).chess960_number()
+    331
     """
 
     __slots__ = (
         "_board",
         "_castling",
+        "_chess960",
+        "_kept",
         "_kings",
         "_legal_cache",
         "_pieces",
@@ -147,52 +185,148 @@ class Position:
         "turn",
     )
 
-    def __init__(self) -> None:
-        self._set(*parse_fen_fields(STARTING_FEN))
+    _board: list[int]
+    _castling: int
+    _chess960: bool
+    _kept: tuple[int, ...]
+    _kings: list[int]
+    _legal_cache: list[Move] | None
+    _pieces: tuple[set[int], set[int]]
+    _stack: list[_Undo]
+    ep_square: int | None
+    fullmove_number: int
+    halfmove_clock: int
+    turn: Color
 
-    def _set(self, board, turn, castling, ep, half, full) -> None:
+    def __init__(self, variant: str = "standard") -> None:
+        """The standard start position; with ``variant='chess960'``, the same array
+        (Chess960's number 518) under Chess960's rules."""
+        chess960 = _is_chess960(variant)
+        self._set(*parse_fen_fields(STARTING_FEN, chess960), chess960=chess960)
+
+    def _set(
+        self,
+        board: list[int],
+        turn: Color,
+        castling: int,
+        ep: int | None,
+        half: int,
+        full: int,
+        *,
+        chess960: bool,
+    ) -> None:
         self._board = board
         self.turn = turn
         self._castling = castling
         self.ep_square = ep
         self.halfmove_clock = half
         self.fullmove_number = full
+        self._chess960 = chess960
         self._pieces = (
             {sq for sq in range(64) if board[sq] < 0},
             {sq for sq in range(64) if board[sq] > 0},
         )
-        kings = [None, None]
+        kings = [-1, -1]
         for sq in range(64):
             if board[sq] == 6:
                 kings[1] = sq
             elif board[sq] == -6:
                 kings[0] = sq
         self._kings = kings
+        self._kept = _kept_table(chess960, kings, castling)
         self._stack = []
         self._legal_cache = None
 
     # ------------------------------------------------------------------ FEN
 
     @classmethod
-    def from_fen(cls, fen: str) -> Position:
+    def from_fen(cls, fen: str, *, variant: str = "standard") -> Position:
         """The position a FEN describes. Strict: raises :class:`FenError` naming the field.
 
         >>> sorted(m.uci() for m in Position.from_fen('8/8/8/8/8/8/8/K6k w - - 0 1').legal_moves())
         ['a1a2', 'a1b1', 'a1b2']
+
+        The castling field may be FEN, X-FEN or Shredder-FEN (see :mod:`rules.fen`). With
+        ``variant='chess960'`` any rook on a back rank may hold a right, at most one on
+        each side of its king:
+
+        >>> fen = 'bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9'
+        >>> p = Position.from_fen(fen, variant='chess960')
+        >>> p.fen(), p.fen(shredder=True).split()[2]
+        ('bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w KQkq - 2 9', 'HFhf')
+        >>> Position.from_fen('4k3/8/8/8/8/8/8/1R2K2R w B - 0 1')
+        Traceback (most recent call last):
+        ...
+        rules.errors.FenError: FEN castling 'B': 'B' names the rook on b1: standard chess ...
         """
-        board, turn, castling, ep, half, full = parse_fen_fields(fen)
-        _validate(board, turn, castling, ep)
+        chess960 = _is_chess960(variant)
+        board, turn, castling, ep, half, full = parse_fen_fields(fen, chess960)
+        _validate(board, turn, castling, ep, chess960)
         pos = cls.__new__(cls)
-        pos._set(board, turn, castling, ep, half, full)
+        pos._set(board, turn, castling, ep, half, full, chess960=chess960)
         return pos
 
-    def fen(self) -> str:
+    @classmethod
+    def from_chess960(cls, number: int) -> Position:
+        """Chess960 start position ``number`` (0-959, Scharnagl's numbering, 518 the
+        standard array): :class:`VariantError` for any other number.
+
+        >>> Position.from_chess960(518).fen() == STARTING_FEN
+        True
+        """
+        return cls.from_fen(_chess960.start_fen(number), variant="chess960")
+
+    @classmethod
+    def random_chess960(cls, rng: RandomSource) -> Position:
+        """A Chess960 start position drawn from ``rng`` (``random.Random(seed)`` to draw
+        the same one again, ``random.SystemRandom()`` for a game), each as likely."""
+        return cls.from_chess960(_chess960.random_number(rng))
+
+    @property
+    def variant(self) -> str:
+        """``'standard'`` or ``'chess960'`` (see :data:`VARIANTS`)."""
+        return "chess960" if self._chess960 else "standard"
+
+    def chess960_number(self) -> int | None:
+        """The Chess960 start position this is, by number (518: the standard array), or
+        ``None`` when it is not one (a piece moved, a right lost, Black to move).
+
+        >>> Position().chess960_number()
+        518
+        """
+        if not self.turn:
+            return None
+        board = self._board
+        if board[8:16] != [1] * 8 or board[48:56] != [-1] * 8 or any(board[16:48]):
+            return None
+        if board[56:64] != [-p for p in board[0:8]]:
+            return None
+        rank = placement_text(board).split("/")[-1]
+        try:
+            number = _chess960.number_of(rank)
+        except VariantError:
+            return None
+        # The rights must be those of the start: the two rooks of each side.
+        rooks = [sq for sq in range(8) if board[sq] == 4]
+        wanted = 0
+        for sq in rooks:
+            wanted |= castling_bit(sq) | castling_bit(sq + 56)
+        return number if self._castling == wanted else None
+
+    def fen(self, *, shredder: bool = False) -> str:
         """The FEN of the position. The en-passant square is written only when an
-        en-passant capture is legal (as python-chess does, and as repetition counts it)."""
-        ep = SQUARE_NAMES[self.ep_square] if self._legal_ep_exists() else "-"
+        en-passant capture is legal (as python-chess does, and as repetition counts it).
+
+        The castling field is X-FEN (``KQkq``, or a rook's file where ``K``/``Q`` would not
+        say which rook); with ``shredder``, Shredder-FEN (every right by its rook's file,
+        ``HAha``)."""
+        ep = "-"
+        if self.ep_square is not None and self._legal_ep_exists():
+            ep = SQUARE_NAMES[self.ep_square]
+        castling = castling_text(self._board, self._castling, shredder=shredder)
         return (
             f"{placement_text(self._board)} {'w' if self.turn else 'b'} "
-            f"{castling_text(self._castling)} {ep} {self.halfmove_clock} {self.fullmove_number}"
+            f"{castling} {ep} {self.halfmove_clock} {self.fullmove_number}"
         )
 
     def board_fen(self) -> str:
@@ -201,8 +335,18 @@ class Position:
 
     @property
     def castling_rights(self) -> str:
-        """``'KQkq'``, a subset of it, or ``'-'``."""
-        return castling_text(self._castling)
+        """The castling field of the FEN (X-FEN): ``'KQkq'``, a subset of it, a rook's
+        file in Chess960 where ``K``/``Q`` would not say which rook, or ``'-'``."""
+        return castling_text(self._board, self._castling)
+
+    def castling_rooks(self, color: Color) -> list[int]:
+        """The squares of ``color``'s rooks that may still castle, ascending.
+
+        >>> from rules import WHITE
+        >>> Position().castling_rooks(WHITE)
+        [0, 7]
+        """
+        return castling_squares(self._castling & RIGHTS_OF[color])
 
     def copy(self) -> Position:
         """An independent copy, move history included (so it can :meth:`pop` too)."""
@@ -210,6 +354,8 @@ class Position:
         pos._board = self._board[:]
         pos.turn = self.turn
         pos._castling = self._castling
+        pos._chess960 = self._chess960
+        pos._kept = self._kept
         pos.ep_square = self.ep_square
         pos.halfmove_clock = self.halfmove_clock
         pos.fullmove_number = self.fullmove_number
@@ -220,19 +366,22 @@ class Position:
         return pos
 
     def __eq__(self, other: object) -> bool:
-        """Equal when their FENs are: same pieces, side, castling rights, clocks, and
-        e.p. square where an e.p. capture is legal (history aside)."""
+        """Equal when their FENs and variants are: same pieces, side, castling rights,
+        clocks, and e.p. square where an e.p. capture is legal (history aside)."""
         if not isinstance(other, Position):
             return NotImplemented
         return (
             self.repetition_key() == other.repetition_key()
+            and self._chess960 == other._chess960
             and self.halfmove_clock == other.halfmove_clock
             and self.fullmove_number == other.fullmove_number
         )
 
-    __hash__ = None  # mutable
+    __hash__ = None  # type: ignore[assignment]  # mutable
 
     def __repr__(self) -> str:
+        if self._chess960:
+            return f"Position.from_fen({self.fen()!r}, variant='chess960')"
         return f"Position.from_fen({self.fen()!r})"
 
     def __str__(self) -> str:
@@ -351,9 +500,11 @@ class Position:
         """
         return is_dead(self)
 
-    def repetition_key(self) -> tuple:
+    def repetition_key(self) -> RepetitionKey:
         """What makes positions "the same" for repetition (FIDE 9.2.3): placement, side
-        to move, castling rights, and the e.p. square only if an e.p. capture is legal."""
+        to move, castling rights (which rooks may castle: in Chess960 two positions with
+        the same pieces differ when another rook keeps its right), and the e.p. square
+        only if an e.p. capture is legal."""
         return (
             tuple(self._board),
             self.turn,
@@ -381,19 +532,56 @@ class Position:
         return moves
 
     def is_legal(self, move: Move) -> bool:
-        """Is this move (compared by from, to, promotion) legal here?"""
-        return move in self._legal()
+        """Is this move legal here? Compared by from, to and promotion, a castling
+        written either way (see :meth:`legal_move`)."""
+        return move in self._legal() or self._castling_named(move) is not None
 
     def legal_move(self, move: Move) -> Move:
-        """The legal move equal to ``move``, with its flags; :class:`IllegalMoveError` if none."""
+        """The legal move equal to ``move``, with its flags; :class:`IllegalMoveError` if none.
+
+        A bare king's move names a castling written either way: the king to its castled
+        square (``e1g1``, standard chess's UCI) or the king taking its own rook (``e1h1``,
+        UCI_Chess960), in both variants, where no other legal move has that text.
+        """
         key = move._key
         for m in self._legal():
             if m._key == key:
                 return m
+        castling = self._castling_named(move)
+        if castling is not None:
+            return castling
         raise IllegalMoveError(self._why_illegal(move))
+
+    def _castling_named(self, move: Move) -> Move | None:
+        """The legal castling a bare move names (see :meth:`legal_move`), or None. Asked
+        only when no legal move equals ``move``: so the king's castled square names the
+        castling only where no other legal move has that text (the king's step b1c1 is
+        no O-O-O)."""
+        if move.promotion is not None or move.from_square != self._kings[self.turn]:
+            return None
+        to = move.to_square
+        castlings = [m for m in self._legal() if m.is_castling]
+        # The king taking its own rook first: that text names one castling only.
+        for m in castlings:
+            if to == m.rook_from:
+                return m
+        for m in castlings:
+            if to == m.to_square:
+                return m
+        return None
 
     def parse_uci(self, text: str) -> Move:
         """The legal move a UCI text names (``'e2e4'``, ``'e7e8q'``, ``'e1g1'``).
+
+        Castling is read written either way (see :meth:`legal_move`): Stockfish with
+        UCI_Chess960 and Lichess write a Chess960 castling as the king taking its rook.
+
+        >>> p = Position.from_fen('rk3r2/pppppppp/8/8/8/8/PPPPPPPP/RK3R2 w AFaf - 0 1',
+        ...                       variant='chess960')
+        >>> p.parse_uci('b1f1'), p.parse_uci('b1g1'), p.parse_uci('b1c1')
+        (Move.castling(1, 5), Move.castling(1, 5), Move.from_uci('b1c1'))
+        >>> p.parse_uci('b1a1').uci(), p.san(p.parse_uci('b1a1'))
+        ('b1a1', 'O-O-O')
 
         Raises :class:`IllegalMoveError` saying why when it is not legal here.
         """
@@ -421,10 +609,17 @@ class Position:
             if kind != PAWN:
                 return f"illegal move {text}: only a pawn promotes, this is a {name} {where}"
             return f"illegal move {text}: a pawn promotes only on the last rank {where}"
-        if kind == KING and to - frm in (2, -2) and frm >> 3 == to >> 3:
+        if self._chess960:  # the king to its castled square, from further than a step
+            castled_square = to & 7 in (2, 6) and to not in KING_SQUARES[frm]
+        else:
+            castled_square = to - frm in (2, -2)
+        own_rook = 4 if self.turn else -4
+        # The king taking its own rook is castling in UCI_Chess960.
+        if kind == KING and frm >> 3 == to >> 3 and (castled_square or board[to] == own_rook):
             return (
-                f"illegal move {text}: castling is not allowed here (it needs the right, "
-                f"empty squares between king and rook, and no check on the king's path) {where}"
+                f"illegal move {text}: castling is not allowed here (it needs the rook's "
+                "right, every square between king and rook and their final squares empty, "
+                f"and no attack on the king's square, its path or its final square) {where}"
             )
         q = board[to]
         if q and (q > 0) == self.turn:
@@ -465,8 +660,12 @@ class Position:
             return set(KNIGHT_SQUARES[frm])
         if kind == KING:
             return set(KING_SQUARES[frm])
-        rays = {BISHOP: DIAG_RAYS, ROOK: ORTHO_RAYS}.get(kind)
-        rays = rays[frm] if rays else ORTHO_RAYS[frm] + DIAG_RAYS[frm]
+        if kind == BISHOP:
+            rays = DIAG_RAYS[frm]
+        elif kind == ROOK:
+            rays = ORTHO_RAYS[frm]
+        else:
+            rays = ORTHO_RAYS[frm] + DIAG_RAYS[frm]
         reach = set()
         for ray in rays:
             for t in ray:
@@ -524,8 +723,8 @@ class Position:
 
         # Checkers and pins, from the king outward.
         n_checks = 0
-        mask = None
-        pins = {}
+        mask: frozenset[int] | None = None
+        pins: dict[int, frozenset[int]] = {}
         _, _, straight, diagonal, _ = _ATTACKER_CODES[white]
         for rays, sliders in ((ORTHO_LINES[ksq], straight), (DIAG_LINES[ksq], diagonal)):
             for ray in rays:
@@ -589,8 +788,8 @@ class Position:
                         elif enemy[q]:
                             ap(cm)
                 else:
-                    for ray in SLIDER_MOVES[p][sq]:
-                        for to, qm, cm in ray:
+                    for steps in SLIDER_MOVES[p][sq]:
+                        for to, qm, cm in steps:
                             q = board[to]
                             if not q:
                                 ap(qm)
@@ -600,6 +799,7 @@ class Position:
                                 break
                 if out is not moves:
                     allowed = mask if pin is None else (pin if mask is None else pin & mask)
+                    assert allowed is not None  # a scratch list only for a pin or a check
                     for m in out:
                         if m.to_square in allowed:
                             append(m)
@@ -633,7 +833,9 @@ class Position:
 
         castling = self._castling
         if castling and not n_checks:
-            if white:
+            if self._chess960:
+                self._gen_castling960(castling, append)
+            elif white:
                 if (
                     castling & WHITE_KINGSIDE
                     and not board[5]
@@ -671,12 +873,51 @@ class Position:
                     append(CASTLE_BQ)
         return moves
 
+    def _gen_castling960(self, castling: int, append: Callable[[Move], None]) -> None:
+        """Chess960 castlings (the side to move is not in check): every square between
+        the king and its final square and between the rook and its final square empty
+        but for those two, no square the king passes or lands on attacked. Its final
+        square is judged with the king and rook where the castling leaves them: a rook
+        leaving b1 may open the rank to an attack on the king castled to c1."""
+        board = self._board
+        white = self.turn
+        ksq = self._kings[white]
+        king = board[ksq]
+        rook = 4 if white else -4
+        rights = castling & RIGHTS_OF[white]
+        back = 0 if white else 56
+        for f in range(8):
+            if not rights >> (f if white else f + 8) & 1:
+                continue
+            rsq = back + f
+            entry = CASTLING_960[ksq * 64 + rsq]
+            if any(board[sq] for sq in entry.empty):
+                continue
+            move = entry.move
+            to, rook_to = move.to_square, move.rook_to
+            assert rook_to is not None
+            board[ksq] = 0
+            ok = not any(_attacked(board, sq, white) for sq in entry.path)
+            if ok:
+                board[rsq] = 0
+                board[rook_to] = rook
+                ok = not _attacked(board, to, white)
+                board[rook_to] = 0
+                board[rsq] = rook
+            board[ksq] = king
+            if ok:
+                append(move)
+
     # ------------------------------------------------------------------ make / unmake
 
     def push(self, move: Move) -> None:
         """Play a move, in place. The move must be legal here (see :meth:`is_legal`;
-        :class:`rules.Game` checks): what it does is read from the board, so a bare
-        ``Move.from_uci('e1g1')`` castles."""
+        :class:`rules.Game` checks): what it does is read from the board, so in standard
+        chess a bare ``Move.from_uci('e1g1')`` castles. A Chess960 castling must be the
+        move itself (from :meth:`legal_moves`, :meth:`parse_uci` or :meth:`legal_move`)."""
+        if move.is_castling and self._chess960:
+            self._push_castling960(move)
+            return
         board = self._board
         frm = move.from_square
         to = move.to_square
@@ -719,7 +960,8 @@ class Position:
                 us.add(rt)
         board[to] = p
         if self._castling:
-            self._castling &= CASTLING_KEPT[frm] & CASTLING_KEPT[to]
+            kept = self._kept
+            self._castling &= kept[frm] & kept[to]
         if not white:
             self.fullmove_number += 1
         self.turn = not white
@@ -732,6 +974,9 @@ class Position:
         if not self._stack:
             raise IndexError("pop from a position with no moves pushed")
         move, p, cap, castling, ep, half = self._stack.pop()
+        if move.is_castling and self._chess960:
+            self._pop_castling960(move, castling, ep, half)
+            return move
         self._legal_cache = None
         board = self._board
         white = not self.turn
@@ -767,6 +1012,51 @@ class Position:
             self.fullmove_number -= 1
         return move
 
+    def _push_castling960(self, move: Move) -> None:
+        """A Chess960 castling: king and rook to their squares (see :meth:`_shift`)."""
+        white = self.turn
+        rook_from, rook_to = move.rook_from, move.rook_to
+        assert rook_from is not None and rook_to is not None
+        self._stack.append((move, 0, 0, self._castling, self.ep_square, self.halfmove_clock))
+        self._legal_cache = None
+        self._shift(white, move.from_square, move.to_square, rook_from, rook_to)
+        self._castling &= RIGHTS_OF[not white]
+        self.ep_square = None
+        self.halfmove_clock += 1
+        if not white:
+            self.fullmove_number += 1
+        self.turn = not white
+
+    def _pop_castling960(self, move: Move, castling: int, ep: int | None, half: int) -> None:
+        self._legal_cache = None
+        white = not self.turn
+        self.turn = white
+        rook_from, rook_to = move.rook_from, move.rook_to
+        assert rook_from is not None and rook_to is not None
+        self._shift(white, move.to_square, move.from_square, rook_to, rook_from)
+        self._castling = castling
+        self.ep_square = ep
+        self.halfmove_clock = half
+        if not white:
+            self.fullmove_number -= 1
+
+    def _shift(
+        self, white: Color, king_from: int, king_to: int, rook_from: int, rook_to: int
+    ) -> None:
+        """Move ``white``'s king and rook: both are lifted before either is placed, for in
+        Chess960 each may land where the other stood, or stay where it is."""
+        board = self._board
+        us = self._pieces[white]
+        king, rook = board[king_from], board[rook_from]
+        board[king_from] = board[rook_from] = 0
+        us.discard(king_from)
+        us.discard(rook_from)
+        board[king_to] = king
+        board[rook_to] = rook
+        us.add(king_to)
+        us.add(rook_to)
+        self._kings[white] = king_to
+
     def peek(self) -> Move | None:
         """The last move pushed, or ``None``."""
         return self._stack[-1][0] if self._stack else None
@@ -783,15 +1073,41 @@ class Position:
         return parse_san(self, text)
 
 
-def _validate(board: list[int], turn: bool, castling: int, ep: int | None) -> None:
+def _is_chess960(variant: str) -> bool:
+    if variant == "standard":
+        return False
+    if variant == "chess960":
+        return True
+    raise VariantError(
+        f"unknown variant {variant!r}: the rules know {' and '.join(map(repr, VARIANTS))}"
+    )
+
+
+def _kept_table(chess960: bool, kings: list[int], castling: int) -> tuple[int, ...]:
+    """The rights kept after a move from or to each square (see ``ROOK_KEPT``): in
+    Chess960 a king with rights may start on any square of its back rank."""
+    if not chess960:
+        return CASTLING_KEPT
+    kept = list(ROOK_KEPT)
+    for white in (False, True):
+        if castling & RIGHTS_OF[white]:
+            kept[kings[white]] &= ~RIGHTS_OF[white]
+    return tuple(kept)
+
+
+def _validate(
+    board: list[int], turn: bool, castling: int, ep: int | None, chess960: bool = False
+) -> None:
     """Raise FenError naming every reason the position cannot arise (field of the first)."""
-    problems = _problems(board, turn, castling, ep)
+    problems = _problems(board, turn, castling, ep, chess960)
     if problems:
         raise FenError(problems[0][0], "; ".join(text for _, text in problems), problems)
 
 
-def _problems(board: list[int], turn: bool, castling: int, ep: int | None) -> list[tuple[str, str]]:
-    found = []
+def _problems(
+    board: list[int], turn: bool, castling: int, ep: int | None, chess960: bool
+) -> list[tuple[str, str]]:
+    found: list[tuple[str, str]] = []
     kings_ok = True
     for color, name in ((True, "White"), (False, "Black")):
         n = board.count(6 if color else -6)
@@ -821,12 +1137,15 @@ def _problems(board: list[int], turn: bool, castling: int, ep: int | None) -> li
                 "(the side not to move cannot be in check)",
             )
         )
-    needs = (
+    needs: tuple[tuple[int, str, int, int, int, int], ...] = (
         (WHITE_KINGSIDE, "K", 4, 6, 7, 4),
         (WHITE_QUEENSIDE, "Q", 4, 6, 0, 4),
         (BLACK_KINGSIDE, "k", 60, -6, 63, -4),
         (BLACK_QUEENSIDE, "q", 60, -6, 56, -4),
     )
+    if chess960:
+        found += _castling_problems960(board, castling)
+        needs = ()
     for bit, letter, ksq, king, rsq, rook in needs:
         if not castling & bit:
             continue
@@ -863,4 +1182,51 @@ def _problems(board: list[int], turn: bool, castling: int, ep: int | None) -> li
     return found
 
 
-__all__ = ["Position"]
+def _castling_problems960(board: list[int], castling: int) -> list[tuple[str, str]]:
+    """Chess960 rights: the king on its back rank, a rook on each square named, at most
+    one on each side of the king."""
+    found = []
+    for white in (True, False):
+        rooks = castling_squares(castling & RIGHTS_OF[white])
+        if not rooks:
+            continue
+        colour, side, rank = ("white", "White", "first") if white else ("black", "Black", "eighth")
+        back = 0 if white else 56
+        king_files = [f for f in range(8) if board[back + f] == (6 if white else -6)]
+        for sq in rooks:
+            if board[sq] != (4 if white else -4):
+                letter = SQUARE_NAMES[sq][0]
+                letter = letter.upper() if white else letter
+                found.append(
+                    ("castling", f"FEN castling {letter!r}: no {colour} rook on {SQUARE_NAMES[sq]}")
+                )
+        if not king_files:
+            found.append(
+                (
+                    "castling",
+                    f"FEN castling: {side} keeps a right to castle but its king is not on the "
+                    f"{rank} rank (a king that has left it cannot castle)",
+                )
+            )
+            continue
+        king_file = king_files[0]
+        for name, group in (
+            ("h", [sq for sq in rooks if sq & 7 > king_file]),
+            ("a", [sq for sq in rooks if sq & 7 < king_file]),
+        ):
+            if len(group) > 1:
+                names = " and ".join(SQUARE_NAMES[sq] for sq in group)
+                found.append(
+                    (
+                        "castling",
+                        f"FEN castling: {side} has {len(group)} rights on the {name} side of its "
+                        f"king ({names}): a king castles with one rook on each side",
+                    )
+                )
+    return found
+
+
+#: What repetition compares (see :meth:`Position.repetition_key`).
+RepetitionKey = tuple[tuple[int, ...], bool, int, "int | None"]
+
+__all__ = ["VARIANTS", "Position"]

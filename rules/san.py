@@ -28,7 +28,8 @@ def move_to_san(pos: Position, move: Move) -> str:
     frm, to = move.from_square, move.to_square
     kind = abs(board[frm])
     if move.is_castling:
-        text = "O-O" if to > frm else "O-O-O"
+        # By the rook's side: a Chess960 king may stay where it is, or move only a step.
+        text = "O-O" if (move.rook_from or 0) > frm else "O-O-O"
     elif kind == PAWN:
         text = FILE_NAMES[frm & 7] + "x" if move.is_capture else ""
         text += SQUARE_NAMES[to]
@@ -96,7 +97,7 @@ def parse_san(pos: Position, text: str) -> Move:
     wing = _CASTLING.get(core)
     if wing is not None:
         for m in legal:
-            if m.is_castling and (m.to_square > m.from_square) == (wing == "king"):
+            if m.is_castling and ((m.rook_from or 0) > m.from_square) == (wing == "king"):
                 return m
         raise SanError(f"illegal SAN {text!r}: castling {wing}side is not legal {_where(pos)}")
     match = _SAN.match(core)

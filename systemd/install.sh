@@ -12,6 +12,8 @@
 #   sudo systemd/install.sh --uninstall --purge   also removes those and the user
 #   sudo systemd/install.sh --with-engine   also installs Stockfish (apt package `stockfish`),
 #                                           to play against the engine (docs/engine.md)
+#   sudo systemd/install.sh --with-speech   also installs espeak-ng, the voice of [speech]
+#                                           (docs/speech.md); both options may be given
 #
 #   systemd/install.sh --prefix DIR [--with-venv]
 #        stage everything under DIR instead of / (for tests and packaging). Under a prefix the
@@ -30,6 +32,7 @@ PURGE=0
 WITH_VENV=0
 APT_PACKAGES=(python3 python3-venv python3-dev gcc sqlite3)
 WITH_ENGINE=0
+WITH_SPEECH=0
 
 usage() { sed -n '2,23s/^# \{0,1\}//p' "$0"; }
 
@@ -41,6 +44,7 @@ while [ $# -gt 0 ]; do
         --purge) PURGE=1; shift ;;
         --with-venv) WITH_VENV=1; shift ;;
         --with-engine) WITH_ENGINE=1; shift ;;
+        --with-speech) WITH_SPEECH=1; shift ;;
         -h|--help) usage; exit 0 ;;
         *) echo "install.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
     esac
@@ -52,6 +56,9 @@ if [ "$PURGE" = 1 ] && [ "$UNINSTALL" = 0 ]; then
 fi
 # The engine is optional: the board works without it.
 [ "$WITH_ENGINE" = 1 ] && APT_PACKAGES+=(stockfish)
+# So is speech: the board speaks with espeak-ng (speech-dispatcher, where a user runs it,
+# is that user's own).
+if [ "$WITH_SPEECH" = 1 ]; then APT_PACKAGES+=(espeak-ng); fi
 
 if [ -n "$PREFIX" ]; then
     mkdir -p "$PREFIX"
@@ -134,13 +141,14 @@ install_all() {
     fi
 
     # bluetooth: BlueZ's group (made here when bluez is not installed yet, as its package
-    # would), for [emulation] over Bluetooth LE; the unit asks for all four.
-    for group in gpio spi dialout bluetooth; do ensure_group "$group"; done
+    # would), for [emulation] over Bluetooth LE; audio: the sound card, for [speech]; the unit
+    # asks for all five.
+    for group in gpio spi dialout bluetooth audio; do ensure_group "$group"; done
     if [ -n "$PREFIX" ] || ! getent passwd magboard >/dev/null; then
         system useradd --system --user-group --home-dir /var/lib/magboard --no-create-home \
-            --shell /usr/sbin/nologin --groups gpio,spi,dialout,bluetooth magboard
+            --shell /usr/sbin/nologin --groups gpio,spi,dialout,bluetooth,audio magboard
     else
-        system usermod --append --groups gpio,spi,dialout,bluetooth magboard
+        system usermod --append --groups gpio,spi,dialout,bluetooth,audio magboard
     fi
 
     if [ -z "$PREFIX" ] || [ "$WITH_VENV" = 1 ]; then
@@ -239,6 +247,14 @@ backend = "none"
 # The board is the chess clock: "none", or a time control ("5+0", "3+2", "90+30",
 # "5+3 delay", "40/5400+30:1800+30"); the page changes it per game.
 control = "none"
+
+[speech]
+# The board says the game aloud, for a player who listens (docs/speech.md, and
+# docs/speech-card.md for that player). Install its voice with
+# `sudo systemd/install.sh --with-speech`, then:
+#   enabled = true
+#   language = "en"          # or "fr", "de", "es"
+enabled = false
 
 [store]
 path = "/var/lib/magboard/magboard.sqlite"

@@ -45,7 +45,7 @@ import chess
 import chess.pgn
 
 from board_driver.boardscript.script import Scan, Script, ScriptItem
-from board_driver.events import Choose, Lift, Place
+from board_driver.physical.events import Choose, Lift, Place
 from rules import STARTING_FEN
 
 #: Intervals (ms) people leave between events; see the module docstring.

@@ -19,25 +19,15 @@ keeps these windows.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from board_driver.arbiter.footprint import Footprint, bit
 from board_driver.arbiter.game_events import Event, move_event, touch_move_event
 from board_driver.arbiter.options import PROMOTION_PIECES
-from board_driver.events import PROMOTION_LETTERS
+from board_driver.arbiter.parts import CastlingAmendment, TrackerParts
+from board_driver.physical.events import PROMOTION_LETTERS
 from rules import Move
 
 
-@dataclass(frozen=True, slots=True)
-class CastlingAmendment:
-    """A rook move that becomes castling if its king follows (rook first)."""
-
-    castling: Move
-    footprint: Footprint  # the castling's, from the position before the rook move
-    before: int  # the occupancy before the rook move
-
-
-class Amendments:
+class Amendments(TrackerParts):
     """The castling and promotion windows of the last committed move (a Tracker part)."""
 
     _castle_amend: CastlingAmendment | None

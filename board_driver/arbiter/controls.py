@@ -13,10 +13,12 @@ answers them; ``new_game`` is in :mod:`.setup`.
 from __future__ import annotations
 
 from board_driver.arbiter.game_events import Event, game_over_event, side_name
+from board_driver.arbiter.parts import TrackerParts
+from board_driver.physical.events import ASK_BUTTONS
 from rules import ClaimRefused, Color, Outcome
 
 
-class Controls:
+class Controls(TrackerParts):
     """Buttons, offers and claims, and endings decided outside the board (a Tracker part)."""
 
     _draw_offer: Color | None  # the side whose draw offer stands
@@ -46,6 +48,8 @@ class Controls:
         return self._end(t, self.game.forfeit(color, termination))
 
     def _button(self, t: int, name: str) -> list[Event]:
+        if name in ASK_BUTTONS:  # a question: it changes nothing, whatever the game's state
+            return self._before_button(t) + self._ask(t, ASK_BUTTONS[name])
         handler = getattr(self, f"_button_{name}", None)
         if handler is None:
             raise ValueError(f"button {name!r} at {t} ms: not a control this board knows")
@@ -64,6 +68,15 @@ class Controls:
             return []
         self._deadline = self._quick = None
         return self._judge(t)
+
+    def _ask(self, t: int, what: str) -> list[Event]:
+        """A question asked with a button (``ask``, for the speech extension). Before a
+        piece is named (``square``, ``rank``, ``file``) it is lifted and put back: as after
+        *j'adoube*, that touches nothing (the same reading of the hands: the next lifts and
+        replacements on their squares, until a piece goes elsewhere)."""
+        if what in ("square", "rank", "file") and self._playing():
+            self._reading.adjust()
+        return [{"t": t, "type": "ask", "what": what}]
 
     def _button_adjust(self, t: int) -> list[Event]:
         self._reading.adjust()

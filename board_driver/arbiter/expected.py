@@ -7,7 +7,7 @@ The lights show the move to play: its squares blinking cyan, from and to, both r
 squares when castling, the victim's square for a capture or en passant.
 
 >>> from rules import Position
->>> from board_driver.squares import square_name, squares_of
+>>> from board_driver.physical.squares import square_name, squares_of
 >>> pos = Position.from_fen("r3k2r/8/8/8/8/8/8/R3K2R b KQkq - 0 1")
 >>> [square_name(sq) for sq in squares_of(execute_squares(pos.parse_uci("e8c8")))]
 ['a8', 'c8', 'd8', 'e8']
@@ -19,9 +19,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from board_driver.arbiter.parts import TrackerParts
 from board_driver.arbiter.reading import MoveReading
 from board_driver.arbiter.touch import TouchMove
-from board_driver.squares import square_name
+from board_driver.physical.squares import square_name
 from rules import BISHOP, BLACK, KNIGHT, QUEEN, ROOK, WHITE, Color, Move, Piece, Position
 
 Event = dict[str, Any]
@@ -32,9 +33,9 @@ PIECE_NAMES = {QUEEN: "queen", ROOK: "rook", BISHOP: "bishop", KNIGHT: "knight"}
 def execute_squares(move: Move) -> int:
     """The squares a person touches to play ``move``, as a 64-bit mask."""
     mask = (1 << move.from_square) | (1 << move.to_square)
-    if move.is_castling:
+    if move.rook_from is not None and move.rook_to is not None:  # castling
         mask |= (1 << move.rook_from) | (1 << move.rook_to)
-    if move.is_capture:
+    if move.captured_square is not None:  # a capture
         mask |= 1 << move.captured_square
     return mask
 
@@ -59,11 +60,11 @@ def move_details(move: Move, san: str, side: Color) -> dict[str, Any]:
         "to": square_name(move.to_square),
         "side": "white" if side == WHITE else "black",
     }
-    if move.is_capture:
+    if move.captured_square is not None:  # a capture
         details["captured"] = square_name(move.captured_square)
     if move.is_en_passant:
         details["en_passant"] = True
-    if move.is_castling:
+    if move.rook_from is not None and move.rook_to is not None:  # castling
         details["rook_from"] = square_name(move.rook_from)
         details["rook_to"] = square_name(move.rook_to)
     if move.promotion is not None:
@@ -122,7 +123,7 @@ def paired_takeback(depth: int, other_to_move: bool) -> int:
     return depth if depth % 2 == 0 else -1
 
 
-class OtherSide:
+class OtherSide(TrackerParts):
     """The side whose moves come from elsewhere, its move to play, and a hint lit for the
     person (a Tracker part). On that side's turn only the move given to :meth:`expect`
     is accepted, none before."""

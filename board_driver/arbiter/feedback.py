@@ -5,7 +5,7 @@ paints it with the design's default colours (:class:`Colours`, all configurable)
 two states want one square the more urgent wins: out of sync, then check, then a move
 half done (or a touched piece owed a move), then hints.
 
->>> from board_driver.squares import square
+>>> from board_driver.physical.squares import square
 >>> view = BoardView(check_king=square("e8"), checkers=1 << square("h5"),
 ...                  fill=1 << square("e8"))
 >>> frame = render(view)
@@ -20,8 +20,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 
-from board_driver.frame import COLOUR_LETTERS, Frame
-from board_driver.squares import squares_of
+from board_driver.physical.frame import COLOUR_LETTERS, Frame
+from board_driver.physical.squares import squares_of
 
 
 @dataclass(frozen=True, slots=True)

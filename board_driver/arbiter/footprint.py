@@ -8,7 +8,7 @@ A reed switch sees presence only, so the tracker reads a move from its *footprin
 - ``after``: the occupancy once the move is done.
 
 >>> from rules import Position
->>> from board_driver.squares import square
+>>> from board_driver.physical.squares import square
 >>> pos = Position()
 >>> fp = Footprint.of(pos.parse_uci("e2e4"), pos.occupancy())
 >>> fp.after == pos.occupancy() & ~(1 << square("e2")) | 1 << square("e4")
@@ -48,10 +48,10 @@ class Footprint(NamedTuple):
         lifts = bit(move.from_square)
         places = bit(move.to_square)
         target = None
-        if move.is_castling:
+        if move.rook_from is not None and move.rook_to is not None:  # castling
             lifts |= bit(move.rook_from)
             places |= bit(move.rook_to)
-        elif move.is_capture:
+        elif move.captured_square is not None:  # a capture
             lifts |= bit(move.captured_square)
             if not move.is_en_passant:
                 target = move.to_square
@@ -90,7 +90,10 @@ class Footprint(NamedTuple):
             fills &= ~outside
         if fills & bit(move.to_square) and board & bit(move.from_square):
             return False
-        return not (move.is_castling and fills & bit(move.rook_to) and board & bit(move.rook_from))
+        rook_from, rook_to = move.rook_from, move.rook_to
+        if rook_from is None or rook_to is None:  # not castling
+            return True
+        return not (fills & bit(rook_to) and board & bit(rook_from))
 
 
 _new_tuple = tuple.__new__  # the named tuple's own __new__, without its keyword handling
@@ -100,7 +103,7 @@ def between(a: int, b: int) -> int:
     """The squares strictly between ``a`` and ``b`` on a rank, file or diagonal (0 if
     they share none): the squares a sliding piece passes over from one to the other.
 
-    >>> from board_driver.squares import square, squares_of, square_name
+    >>> from board_driver.physical.squares import square, squares_of, square_name
     >>> [square_name(sq) for sq in squares_of(between(square("d1"), square("a4")))]
     ['c2', 'b3']
     >>> between(square("g1"), square("f3"))  # a knight's jump

@@ -30,6 +30,9 @@ Game events are JSON-able dicts with ``t`` (ms) and ``type``:
 ``new_game_pending`` ``missing extra``: squares to fill and empty for the start position
 ``new_game``         ``fen``
 ``hint_requested``   (for an engine, when one plays)
+``ask``              ``what``: a question asked with a button (``move``, ``moves``,
+                     ``clocks``, ``material``, ``square``, ``rank``, ``file``: see
+                     :data:`board_driver.physical.events.ASK_BUTTONS`), for the speech extension
 ==================== ================================================================
 
 >>> from rules import Game
@@ -45,7 +48,7 @@ from __future__ import annotations
 from typing import Any
 
 from board_driver.arbiter.expected import move_details
-from board_driver.squares import square_name, squares_of
+from board_driver.physical.squares import square_name, squares_of
 from rules import WHITE, Color, Game, Move, Outcome
 
 Event = dict[str, Any]

@@ -31,12 +31,13 @@ from __future__ import annotations
 
 from board_driver.arbiter.footprint import Footprint, between, bit
 from board_driver.arbiter.game_events import Event
+from board_driver.arbiter.parts import TrackerParts
 from board_driver.arbiter.rereading import EARLY
-from board_driver.squares import square_name, squares_of
+from board_driver.physical.squares import square_name, squares_of
 from rules import PAWN
 
 
-class Hands:
+class Hands(TrackerParts):
     """Lifts and places, read against the move under way (a Tracker part)."""
 
     def _lift(self, t: int, sq: int) -> list[Event]:
@@ -68,8 +69,9 @@ class Hands:
         """A lift that can only belong to the next move commits the one the board shows;
         one of the other side's pieces lifted while the mover's piece still moves is the
         other side's (True: keep it apart for the next move)."""
-        if self._castling_shown():
-            if not self._castle_amend.footprint.touched & bit(sq):
+        amend = self._castle_amend
+        if amend is not None and self._castling_shown():
+            if not amend.footprint.touched & bit(sq):
                 return self._amend_castling(t), False
             return [], False
         reading = self._reading
@@ -134,7 +136,9 @@ class Hands:
         slide went on; anywhere else it is the other side's piece, and the lift was the
         next move's. Read the other way, the move is committed now, before this place; the
         events of that, or none."""
-        (when, lifted, capture_ways), self._deferred = self._deferred, None
+        deferred, self._deferred = self._deferred, None
+        assert deferred is not None  # called only while a lift is deferred
+        when, lifted, capture_ways = deferred
         if capture_ways & bit(sq) or sq == lifted:
             other_way = bool(capture_ways & bit(sq))
         else:
@@ -219,7 +223,7 @@ class Hands:
         self.board |= b
         if self._pending_choice is not None and sq == self._promotion_square:
             out += self._promoted_piece_back(t)
-        if stood:
+        if stood and on is not None:
             out += self._captured_where_it_stood(t, on)
         self._after_board_event(t)
         return out
@@ -239,7 +243,8 @@ class Hands:
                 passed & bit(move.to_square)
                 and abs(move.to_square - move.from_square) == 16
                 and (move.from_square + move.to_square) // 2 == sq
-                and position.piece_at(move.from_square).piece_type == PAWN
+                and (piece := position.piece_at(move.from_square)) is not None
+                and piece.piece_type == PAWN
             ):
                 return move.to_square if self._slide_ended_on(move.to_square) else None
         return sq if passed & bit(sq) and self._slide_ended_on(sq) else None

@@ -11,13 +11,14 @@ from __future__ import annotations
 from board_driver.arbiter.expected import execute_squares
 from board_driver.arbiter.feedback import BoardView, Colours, render
 from board_driver.arbiter.footprint import bit
+from board_driver.arbiter.parts import TrackerParts
 from board_driver.arbiter.setup import START_OCCUPANCY
 from board_driver.arbiter.words import asks
-from board_driver.frame import Frame
+from board_driver.physical.frame import Frame
 from rules import WHITE
 
 
-class Lights:
+class Lights(TrackerParts):
     """The frame and the words for the tracker's state (a Tracker part)."""
 
     _painted: tuple[BoardView, Colours, Frame] | None = None
@@ -38,8 +39,8 @@ class Lights:
         en-passant victim still to lift, a touched piece that must move, the other side's
         move to play, the pieces for a new game, the result.
 
-        >>> from board_driver.events import Lift, Place
-        >>> from board_driver.squares import square
+        >>> from board_driver.physical.events import Lift, Place
+        >>> from board_driver.physical.squares import square
         >>> from rules import Position
         >>> tracker = Tracker(Game(Position.from_fen("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1")))
         >>> _ = tracker.handle(Lift(0, square("e1"))) + tracker.handle(Place(100, square("g1")))

@@ -13,7 +13,7 @@ nothing for the mover, and is handed to the next move once this one is committed
 (board-script.md, "Released means rested").
 
 >>> from rules import Position
->>> from board_driver.squares import square
+>>> from board_driver.physical.squares import square
 >>> reading = MoveReading(Position(), Timing())
 >>> reading.note_lift(100, square("e2"), touch_mode="warn")
 >>> reading.note_place(400, square("e4"))
@@ -29,7 +29,7 @@ from __future__ import annotations
 from board_driver.arbiter.footprint import Footprint, bit
 from board_driver.arbiter.options import Timing
 from board_driver.arbiter.touch import TouchMove
-from board_driver.squares import squares_of
+from board_driver.physical.squares import squares_of
 from rules import KING, QUEEN, ROOK, Move, Position
 
 _NEVER = -(1 << 62)
@@ -68,9 +68,7 @@ class MoveReading:
         self.others_off = 0
         #: Squares the mover's piece left after resting there under the pass time.
         self.passed = 0
-        self._last: tuple[int, bool, int, bool] | None = (
-            None  # the mover's last (t, lift?, sq, passing)
-        )
+        self._last: tuple[int, bool, int] | None = None  # the mover's last (t, lift?, sq)
         self.touch = TouchMove()
         self.adjusting = False  # j'adoube announced
         self.adjusted: set[int] = set()
@@ -231,11 +229,12 @@ class MoveReading:
             back = next((e for e in history[i + 1 :] if e[2] == sq), None)
             if back is not None and back[0] - t < pass_ms:
                 continue  # a flicker: the piece still stands there
+            piece = self.position.piece_at(sq)
             if first is None:
                 first = (t, sq)
-                if self.position.piece_at(sq).piece_type != ROOK:
+                if piece is None or piece.piece_type != ROOK:
                     break
-            elif self.position.piece_at(sq).piece_type == KING:
+            elif piece is not None and piece.piece_type == KING:
                 return sq
         return None if first is None else first[1]
 
@@ -319,9 +318,9 @@ class MoveReading:
         """A castling rook (an en-passant victim) set back on its square after the king
         (the pawn) landed is not a move on its way: the player let go of it there."""
         move = fp.move
-        if move.is_castling:
+        if move.is_castling and move.rook_from is not None:
             back, landed = move.rook_from, move.to_square
-        elif move.is_en_passant:
+        elif move.is_en_passant and move.captured_square is not None:
             back, landed = move.captured_square, move.to_square
         else:
             return True
@@ -364,10 +363,11 @@ class MoveReading:
                 continue
             if not fp.on_the_way(before, shown) or not self.history_allows(fp, board):
                 continue
-            if move.is_castling and board != fp.after:
-                mask |= bit(move.rook_from) | bit(move.rook_to)
-            elif move.is_en_passant and board & bit(move.captured_square):
-                mask |= bit(move.captured_square)
+            rook_from, rook_to, victim = move.rook_from, move.rook_to, move.captured_square
+            if rook_from is not None and rook_to is not None and board != fp.after:
+                mask |= bit(rook_from) | bit(rook_to)
+            elif move.is_en_passant and victim is not None and board & bit(victim):
+                mask |= bit(victim)
         return mask
 
     def hints(self, board: int) -> int:

@@ -62,14 +62,13 @@ does this.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from board_driver.arbiter.footprint import Footprint, bit
 from board_driver.arbiter.game_events import Event
-from board_driver.events import Lift, Place
+from board_driver.arbiter.parts import Choice, Snapshot, TrackerParts
+from board_driver.physical.events import Lift, Place
 
-_Snapshot = tuple[dict[str, Any], list[int], list[Any], list[Any]]
 #: How many choices are kept to go back to (the latest ones).
 MAX_CHOICES = 8
 #: The readings that commit a move early, before the board is still.
@@ -79,18 +78,7 @@ EARLY = ("snatch", "release")
 RECENT_EVENTS, LATER_EVENTS = 3, 12
 
 
-@dataclass(frozen=True, slots=True)
-class Choice:
-    """A reading taken on the way, that what follows may overturn."""
-
-    kind: str  # snatch, release, deferred, reach, touch or stood (see the module docstring)
-    t: int
-    square: int  # the square lifted (for a release: the square the piece rests on)
-    index: int  # the event of the log it was taken at (a release: the next one)
-    before: _Snapshot  # the state just before it
-
-
-class Rereading:
+class Rereading(TrackerParts):
     """The hands since the last position, read again as several moves (a Tracker part)."""
 
     def _read_early_commit_again(self, t: int, *, recent: bool = False) -> list[Event] | None:
@@ -157,7 +145,7 @@ class Rereading:
         if not attempts:
             return None
         current = self._snapshot()
-        best: tuple[list[Event], _Snapshot] | None = None
+        best: tuple[list[Event], Snapshot] | None = None
         for attempt, argument in attempts:
             out = attempt(t, argument)
             if out is None:
@@ -255,7 +243,7 @@ class Rereading:
         the first ``index`` events of this move's history, play the rest again, and judge:
         the events announced if that ends in sync, else None (and nothing changed)."""
         index, fp = split
-        snapshot = self._snapshot()
+        snapshot: Snapshot | None = self._snapshot()
         history = self._reading.history
         outer, recording, hindsight = self._rereading, self._recording, self._hindsight
         self._rereading = "turn"
@@ -451,7 +439,7 @@ class Rereading:
             or self._on_the_way(sliding=self._quickly)
         )
 
-    def _snapshot(self) -> _Snapshot:
+    def _snapshot(self) -> Snapshot:
         state = dict(self.__dict__)
         state["_reading"] = self._reading.copy()  # the live one goes on reading
         # Kept apart, not in the state: a choice's snapshot holding the list of choices
@@ -464,7 +452,7 @@ class Rereading:
             list(self._choices),
         )
 
-    def _restore(self, snapshot: _Snapshot) -> None:
+    def _restore(self, snapshot: Snapshot) -> None:
         state, occupancies, moves, choices = snapshot
         game = self.game
         while len(game.moves) > len(moves) or game.moves != moves[: len(game.moves)]:

@@ -10,13 +10,14 @@ that does this.
 from __future__ import annotations
 
 from board_driver.arbiter.game_events import Event, square_names
+from board_driver.arbiter.parts import TrackerParts
 from rules import Game, Position
 
 #: The occupancy of the start position: ranks 1, 2, 7 and 8.
 START_OCCUPANCY = Position().occupancy()
 
 
-class NewGameSetup:
+class NewGameSetup(TrackerParts):
     """A new game waiting for its pieces (a Tracker part)."""
 
     _new_game_pending: bool

@@ -14,9 +14,10 @@ from __future__ import annotations
 
 from board_driver.arbiter.expected import paired_takeback
 from board_driver.arbiter.game_events import Event, takeback_event
+from board_driver.arbiter.parts import TrackerParts
 
 
-class TakeBacks:
+class TakeBacks(TrackerParts):
     """The board set back to an earlier position, or a take-back decided elsewhere."""
 
     def take_back(self, plies: int, t_ms: int) -> list[Event]:

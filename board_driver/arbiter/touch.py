@@ -69,7 +69,12 @@ class TouchMove:
                 # so that a castling read from one scan is not a rook move owed.
                 together = t_ms - self.own_t <= together_ms
                 first = position.piece_at(self.own)
-                if not (together and piece.piece_type == KING and first.piece_type == ROOK):
+                if not (
+                    together
+                    and piece.piece_type == KING
+                    and first is not None
+                    and first.piece_type == ROOK
+                ):
                     return
                 if not any(m.from_square == square for m in legal):
                     return

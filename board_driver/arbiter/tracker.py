@@ -40,8 +40,8 @@ The tracker's parts: :mod:`.reading` (one move read from the hands), :mod:`.hand
 game), :mod:`.expected` (the other side's move), :mod:`.lights` (the frame, and
 :meth:`Tracker.asks`: what the lights ask, in words).
 
->>> from board_driver.events import Lift, Place
->>> from board_driver.squares import square
+>>> from board_driver.physical.events import Lift, Place
+>>> from board_driver.physical.squares import square
 >>> tracker = Tracker()
 >>> events = tracker.handle(Lift(0, square("e2"))) + tracker.handle(Place(300, square("e4")))
 >>> [e["san"] for e in events + tracker.tick(600) if e["type"] == "move"]
@@ -52,7 +52,7 @@ game), :mod:`.expected` (the other side's move), :mod:`.lights` (the frame, and
 
 from __future__ import annotations
 
-from board_driver.arbiter.amendments import Amendments, CastlingAmendment
+from board_driver.arbiter.amendments import Amendments
 from board_driver.arbiter.controls import Controls
 from board_driver.arbiter.expected import OtherSide
 from board_driver.arbiter.feedback import DEFAULT_COLOURS, Colours
@@ -76,13 +76,14 @@ from board_driver.arbiter.options import (
     GameOptions,
     Timing,
 )
+from board_driver.arbiter.parts import CastlingAmendment, Choice
 from board_driver.arbiter.reading import MoveReading
-from board_driver.arbiter.rereading import Choice, Rereading
+from board_driver.arbiter.rereading import Rereading
 from board_driver.arbiter.setup import START_OCCUPANCY, NewGameSetup
 from board_driver.arbiter.takebacks import TakeBacks
 from board_driver.arbiter.words import why_illegal, why_touch_move
-from board_driver.events import BoardEvent, Button, Choose, Lift, Place
-from board_driver.squares import square_name
+from board_driver.physical.events import BoardEvent, Button, Choose, Lift, Place
+from board_driver.physical.squares import square_name
 from rules import Color, Game, Move, Outcome
 
 __all__ = [
@@ -177,8 +178,8 @@ class Tracker(Amendments, Controls, Hands, Lights, NewGameSetup, OtherSide, Rere
         options would read whatever comes next as this one does. The daemon's journal of
         the hands (which a restart replays) starts again from such moments.
 
-        >>> from board_driver.events import Lift, Place
-        >>> from board_driver.squares import square
+        >>> from board_driver.physical.events import Lift, Place
+        >>> from board_driver.physical.squares import square
         >>> tracker = Tracker()
         >>> _ = tracker.handle(Lift(0, square("e2"))) + tracker.handle(Place(300, square("e4")))
         >>> tracker.at_rest()
@@ -221,14 +222,13 @@ class Tracker(Amendments, Controls, Hands, Lights, NewGameSetup, OtherSide, Rere
         return out
 
     def _dispatch(self, event: BoardEvent) -> list[Event]:
-        kind = type(event)
-        if kind is Lift:
+        if type(event) is Lift:
             return self._lift(event.t_ms, event.square)
-        if kind is Place:
+        if type(event) is Place:
             return self._place(event.t_ms, event.square)
-        if kind is Choose:
+        if type(event) is Choose:
             return self._choose(event.t_ms, event.piece)
-        if kind is Button:
+        if type(event) is Button:
             return self._button(event.t_ms, event.name)
         raise TypeError(f"not a board event: {event!r}")
 

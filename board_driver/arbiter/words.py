@@ -5,7 +5,7 @@ victim still to lift, a touched piece that must move; red and blue: what to empt
 These sentences say *what*, for the web page, the terminal and the log:
 
 >>> from rules import Position
->>> from board_driver.squares import square
+>>> from board_driver.physical.squares import square
 >>> start = Position()
 >>> board = start.occupancy() & ~(1 << square("e2")) | 1 << square("e5")
 >>> why_illegal(start, board)
@@ -18,7 +18,7 @@ These sentences say *what*, for the web page, the terminal and the log:
 from __future__ import annotations
 
 from board_driver.arbiter.feedback import BoardView
-from board_driver.squares import square_name, squares_of
+from board_driver.physical.squares import square_name, squares_of
 from rules import (
     BISHOP,
     KING,
@@ -78,8 +78,8 @@ def why_illegal(position: Position, board: int) -> str:
     before = position.occupancy()
     gone, new = squares_of(before & ~board), squares_of(board & ~before)
     turn = position.turn
-    movers = [sq for sq in gone if position.piece_at(sq).color == turn]
-    others = [sq for sq in gone if position.piece_at(sq).color != turn]
+    movers = [sq for sq in gone if (p := position.piece_at(sq)) is not None and p.color == turn]
+    others = [sq for sq in gone if (p := position.piece_at(sq)) is not None and p.color != turn]
     if others and not movers:
         if new:
             return f"it is {side_words(turn)}'s move, not {side_words(not turn)}'s"
@@ -89,18 +89,22 @@ def why_illegal(position: Position, board: int) -> str:
         if reason is not None:
             return reason
         move = position.legal_move(Move(movers[0], new[0]))
-        if move.is_en_passant:  # legal, but its victim was set back
+        if move.is_en_passant and move.captured_square is not None:  # its victim set back
             victim = piece_words(position, move.captured_square, colour=True)
             return f"{victim}, taken en passant, was set back on its square"
-    king = next((sq for sq in movers if position.piece_at(sq).piece_type == KING), None)
+    king = next(
+        (sq for sq in movers if (p := position.piece_at(sq)) is not None and p.piece_type == KING),
+        None,
+    )
     if king is not None and any(abs(sq - king) == 2 and sq >> 3 == king >> 3 for sq in new):
         target = next(sq for sq in new if abs(sq - king) == 2)
         reason = _rules_reason(position, Move(king, target))
         if reason is not None:
             return reason
         move = position.legal_move(Move(king, target))
-        if board & (1 << move.rook_from):
-            return f"castling was not finished: the rook stands on {square_name(move.rook_from)}"
+        rook = move.rook_from
+        if rook is not None and board & (1 << rook):
+            return f"castling was not finished: the rook stands on {square_name(rook)}"
     if len(movers) == 1 and not new:
         return f"{piece_words(position, movers[0])} has no legal move"
     if len(movers) > 1 and not new and not others:

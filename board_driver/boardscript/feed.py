@@ -34,8 +34,8 @@ from board_driver.boardscript.script import (
     Wait,
 )
 from board_driver.boardscript.script import parse_script as _parse_script
-from board_driver.events import Button, Choose, Lift, Place
-from board_driver.squares import square_name, squares_of
+from board_driver.physical.events import Button, Choose, Lift, Place
+from board_driver.physical.squares import square_name, squares_of
 from rules import STARTING_FEN
 
 log = logging.getLogger("magboard")

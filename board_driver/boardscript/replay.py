@@ -26,8 +26,8 @@ from board_driver.clock.keeper import (
     timekeeper_for,
     without_clock,
 )
-from board_driver.events import BoardEvent, Lift, Place
 from board_driver.physical.debounce import DEFAULT_DEBOUNCE_MS, Debouncer
+from board_driver.physical.events import BoardEvent, Lift, Place
 from rules import STARTING_FEN, Game, Position
 
 
@@ -69,7 +69,7 @@ class ReplayResult:
     def to_json(self) -> dict[str, Any]:
         """The object ``magboard replay --json`` prints (board-script.md, "What replay
         prints"); ``clock`` (the clock read when the script ended) only with a clock."""
-        out = {
+        out: dict[str, Any] = {
             "script": self.name,
             "moves": self.moves,
             "fen": self.fen,
@@ -95,7 +95,8 @@ class ReplayResult:
 def tracker_for(script: Script, *, timing: Timing | None = None) -> Tracker:
     """A fresh tracker for ``script``: its starting position and its options."""
     start = Position() if script.fen == STARTING_FEN else Position.from_fen(script.fen)
-    options = GameOptions(**script.options)
+    settings: dict[str, Any] = dict(script.options)
+    options = GameOptions(**settings)
     return Tracker(Game(start), options=options, timing=timing or Timing())
 
 
@@ -169,7 +170,7 @@ def drive(
         for item in script.items:
             if isinstance(item, Wait):
                 tick(item.t_ms)
-            else:
+            elif not isinstance(item, Scan):  # a script without scans holds none
                 hand([item])
         if finish:
             flags(max(now, script.end_ms))

@@ -25,8 +25,15 @@ import os
 import re
 from dataclasses import dataclass, field
 
-from board_driver.events import BUTTON_NAMES, PROMOTION_LETTERS, Button, Choose, Lift, Place
-from board_driver.squares import square, square_name
+from board_driver.physical.events import (
+    BUTTON_NAMES,
+    PROMOTION_LETTERS,
+    Button,
+    Choose,
+    Lift,
+    Place,
+)
+from board_driver.physical.squares import square, square_name
 from board_driver.user_files import UnusableFile, read_text
 from rules import STARTING_FEN
 

@@ -14,7 +14,7 @@ import asyncio
 from collections.abc import Callable
 from typing import Any
 
-from board_driver.frame import Frame
+from board_driver.physical.frame import Frame
 
 #: The 28 squares around the edge of the board.
 EDGE_SQUARES = tuple(sq for sq in range(64) if sq < 8 or sq >= 56 or sq % 8 in (0, 7))

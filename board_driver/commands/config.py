@@ -9,6 +9,7 @@ from typing import Any
 from board_driver.commands import before_or_after_the_action
 from board_driver.service.config import ConfigError, config_path, load_config, to_toml
 from board_driver.service.config.paths import file_problems
+from board_driver.service.discovery import installed
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -26,7 +27,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         help="validate the config; exit 0 if usable, 2 if not",
         description=(
             "Read the config file and name every bad key and every clash between keys "
-            "(pins used twice, files run could not keep); exit 0 if usable, 2 if not."
+            "(pins used twice, files run could not keep), and say which extensions are "
+            "installed (and which were refused, and why); exit 0 if usable, 2 if not."
         ),
     )
     show = actions.add_parser(
@@ -59,6 +61,9 @@ def _load(args: argparse.Namespace):
 
 def run_check(args: argparse.Namespace) -> int:
     path, _named = config_path(args.config)
+    found = installed()  # said first: a refused extension may explain what follows
+    for note in (*found.notes, *(str(refused) for refused in found.refused)):
+        print(f"magboard: warning: {note}", file=sys.stderr)
     try:
         config = _load(args)
     except ConfigError as exc:
@@ -71,6 +76,9 @@ def run_check(args: argparse.Namespace) -> int:
         print(f"magboard: config is not usable:\n{text}", file=sys.stderr)
         return 2
     where = str(config.source) if config.source else f"{path} (absent: every key at its default)"
+    for note in config.notes:  # sections not used: the config is usable, as run finds it
+        print(f"magboard: warning: {note}", file=sys.stderr)
+    print(f"extensions found: {found.summary() or 'none'}")
     print(f"{where}: ok")
     return 0
 

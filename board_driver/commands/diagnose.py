@@ -22,8 +22,8 @@ from board_driver.physical.leds.render import Renderer
 from board_driver.physical.leds.sim import SimulatedLeds, render_terminal
 from board_driver.physical.sensing import open_sensing
 from board_driver.physical.sensing.sim import SimulatedBoard
+from board_driver.physical.squares import square
 from board_driver.service.config import ConfigError, load_config
-from board_driver.squares import square
 
 FAULTS = ("stuck_open", "stuck_closed", "flicker")
 #: How specific a finding is (the most specific is said first): a square seen misbehaving
@@ -302,9 +302,10 @@ def run_command(args: argparse.Namespace, out=None) -> int:
                 )
                 port.pieces = saved
             elif interactive:
-                ghost = diagnose.ghost_test(
-                    port, lambda _bitmap, words: input(f"ghost test: {words}, then press Enter ")
-                )
+                def ask(_bitmap: int, words: str) -> None:
+                    input(f"ghost test: {words}, then press Enter ")
+
+                ghost = diagnose.ghost_test(port, ask)
             else:
                 out.write("ghost test: skipped (run interactively, or use --sim)\n")
             if ghost is not None:

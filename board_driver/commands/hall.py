@@ -8,7 +8,7 @@ import asyncio
 import dataclasses
 import sys
 
-from board_driver.config_values import Bad, integer
+from board_driver.door.config_values import Bad, integer
 from board_driver.hall import round_name
 from board_driver.service.config import ConfigError, load_config
 

@@ -11,6 +11,7 @@ import logging
 import os
 import sys
 import tempfile
+from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -145,6 +146,8 @@ def run(args: argparse.Namespace) -> int:
         config = choose_config(args)
     except ConfigError as exc:
         return _fail(f"config is not usable:\n{exc}", 2)
+    for note in config.notes:
+        log.warning("%s", note)
     problems = file_problems(config)
     if problems:  # the same words as `magboard config check`
         source = str(config.source or "the config")
@@ -171,7 +174,7 @@ def run(args: argparse.Namespace) -> int:
             return _fail(str(exc), 2)
     _attach_leds_file(config, hardware)
     script = args.script
-    watchers = []
+    watchers: list[Callable[[Any], Coroutine[Any, Any, Any]]] = []
     if args.record:
         problem = _record_problem(Path(args.record))
         if problem:

@@ -7,7 +7,7 @@ words: whose move it is, what the lights ask, the last move, and the clock (the 
 side marked ``>``, its time as it was at the change). A piece lifted is drawn in brackets,
 ``(P)``; a piece sensed where the game has none is ``?``.
 
->>> from board_driver.frame import Frame
+>>> from board_driver.physical.frame import Frame
 >>> print(render(".." * 32, 0, Frame.off(), colour=False).splitlines()[0])
 8  .  .  .  .  .  .  .  .
 """
@@ -21,8 +21,8 @@ from collections.abc import Iterable, Mapping
 from typing import Any, TextIO
 
 from board_driver.clock.keeper import clock_words
-from board_driver.frame import COLOUR_NAMES, Frame
-from board_driver.squares import square_name
+from board_driver.physical.frame import COLOUR_NAMES, Frame
+from board_driver.physical.squares import square_name
 from rules.fen import piece_letters
 
 log = logging.getLogger("magboard")

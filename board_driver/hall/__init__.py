@@ -31,9 +31,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from board_driver.config_values import Bad, Check, integer, text
 from board_driver.connectors.broadcast import BROKER_CHECKS, check_tls_ca
-from board_driver.extension import Extension
+from board_driver.door.config_values import Bad, Check, integer, text
+from board_driver.door.extension import Extension
 
 LICHESS = "https://lichess.org"
 

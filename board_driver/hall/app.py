@@ -82,7 +82,9 @@ class Hall:
                      address, round_)
         if self.push is not None:
             log.info("hall: pushing round %s to %s", round_, self.push.url)
-        tasks = [asyncio.create_task(self.subscriber.run(), name="hall-broker")]
+        tasks: list[asyncio.Task[Any]] = [
+            asyncio.create_task(self.subscriber.run(), name="hall-broker")
+        ]
         if self.push is not None:
             tasks.append(asyncio.create_task(self.push.run(), name="hall-push"))
         stopped = asyncio.create_task(self._stop.wait())
@@ -94,6 +96,7 @@ class Hall:
                 await task
         await self.server.stop()
         for task in done:
-            if task is not stopped and task.exception() is not None:
-                raise task.exception()  # a bug, not a lost link: those are retried
+            error = task.exception() if task is not stopped else None
+            if error is not None:
+                raise error  # a bug, not a lost link: those are retried
         return 0

@@ -31,8 +31,8 @@ from __future__ import annotations
 from collections.abc import Hashable
 from dataclasses import dataclass, replace
 
-from board_driver.config_values import quote
 from board_driver.connectors.broadcast.record import GameRecord
+from board_driver.door.config_values import quote
 from rules import Position
 
 

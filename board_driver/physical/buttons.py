@@ -15,6 +15,12 @@ button           event
                  ``[clock] switch = "buttons"`` White presses it after moving)
 ``clock_black``  ``Button(t, "clock_black")``
 ``pause``        ``Button(t, "pause")``: stops the running clock; again: resumes
+``say_move``     ``Button(t, "say_move")``: the board says the last move again (or
+                 what it waits for); ``say_moves``, ``say_clocks``,
+                 ``say_material``: the last few moves, both clocks, the material;
+                 ``say_square``, ``say_rank``, ``say_file``: the next piece lifted
+                 and put back is named (or its rank or file read), touching nothing
+                 (``[speech]``, ``docs/speech.md``)
 ===============  ===========================================================
 
 Buttons are wired from a GPIO to ground (the Pi's pull-up holds the line high; a press
@@ -38,7 +44,7 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol, runtime_checkable
 
-from board_driver.events import BoardEvent, Button, Choose
+from board_driver.physical.events import ASK_BUTTONS, BoardEvent, Button, Choose
 from board_driver.physical.gpiolines import open_chip, open_lines
 from board_driver.physical.hwlib import require_library
 from board_driver.physical.pinmap import DEFAULT_BUTTON_PINS, check_distinct
@@ -55,11 +61,12 @@ BUTTONS = (
     "clock_white",
     "clock_black",
     "pause",
+    *ASK_BUTTONS,
 )
 #: What successive presses of ``promote`` choose.
 PROMOTION_CYCLE = ("q", "n", "r", "b")
 
-EventCallback = Callable[[BoardEvent], None]
+EventCallback = Callable[[BoardEvent], object]  # what it returns is not used
 
 
 class ButtonConfigError(ValueError):

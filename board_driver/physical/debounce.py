@@ -7,7 +7,7 @@ cancels it. The event's time is the moment the state matured (the last change pl
 ``debounce_ms``), not the moment it was noticed, so a replay gives the same times
 whatever the scan rate.
 
->>> from board_driver.squares import square
+>>> from board_driver.physical.squares import square
 >>> d = Debouncer(30, initial=0)
 >>> d.feed(100, 1 << square("e4"))   # a piece arrives on e4...
 []
@@ -23,8 +23,8 @@ True
 
 from __future__ import annotations
 
-from board_driver.events import Lift, Place
-from board_driver.squares import FULL_BOARD, squares_of
+from board_driver.physical.events import Lift, Place
+from board_driver.physical.squares import FULL_BOARD, squares_of
 
 #: The design's default: a state must hold 30 ms before it counts.
 DEFAULT_DEBOUNCE_MS = 30
@@ -79,7 +79,7 @@ class Debouncer:
         """``events`` from :meth:`feed` or :meth:`tick` at the moment each change happened
         (its edge: the hand took or let go of the piece), not when it matured.
 
-        >>> from board_driver.squares import square
+        >>> from board_driver.physical.squares import square
         >>> d = Debouncer(30, initial=0)
         >>> d.at_edges(d.feed(100, 1 << square("e4")) + d.tick(140))
         [Place(t_ms=100, square=28)]

@@ -21,7 +21,7 @@ from board_driver.physical.leds.layout import StripLayout
 from board_driver.physical.ports import RGB, LedPort, SensingPort
 from board_driver.physical.sensing.health import SquareHealth
 from board_driver.physical.sensing.loop import ScanLoop
-from board_driver.squares import square, square_name, squares_of
+from board_driver.physical.squares import square, square_name, squares_of
 
 #: The three pieces of the ghosting test and the square that must stay empty.
 GHOST_TEST_PIECES = ("a1", "b1", "a2")

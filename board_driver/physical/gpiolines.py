@@ -84,10 +84,11 @@ def open_chip(gpiod: ModuleType, path: str):
     try:
         return gpiod.Chip(path)
     except OSError as exc:
-        hint = {
+        hints: dict[int | None, str] = {
             errno.EACCES: "the user needs the 'gpio' group (udev gives it the chips)",
             errno.EPERM: "a systemd unit must allow the device: DeviceAllow=char-gpiochip rw",
-        }.get(exc.errno)
+        }
+        hint = hints.get(exc.errno)
         raise OSError(
             exc.errno, f"cannot open {path}: {exc.strerror}" + (f" ({hint})" if hint else "")
         ) from exc

@@ -4,7 +4,7 @@ Nothing right of debounce knows which hardware is attached; nothing left of it k
 chess. Backends (GPIO matrix, NeoPixel strip, the serial bridge, the simulator) fit
 these protocols structurally, so :mod:`firmware_bridge` needs no import of ours.
 
-Square *i* is bit *i* of a bitmap: a1 = 0 .. h8 = 63 (see :mod:`board_driver.squares`).
+Square *i* is bit *i* of a bitmap: a1 = 0 .. h8 = 63 (see :mod:`board_driver.physical.squares`).
 """
 
 from __future__ import annotations

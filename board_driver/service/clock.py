@@ -65,6 +65,7 @@ class DaemonClock:
         else:
             self._new_keeper(control)
         keeper = self.keeper
+        assert keeper is not None  # made just above
         if keeper.clock.state != "paused":
             return []
         now = self.daemon.now_ms()

@@ -24,7 +24,7 @@ pieces as the sensors find them; what the pieces alone cannot tell is asked
 (:mod:`.resumption`), and the lights guide anything else back.
 
 Everything else (the page, the engine, online play, app protocols, broadcasting) is an
-extension (:mod:`board_driver.extension`) that sees the board only through its door
+extension (:mod:`board_driver.door.extension`) that sees the board only through its door
 (:class:`~board_driver.service.doorway.BoardDoor`).
 """
 
@@ -37,14 +37,16 @@ import logging
 import signal
 import sqlite3
 import sys
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Callable, Coroutine, Iterable, Sequence
 from typing import Any, TextIO
 
 import rules
 from board_driver.arbiter.tracker import Timing, Tracker
-from board_driver.events import BoardEvent, Lift, Place
-from board_driver.extension import ExtensionConfigError
-from board_driver.frame import Frame
+from board_driver.door import ActionRefused
+from board_driver.door.extension import ExtensionConfigError
+from board_driver.physical.events import BoardEvent, Lift, Place
+from board_driver.physical.frame import Frame
+from board_driver.physical.squares import square, square_name, squares_of
 from board_driver.service.clock import DaemonClock
 from board_driver.service.config import Config
 from board_driver.service.doorway import BoardDoor
@@ -52,8 +54,8 @@ from board_driver.service.hands_journal import (
     Anchor,
     Asked,
     Decided,
-    Expect,
     HandsJournal,
+    JournalEvent,
     journal_path,
 )
 from board_driver.service.hardware import Hardware, HardwareError, gpio_present, open_hardware
@@ -77,7 +79,6 @@ from board_driver.service.recorder import Recorder, lock_store, options_record
 from board_driver.service.resumption import Question, Reading, readings, replay
 from board_driver.service.store import Store, StoreError
 from board_driver.service.store_errors import EXIT_STORE_REFUSED, StoreRefusedError
-from board_driver.squares import square, square_name, squares_of
 
 log = logging.getLogger("magboard")
 
@@ -123,7 +124,7 @@ class Daemon:
         script_input: TextIO | None = None,
         on_frame: Callable[[Frame], None] | None = None,
         web: bool = False,
-        watchers: Sequence[Callable[[BoardDoor], Awaitable[Any]]] = (),
+        watchers: Sequence[Callable[[BoardDoor], Coroutine[Any, Any, Any]]] = (),
     ) -> None:
         self.config = config
         #: Serve the web page (when ``[web] enabled``); ``magboard run`` turns it on.
@@ -180,6 +181,13 @@ class Daemon:
         return self.recorder.store if self.recorder is not None else None
 
     @property
+    def _recorder(self) -> Recorder:
+        """The recorder, once the board has started (its store open)."""
+        if self.recorder is None:
+            raise RuntimeError("the board has not started: no store is open yet")
+        return self.recorder
+
+    @property
     def game_id(self) -> int | None:
         """The stored number of the game being played."""
         return self.recorder.game_id if self.recorder is not None else None
@@ -219,7 +227,7 @@ class Daemon:
                 self.lights.set_pattern(FAULT_FRAME)
             # Said here, before "stopped (exit 1)", not after it by the command.
             log.error("%s", exc)
-            exc.logged = True  # type: ignore[attr-defined]
+            exc.logged = True  # type: ignore[union-attr]
             raise
         finally:
             await self._shutdown()
@@ -368,15 +376,16 @@ class Daemon:
         tracker made from the stored game at the journal's anchor. Returns the game events
         to announce (the moves the store did not have yet); none, and the journal starts
         again here, when it holds nothing of this game's line."""
-        journal = self.journal
+        journal, loop = self.journal, self.loop
+        assert journal is not None and loop is not None  # opened by _start, on the loop
         kept = journal.kept
         stored = [str(m) for m in game.moves]
         why = (
             "it holds nothing"
             if kept is None
-            else kept.fits(self.game_id, self.recorder.started, game.start.fen(), stored)
+            else kept.fits(self.game_id, self._recorder.started, game.start.fen(), stored)
         )
-        if why or (not kept.events and kept.board is None):
+        if why or kept is None or (not kept.events and kept.board is None):
             if kept is not None and why:
                 log.warning("the hands journal %s is not replayed: %s", journal.path, why)
             self._restart_journal()
@@ -394,7 +403,7 @@ class Daemon:
         # its last event for at least the settle time (the time the daemon was away).
         if kept.events:
             last_t = max(event.t_ms for event in kept.events)
-            self._t0 = self.loop.time() - (last_t + self._timing.settle_ms + 1) / 1000
+            self._t0 = loop.time() - (last_t + self._timing.settle_ms + 1) / 1000
         out = replay(tracker, events)
         out += tracker.tick(asked.t_ms if asked is not None else self.now_ms())
         line = [str(m) for m in tracker.game.moves]
@@ -406,7 +415,7 @@ class Daemon:
                 len(kept.events),
                 " ".join(line[kept.plies :]) or "none",
             )
-            game, options = self.recorder.reload()
+            game, options = self._recorder.reload()
             self._note_online(game)
             self.tracker = Tracker(game, options=options, timing=self._timing)
             self.door.restore_seats()
@@ -452,11 +461,11 @@ class Daemon:
             return
         if fresh or (
             self.tracker.at_rest()
-            and journal.unsettled(self.recorder.game_id, len(self.tracker.game.moves))
+            and journal.unsettled(self._recorder.game_id, len(self.tracker.game.moves))
         ):
             self._restart_journal()
 
-    def keep(self, event: BoardEvent | Expect | Asked) -> None:
+    def keep(self, event: JournalEvent) -> None:
         """Write ``event`` to the journal, before the tracker is given it (or held back
         for a question)."""
         if self.journal is not None:
@@ -479,7 +488,7 @@ class Daemon:
         self.keep(Asked(self.now_ms(), standing))
         self._set_question(Question(found, self.tracker.game.position.copy(), standing, standing))
 
-    def _ask_again(self, asked: Asked, held: list[Any]) -> None:
+    def _ask_again(self, asked: Asked, held: Sequence[Any]) -> None:
         """The question in the journal, asked again after a restart, with the lifts and
         places held since (the tracker is where it was when it was first asked)."""
         found = readings(self.tracker.game.position, asked.standing)
@@ -524,6 +533,7 @@ class Daemon:
         """Reading ``choice`` is what happened: its moves stored, then the lifts and places
         held meanwhile given to the tracker."""
         question = self.question
+        assert question is not None  # only while one is asked
         reading = question.choices[choice]
         words = question.options()[choice]
         log.info("%s: %s", how, words)
@@ -545,6 +555,7 @@ class Daemon:
         put back as the game stands answer it (nothing was played); the hands since, once
         the board is still, may leave only one reading (:meth:`.Question.decided`)."""
         question = self.question
+        assert question is not None  # only while one is asked
         question.note(event)
         if question.board == self.tracker.board:
             log.info("the pieces are back as stored: nothing was played while the daemon was away")
@@ -643,7 +654,7 @@ class Daemon:
         from board_driver.service.store import NoSuchGame
 
         try:
-            game, options = self.recorder.load(game_id)
+            game, options = self._recorder.load(game_id)
         except NoSuchGame as exc:
             raise LookupError(str(exc)) from None
         board = self.intake.debouncer.stable if self.intake else None
@@ -654,7 +665,7 @@ class Daemon:
         events = [{"t": self.now_ms(), "type": "game_resumed", "game_id": game_id,
                    "fen": game.position.fen()}]  # fmt: skip
         self._end_question()  # another game: what was asked was of the one before
-        events += self.clock.load(self.recorder.clock_log())
+        events += self.clock.load(self._recorder.clock_log())
         self.after(events)
         self.game_changed_outside()
         return events
@@ -662,7 +673,7 @@ class Daemon:
     def _note_online(self, game: rules.Game) -> None:
         """A stored game played online: its server decided, so a dead position is a note
         (set before the tracker sees the game, which would end it at once)."""
-        self.online = self.recorder.game_data("door").get("online") == "1"
+        self.online = self._recorder.game_data("door").get("online") == "1"
         if self.online:
             game.dead_position_ends = False
 
@@ -676,7 +687,7 @@ class Daemon:
         o = self.tracker.options
         record = ",".join(f"{k}={v}" for k, v in options_record(o).items())
         self.keep(Decided(self.now_ms(), f"options {record}"))
-        self.store_call(self.recorder.set_options, o)
+        self.store_call(self._recorder.set_options, o)
         log.info("options: %s", brief(options_record(o)))
         events = [
             {
@@ -702,6 +713,8 @@ class Daemon:
 
     def handle_outside(self, event: BoardEvent) -> list[dict]:
         """A button or a promotion choice from outside the switches (see :mod:`.intake`)."""
+        if self.intake is None:
+            raise ActionRefused("the board has not started yet")
         return self.intake.outside(event)
 
     def handle(self, events: Iterable[BoardEvent]) -> list[dict]:
@@ -760,10 +773,10 @@ class Daemon:
 
     def _sync_store(self, fresh: bool) -> bool:
         """The game in the store; a failure is loud, lit, and retried (the game is kept)."""
-        before = len(self.recorder.stored_line)
+        before = len(self._recorder.stored_line)
         entries = self.clock.pending()
         try:
-            self.recorder.sync(self.tracker.game, self.tracker.options, fresh, entries)
+            self._recorder.sync(self.tracker.game, self.tracker.options, fresh, entries)
             self.clock.stored(len(entries))
         except StoreRefusedError as exc:  # damaged under us: retrying cannot mend it
             self.fault(f"{exc}", code=EXIT_STORE_REFUSED)
@@ -822,7 +835,7 @@ class Daemon:
         where it was kept instead (the journal, which the next start replays; a PGN beside
         the store, if it can be written)."""
         game = self.tracker.game
-        stored = self.recorder.stored_line
+        stored = self._recorder.stored_line
         moves = tuple(game.moves)
         same = 0
         while same < min(len(stored), len(moves)) and stored[same] == moves[same]:
@@ -842,7 +855,7 @@ class Daemon:
         )
         try:
             headers = {"Event": f"magboard game {self.game_id} (not stored)", "Site": "magboard"}
-            pgn.write_text(game.pgn({**headers, **self.recorder.headers()}), encoding="utf-8")
+            pgn.write_text(game.pgn({**headers, **self._recorder.headers()}), encoding="utf-8")
             kept.append(f"as PGN in {pgn}")
         except OSError as exc:
             kept.append(f"not as PGN ({pgn}: {exc.strerror})")
@@ -896,8 +909,9 @@ class Daemon:
         if self.script == "-":
             await feeder.play(stream_lines(self.script_input or sys.stdin), "<stdin>")
         else:
+            script = str(self.script)  # a file's name (_play_script runs only with one)
             text = self.script_text
             if text is None:
-                text = read_script_file(self.script)
-            await feeder.play(text_lines(text), self.script)
+                text = read_script_file(script)
+            await feeder.play(text_lines(text), script)
         log.info("script finished")

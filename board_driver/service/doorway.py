@@ -10,16 +10,16 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import rules
 from board_driver.door import HUMAN, SIDES, ActionRefused, Player, Snapshot, StoreUnavailable
-from board_driver.events import BUTTON_NAMES, PROMOTION_LETTERS, Button, Choose
+from board_driver.physical.events import BUTTON_NAMES, PROMOTION_LETTERS, Button, Choose
+from board_driver.physical.squares import square, square_name, squares_of
 from board_driver.service.hands_journal import Decided, Expect
 from board_driver.service.subscriptions import Subscription
-from board_driver.squares import square, square_name, squares_of
 
 log = logging.getLogger("magboard")
 
@@ -41,7 +41,7 @@ class Followed:
         self.draw_offer: str | None = None
         self.setup_pending = False
 
-    def follow(self, events: list[Mapping[str, Any]]) -> None:
+    def follow(self, events: Sequence[Mapping[str, Any]]) -> None:
         for event in events:
             kind = event.get("type")
             if kind == "draw_offer":
@@ -56,8 +56,8 @@ class Followed:
                 self.setup_pending = False
 
 
-def _side(color: bool | None) -> str | None:
-    return None if color is None else ("white" if color else "black")
+def _side(color: bool) -> str:
+    return "white" if color else "black"
 
 
 def _color(side: str) -> bool:
@@ -102,7 +102,7 @@ class BoardDoor:
             ucis=tuple(map(str, game.moves)),
             result=outcome.result() if outcome else "*",
             termination=outcome.termination if outcome else None,
-            winner=None if outcome is None else _side(outcome.winner),
+            winner=None if outcome is None or outcome.winner is None else _side(outcome.winner),
             check=outcome is None and position.is_check(),
             in_sync=bool(tracker.in_sync),
             empty=tuple(map(square_name, squares_of(empty))),
@@ -193,6 +193,15 @@ class BoardDoor:
         except NoSuchGame as exc:
             raise LookupError(str(exc)) from None
 
+    def describe(self, what: str, *, language: str = "en", **details: Any) -> str:
+        from board_driver.spoken import Words
+        from board_driver.spoken.asks import answer
+
+        try:
+            return answer(Words(language), what, self.snapshot(), **details)
+        except ValueError as exc:
+            raise ActionRefused(f"describe: {exc}") from None
+
     def review(self, game_id: int) -> list[Any]:
         from board_driver.service.store import NoSuchGame
 
@@ -221,7 +230,7 @@ class BoardDoor:
             for subscription in list(self._subscribers):
                 subscription.put(clean)
 
-    def publish_board(self, events: list[Any]) -> None:
+    def publish_board(self, events: Iterable[Any]) -> None:
         """The events the tracker took, lifts, places, buttons and choices (for
         ``board=True`` subscribers)."""
         wanted = [s for s in self._subscribers if s.board]

@@ -33,7 +33,7 @@ Crash safety, as the daemon dies at any instruction or the power goes:
 The lines read like a board script's (``@1200 lift g7``), for a person reading one:
 
 >>> import tempfile, pathlib
->>> from board_driver.events import Lift, Place
+>>> from board_driver.physical.events import Lift, Place
 >>> path = pathlib.Path(tempfile.mkdtemp()) / "games.sqlite.hands"
 >>> journal = HandsJournal.open(path)
 >>> journal.start(Anchor(1, "2026-05-01T10:00:00.000Z", "8/8/8/8/8/8/8/K6k w - - 0 1", ()))
@@ -54,7 +54,7 @@ import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from board_driver.events import (
+from board_driver.physical.events import (
     BUTTON_NAMES,
     PROMOTION_LETTERS,
     BoardEvent,
@@ -63,7 +63,7 @@ from board_driver.events import (
     Lift,
     Place,
 )
-from board_driver.squares import square, square_name
+from board_driver.physical.squares import square, square_name
 
 log = logging.getLogger("magboard")
 
@@ -316,14 +316,15 @@ class HandsJournal:
 
     def start(self, anchor: Anchor) -> None:
         """Start again from ``anchor``: the events written so far are dropped."""
-        if self._fd is None:
+        fd, syncer = self._fd, self._syncer
+        if fd is None or syncer is None:
             return
         generation = os.urandom(8).hex()
         header = _header(generation, anchor)
         line = f"{header} {_crc(generation, header)}\n".encode()
         try:
             self._make_room(len(line) + 1)
-            os.pwrite(self._fd, line + b"\0", 0)
+            os.pwrite(fd, line + b"\0", 0)
         except OSError as exc:
             self._failed(exc)
             return
@@ -335,23 +336,24 @@ class HandsJournal:
         if self.problem is not None:
             log.warning("the hands journal %s is kept again", self.path)
             self.problem = None
-        self._syncer.poke()
+        syncer.poke()
 
     def add(self, event: JournalEvent) -> None:
         """Write ``event`` (before the tracker is given it)."""
-        if not self._anchored:
+        fd, syncer = self._fd, self._syncer
+        if not self._anchored or fd is None or syncer is None:
             return
         body = event_line(event)
         line = f"{body} {_crc(self._generation, body)}\n".encode()
         try:
             self._make_room(self._end + len(line) + 1)
-            os.pwrite(self._fd, line + b"\0", self._end)
+            os.pwrite(fd, line + b"\0", self._end)
         except OSError as exc:
             self._failed(exc)
             return
         self._end += len(line)
         self._count += 1
-        self._syncer.poke()
+        syncer.poke()
 
     def go_on(self) -> None:
         """Write on after the events read at open (they were replayed: they still count)."""
@@ -388,6 +390,8 @@ class HandsJournal:
         size = -(-needed // CHUNK) * CHUNK
         if size > MAX_BYTES:
             raise OSError(0, f"more than {MAX_BYTES} bytes of events since the last position")
+        if self._fd is None:
+            raise OSError(0, "the journal is closed")
         os.pwrite(self._fd, bytes(size - self._size), self._size)
         self._size = size
 
@@ -405,7 +409,7 @@ class HandsJournal:
         self.problem = why
 
     def close(self) -> None:
-        if self._fd is None:
+        if self._fd is None or self._syncer is None:
             return
         self._syncer.stop()
         fd, self._fd = self._fd, None

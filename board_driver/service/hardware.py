@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from board_driver.frame import Frame
+from board_driver.physical.frame import Frame
 
 
 class HardwareError(Exception):
@@ -60,6 +60,8 @@ def open_hardware(config: Any) -> Hardware:
     s, lc = config.sensing, config.leds
     opened: list[Any] = []
     bridge = sim_board = None
+    sensing: Any  # a SensingPort: the simulator, the bridge or a GPIO matrix
+    leds: Any  # a LedPort: the bridge or a strip
     try:
         renderer = Renderer(colours=dict(lc.colours), brightness=lc.brightness, gamma=lc.gamma)
         if "bridge" in (s.backend, lc.backend, config.buttons.backend):

@@ -27,8 +27,8 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from board_driver.events import BoardEvent, Button, Choose
 from board_driver.physical.debounce import Debouncer
+from board_driver.physical.events import BoardEvent, Button, Choose
 from board_driver.service.lights import FAULT_FRAME, LINK_LOST_FRAME
 
 log = logging.getLogger("magboard")

@@ -10,7 +10,7 @@ Where two wants meet on one square, the more urgent wins (``docs/architecture.md
 4. connector layers (:meth:`Lights.layer`), the first made first;
 5. the rest of the game's frame: check, a move half done, the move to execute, hints.
 
->>> from board_driver.frame import Frame
+>>> from board_driver.physical.frame import Frame
 >>> lights = Lights(show=lambda frame, on: None)
 >>> game = Frame.off().with_square(28, "c", blink=True)
 >>> layer = lights.layer("app")
@@ -26,8 +26,8 @@ import asyncio
 import time
 from collections.abc import Callable
 
-from board_driver.frame import Frame
-from board_driver.squares import squares_of
+from board_driver.physical.frame import Frame
+from board_driver.physical.squares import squares_of
 
 #: The 28 squares around the edge of the board.
 EDGE_SQUARES = tuple(sq for sq in range(64) if sq < 8 or sq >= 56 or sq % 8 in (0, 7))

@@ -56,12 +56,12 @@ def options_from_record(
     """The options a stored game was played with (``defaults``: the config's ``[game]``;
     ``clock``: its ``[clock]``, for a new game). A game stored before clocks had none."""
     clock_default = "none" if record or clock is None else clock.control
-    base = {
+    base: dict[str, Any] = {
         "touch_move": record.get("touch_move", defaults.touch_move),
         "takeback": record.get("takeback", str(defaults.takeback).lower()) == "true",
         "hints": record.get("hints", str(defaults.hints).lower()) == "true",
     }
-    clocked = {
+    clocked: dict[str, Any] = {
         "clock": record.get("clock", clock_default),
         "clock_switch": record.get("clock_switch", clock.switch if clock else "board"),
         "illegal_move": record.get("illegal_move", clock.illegal_move if clock else "guide"),
@@ -87,7 +87,7 @@ class Recorder:
         self.started = ""
         self._game: rules.Game | None = None
         self._line: tuple = ()
-        self._result: tuple[str, str] | None = None
+        self._result: tuple[str, str | None] | None = None
         # What the store keeps with the game on the board, as last written or read.
         self._options: dict[str, str] = {}
         self._headers: dict[str, str] = {}
@@ -122,7 +122,7 @@ class Recorder:
     def reload(self) -> tuple[rules.Game, GameOptions]:
         """The game on the board, read again from the store (the one in memory is set
         aside)."""
-        game, options = self._load(self.game_id)
+        game, options = self._load(self._id())
         self._game = game
         self._line = tuple(game.moves)
         return game, options
@@ -157,6 +157,12 @@ class Recorder:
         """The moves of the game on the board as the store has them (as last written)."""
         return self._line
 
+    def _id(self) -> int:
+        """The stored number of the game on the board (one is stored before any step)."""
+        if self.game_id is None:
+            raise RuntimeError("no game is stored yet: resume() comes first")
+        return self.game_id
+
     def clock_log(self) -> list[Any]:
         """The stored changes of the clock of the game last loaded (resumed or loaded)."""
         return list(self._clock)
@@ -185,23 +191,24 @@ class Recorder:
             self._line = ()
             self._result = None
             started = True
+        game_id = self._id()
         moves = tuple(game.moves)
         if moves != self._line:
             line = list(zip(map(str, moves), game.san_moves(), strict=True))
             if clock:
-                self.store.sync_moves(self.game_id, line, clock)
+                self.store.sync_moves(game_id, line, clock)
             else:
-                self.store.sync_moves(self.game_id, line)
+                self.store.sync_moves(game_id, line)
             self._line = moves
         elif clock:
-            self.store.log_clock(self.game_id, clock)
+            self.store.log_clock(game_id, clock)
         outcome = game.outcome()
         result = (outcome.result(), outcome.termination) if outcome else None
         if result != self._result:
             if result:
-                self.store.finish(self.game_id, *result)
+                self.store.finish(game_id, *result)
             else:
-                self.store.reopen(self.game_id)
+                self.store.reopen(game_id)
             self._result = result
         return started
 

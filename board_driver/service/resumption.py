@@ -20,7 +20,7 @@ From ``6Q1/4k1p1/...`` with the queen's square g8 found empty, the board cannot 
 ``Qxg7+`` (g7 was full before and after) from the queen still in the hand:
 
 >>> from rules import Game, Position
->>> from board_driver.squares import square
+>>> from board_driver.physical.squares import square
 >>> game = Game(Position.from_fen("6Q1/4k1p1/2n4r/4p3/4p3/p5Pp/PP2NP1P/1R4K1 w - - 2 32"))
 >>> standing = game.position.occupancy() & ~(1 << square("g8"))
 >>> [r.words(game.position, standing) for r in readings(game.position, standing)]
@@ -35,9 +35,9 @@ from typing import Any
 
 from board_driver.arbiter.footprint import Footprint
 from board_driver.arbiter.tracker import Tracker
-from board_driver.events import BoardEvent, Lift, Place
+from board_driver.physical.events import BoardEvent, Lift, Place
+from board_driver.physical.squares import square_name, squares_of
 from board_driver.service.hands_journal import Asked, Decided, Expect, JournalEvent
-from board_driver.squares import square_name, squares_of
 from rules import QUEEN, Game, Move, Position
 
 #: Moves played while nothing was kept, read from the occupancy: at most this many.

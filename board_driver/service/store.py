@@ -42,12 +42,11 @@ import os
 import sqlite3
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from board_driver.clock.keeper import ClockEntry
-from board_driver.config_values import quote
-from board_driver.review import ReviewedPly, Score
+from board_driver.door.config_values import quote
+from board_driver.door.review import ReviewedPly, Score
 from board_driver.service import store_schema
 from board_driver.service.store_errors import (
     EXIT_STORE_REFUSED,
@@ -61,6 +60,8 @@ from board_driver.service.store_errors import (
     failure,
 )
 from board_driver.service.store_file import check_header, create_file, unwritable, writable
+from board_driver.service.store_pgn import game_pgn, rebuild_game
+from board_driver.service.store_records import Correction, GameSummary, StoredGame, StoredMove
 from board_driver.service.store_schema import SCHEMA_VERSION, Damage
 from board_driver.service.store_values import (
     GAME_DATA_LIMITS,
@@ -91,66 +92,6 @@ __all__ = [
 
 #: What an extension may keep with a game (see :meth:`Store.set_game_data`).
 #: Headers the game itself sets: a stored one would contradict it.
-
-
-@dataclass(frozen=True)
-class StoredMove:
-    ply: int  # 1 = White's first move
-    uci: str
-    san: str
-    t: str
-
-
-@dataclass(frozen=True)
-class Correction:
-    ply: int
-    kind: str  # "takeback" | "amend"
-    old_uci: str | None
-    new_uci: str | None
-    t: str
-
-
-@dataclass(frozen=True)
-class StoredGame:
-    id: int
-    started: str
-    start_fen: str
-    options: dict[str, str] = field(default_factory=dict)
-    moves: list[StoredMove] = field(default_factory=list)
-    result: str = "*"
-    termination: str | None = None
-    finished: str | None = None
-    corrections: list[Correction] = field(default_factory=list)
-    #: PGN headers set for the game (see :meth:`Store.set_headers`).
-    headers: dict[str, str] = field(default_factory=dict)
-    #: What each extension keeps with the game, by extension name.
-    data: dict[str, dict[str, str]] = field(default_factory=dict)
-    #: The file it was read from (for messages).
-    path: str = ""
-    #: Every change of its clock, in order (empty for a game without one).
-    clock: list[ClockEntry] = field(default_factory=list)
-
-    @property
-    def ucis(self) -> list[str]:
-        return [m.uci for m in self.moves]
-
-    @property
-    def over(self) -> bool:
-        """The game has a result (a take-back past its end reopens it)."""
-        return self.result != "*"
-
-
-@dataclass(frozen=True)
-class GameSummary:
-    id: int
-    started: str
-    plies: int
-    result: str
-    termination: str | None
-
-    @property
-    def over(self) -> bool:
-        return self.result != "*"
 
 
 def _now() -> str:
@@ -769,4 +710,3 @@ def _identity(path: str) -> tuple[int, int] | None:
     return info.st_dev, info.st_ino
 
 
-from board_driver.service.store_pgn import game_pgn, rebuild_game  # noqa: E402 (they use the above)

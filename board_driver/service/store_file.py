@@ -119,7 +119,8 @@ def create_file(path: Path) -> None:
             error = failure(str(path), exc, writing=True)
             reason = getattr(error, "reason", "io")
         else:
-            reason = {errno.ENOSPC: "full", errno.EROFS: "read_only"}.get(exc.errno, "io")
+            reasons: dict[int | None, str] = {errno.ENOSPC: "full", errno.EROFS: "read_only"}
+            reason = reasons.get(exc.errno, "io")
         raise StoreWriteError(
             f"{path}: cannot create the games database: {WRITE_FAILURE_WORDS[reason]} ({exc})",
             str(path),

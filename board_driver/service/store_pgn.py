@@ -14,12 +14,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from board_driver.review import ReviewedPly, eval_comments, review_moves
+from board_driver.door.review import ReviewedPly, eval_comments, review_moves
 from board_driver.service.store_errors import StoreDamagedError, damaged
+from board_driver.service.store_records import StoredGame
 
 if TYPE_CHECKING:
     import rules
-    from board_driver.service.store import StoredGame
 
 
 def rebuild_game(stored: StoredGame) -> rules.Game:

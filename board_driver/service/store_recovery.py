@@ -39,6 +39,7 @@ import sqlite3
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TextIO
 
 from board_driver.service.store_errors import (
     StoreDamagedError,
@@ -117,7 +118,7 @@ class _locked:
 
     def __init__(self, path: Path) -> None:
         self.lock_path = Path(f"{path}.lock")
-        self.handle = None
+        self.handle: TextIO | None = None
         #: Remove the lock file when done (it was made here, or its store is gone).
         self.remove = False
 
@@ -200,8 +201,8 @@ def _read_games(copy: Path, name: str, report: Recovery) -> list[str]:
 
 def _read_game(db: sqlite3.Connection, game_id: int, report: Recovery) -> str | None:
     import rules
-    from board_driver.service.store import StoredGame, StoredMove
     from board_driver.service.store_pgn import game_pgn
+    from board_driver.service.store_records import StoredGame, StoredMove
 
     notes = []
     row = next(iter(_rows(db, "SELECT started, start_fen FROM games WHERE id = ?", game_id)), None)

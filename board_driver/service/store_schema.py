@@ -170,6 +170,10 @@ _STAMP = re.compile(rb"\d{4}-[01]\d-[0-3]\dT[0-2]\d:[0-5]\d:[0-6]\d[0-9TZ:.+-]{0
 _UCI = re.compile(rb"[a-h][1-8][a-h][1-8][qrbn]?")
 _SAN = re.compile(rb"[a-hKQRBNOx1-8=+#-]{2,10}")
 _FEN = re.compile(rb"[0-9a-zA-Z/ -]{1,100}")
+#: What a clock_log row may say happened (board_driver.clock.keeper.ClockEntry).
+_CLOCK_KINDS = frozenset(
+    b"set start move takeback pause resume adjust penalty flag stop restart".split()
+)
 #: The shape of each kind of text column (any other column holds free text).
 _SHAPES: dict[str, Callable[[bytes], bool]] = {
     "a time": lambda v: bool(_STAMP.fullmatch(v)),
@@ -180,10 +184,6 @@ _SHAPES: dict[str, Callable[[bytes], bool]] = {
     "a correction": lambda v: v in (b"takeback", b"amend"),
     "a clock change": lambda v: v in _CLOCK_KINDS,
 }
-#: What a clock_log row may say happened (board_driver.clock.keeper.ClockEntry).
-_CLOCK_KINDS = frozenset(
-    b"set start move takeback pause resume adjust penalty flag stop restart".split()
-)
 _UCI_SQL = "({c} GLOB '[a-h][1-8][a-h][1-8]' OR {c} GLOB '[a-h][1-8][a-h][1-8][qrbn]')"
 #: The same shapes in SQL, true for a value out of shape ({c}: the column), so that the
 #: big tables are checked without fetching every row into Python. Every shape is ASCII:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from board_driver.config_values import quote
+from board_driver.door.config_values import quote
 
 GAME_DATA_LIMITS = {"names": 32, "name_chars": 64, "value_chars": 4096}
 _DERIVED_HEADERS = {"Result", "FEN", "SetUp"}

@@ -14,7 +14,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from board_driver.squares import square
+from board_driver.physical.squares import square
 from tests.firmware_bridge.rig import Rig
 
 

@@ -111,6 +111,7 @@ class DaemonProcess:
     ``script=None``: ``run --config ...`` only, with the hardware the config names.
     ``max_files``: the process's limit of open files (``ulimit -n``). ``environ``: more
     environment variables (``XDG_STATE_HOME``, for a state directory of the test's own).
+    ``python``: the interpreter (another virtual environment's; default: the tests').
     """
 
     def __init__(
@@ -121,6 +122,7 @@ class DaemonProcess:
         script: str | None = "-",
         max_files: int | None = None,
         environ: dict[str, str] | None = None,
+        python: str | os.PathLike[str] | None = None,
     ) -> None:
         self.directory = directory
         self.config = directory / "config.toml"
@@ -140,7 +142,7 @@ class DaemonProcess:
         env.update(environ or {})
         self.proc = subprocess.Popen(
             [
-                sys.executable,
+                str(python or sys.executable),
                 "-m",
                 "board_driver",
                 "run",
@@ -284,15 +286,21 @@ def _limit_files(count: int) -> None:
     resource.setrlimit(resource.RLIMIT_NOFILE, (count, count))
 
 
-def run_magboard(*args: str, env: dict | None = None, timeout: float = 60):
+def run_magboard(
+    *args: str,
+    env: dict | None = None,
+    timeout: float = 60,
+    python: str | os.PathLike[str] | None = None,
+    cwd: str | os.PathLike[str] = ROOT,
+):
     """``python -m board_driver ARGS`` to completion (a ``run`` only with a test config:
-    :func:`check_test_config`)."""
+    :func:`check_test_config`); ``python``: another interpreter than the tests'."""
     _checked_run(args)
     full_env = {k: v for k, v in os.environ.items() if k != "MAGBOARD_CONFIG"}
     full_env.update(env or {})
     return subprocess.run(
-        [sys.executable, "-m", "board_driver", *args],
-        cwd=ROOT,
+        [str(python or sys.executable), "-m", "board_driver", *args],
+        cwd=cwd,
         capture_output=True,
         text=True,
         timeout=timeout,

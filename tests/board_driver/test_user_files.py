@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 import board_driver.commands
-import board_driver.config_values
+import board_driver.door.config_values
 import board_driver.service.config.paths
 import board_driver.user_files
 from board_driver.user_files import UnusableFile, check_regular, read_private_text, read_text
@@ -62,7 +62,7 @@ def files(tmp_path: Path) -> dict[str, Path]:
 
 
 def test_the_modules_examples_hold():
-    for module in (board_driver.user_files, board_driver.config_values,
+    for module in (board_driver.user_files, board_driver.door.config_values,
                    board_driver.service.config.paths, board_driver.commands):  # fmt: skip
         result = doctest.testmod(module)
         assert result.attempted and not result.failed, module.__name__

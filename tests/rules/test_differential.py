@@ -72,18 +72,7 @@ def _compare_game(uci_moves: list[str], start: str, features: set[str]) -> int:
                 features.add("en passant")
             if move.is_castling:
                 features.add("castling")
-        assert (
-            pos.is_check(),
-            pos.is_checkmate(),
-            pos.is_stalemate(),
-            pos.is_insufficient_material(),
-        ) == (
-            board.is_check(),
-            board.is_checkmate(),
-            board.is_stalemate(),
-            board.is_insufficient_material(),
-        ), fen
-        assert sorted(pos.checkers()) == sorted(board.checkers()), fen
+        assert_same_state(pos, board)
         for name in ("checkmate", "stalemate", "insufficient_material"):
             if getattr(pos, f"is_{name}")():
                 features.add(name)
@@ -95,6 +84,23 @@ def _compare_game(uci_moves: list[str], start: str, features: set[str]) -> int:
         board.push_uci(uci)
         pos.push(pos.parse_uci(uci))
     return seen
+
+
+def assert_same_state(pos: Position, board: chess.Board) -> None:
+    """Check, checkmate, stalemate, insufficient material and the checkers: ours and
+    python-chess's the same."""
+    assert (
+        pos.is_check(),
+        pos.is_checkmate(),
+        pos.is_stalemate(),
+        pos.is_insufficient_material(),
+    ) == (
+        board.is_check(),
+        board.is_checkmate(),
+        board.is_stalemate(),
+        board.is_insufficient_material(),
+    ), board.fen()
+    assert sorted(pos.checkers()) == sorted(board.checkers()), board.fen()
 
 
 def _tricky_walks() -> list[tuple[str, list[str]]]:

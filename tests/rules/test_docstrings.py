@@ -17,6 +17,7 @@ MODULES = [
     "rules.san",
     "rules.dead",
     "rules.fen",
+    "rules.chess960",
 ]
 
 

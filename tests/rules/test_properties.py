@@ -1,5 +1,6 @@
-"""Property tests (hypothesis): random walks from many positions; push then pop restores the
-position exactly, and every FEN written reads back to the same position."""
+"""Property tests (hypothesis): random walks from many positions, standard and Chess960;
+push then pop restores the position exactly, and every FEN written reads back to the same
+position."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from hypothesis import strategies as st
 
 from rules import Position
 from tests.conftest import SHARED_DATA
+from tests.rules.test_perft960 import CASES as CHESS960_CASES
 
 FENS = [
     line.split(";")[0].strip()
@@ -65,6 +67,37 @@ def test_push_then_pop_restores_exactly(walk):
         assert internals(pos) == snapshots.pop()
         assert pos.fen() == fens.pop()
     assert pos.fen() == Position.from_fen(fen).fen()
+
+
+walks960 = st.tuples(
+    st.sampled_from([fen for _, fen, _ in CHESS960_CASES]),
+    st.lists(st.integers(min_value=0, max_value=10_000), min_size=1, max_size=60),
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(walks960)
+def test_chess960_push_then_pop_restores_exactly_and_fens_read_back(walk):
+    """Castling first wherever it is legal: the king and rook swapping squares, a king
+    that stays, a rook jumping the king are all undone exactly."""
+    fen, choices = walk
+    pos = Position.from_fen(fen, variant="chess960")
+    snapshots = []
+    for choice in choices:
+        moves = pos.legal_moves()
+        if not moves:
+            break
+        for text in (pos.fen(), pos.fen(shredder=True)):
+            again = Position.from_fen(text, variant="chess960")
+            assert again.repetition_key() == pos.repetition_key() and again.fen() == pos.fen()
+        snapshots.append(internals(pos))
+        castles = [m for m in moves if m.is_castling]
+        pos.push(castles[0] if castles and choice % 2 else moves[choice % len(moves)])
+        assert_consistent(pos)
+    while snapshots:
+        pos.pop()
+        assert internals(pos) == snapshots.pop()
+    assert pos.fen() == Position.from_fen(fen, variant="chess960").fen()
 
 
 @settings(max_examples=300, deadline=None)

@@ -66,7 +66,7 @@ def test_install_stages_unit_rules_and_config_and_lists_skipped_system_steps(tmp
     skipped = re.findall(r"skipped \(prefix\): (\S+)", result.stdout)
     for tool in ("apt-get", "useradd", "systemctl", "udevadm"):
         assert tool in skipped
-    assert "--groups gpio,spi,dialout,bluetooth magboard" in result.stdout
+    assert "--groups gpio,spi,dialout,bluetooth,audio magboard" in result.stdout
 
 
 def test_install_twice_changes_nothing_and_keeps_an_edited_config(tmp_path):
@@ -133,16 +133,23 @@ def test_with_engine_installs_stockfish_too(tmp_path):
     assert apt and apt[0].endswith(" stockfish")
 
 
+def test_with_speech_installs_espeak_ng_too(tmp_path):
+    assert "espeak-ng" not in install(tmp_path / "plain").stdout
+    result = install(tmp_path / "speech", "--with-engine", "--with-speech")
+    apt = [line for line in result.stdout.splitlines() if "apt-get install" in line]
+    assert apt and apt[0].endswith(" stockfish espeak-ng")
+
+
 def test_unit_is_a_notify_service_with_watchdog_user_and_device_allow_list():
     s = unit_settings(UNIT.read_text())
     assert s["Type"] == ["notify"]
     assert s["Restart"] == ["on-failure"]
     assert s["WatchdogSec"] and s["User"] == ["magboard"]
-    assert s["SupplementaryGroups"] == ["gpio spi dialout bluetooth"]
+    assert s["SupplementaryGroups"] == ["gpio spi dialout bluetooth audio"]
     assert s["StateDirectory"] == ["magboard"] and s["ConfigurationDirectory"] == ["magboard"]
     assert s["DevicePolicy"] == ["closed"]
     allowed = " ".join(s["DeviceAllow"])
-    for device in ("gpiochip", "spi", "ttyACM", "ttyGS", "rfcomm"):
+    for device in ("gpiochip", "spi", "ttyACM", "ttyGS", "rfcomm", "alsa"):
         assert f"char-{device} rw" in allowed
     assert s["ExecStart"] == ["/opt/magboard/bin/magboard run"]
 

@@ -29,9 +29,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
-from board_driver.config_values import Bad, Check, boolean, integer, text
 from board_driver.connectors.broadcast.topics import MAX_BOARD, check_prefix
-from board_driver.extension import Extension, ExtensionError
+from board_driver.door.config_values import Bad, Check, boolean, integer, text
+from board_driver.door.extension import Extension, ExtensionError
 
 
 @dataclass(frozen=True)

@@ -545,6 +545,8 @@ def _read_game(
         return None
     parsed = games[0]
     game = parsed.game
+    if game is None:
+        return None
     return (
         dict(parsed.headers),
         tuple(game.san_moves()),

@@ -53,8 +53,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from board_driver.config_values import quote
 from board_driver.connectors.broadcast.topics import MAX_BOARD, MAX_GAME
+from board_driver.door.config_values import quote
 from rules import STARTING_FEN, TERMINATIONS
 from rules.pgn import RESULTS, SEVEN_TAG_ROSTER, TAG_NAME, tag_pair
 

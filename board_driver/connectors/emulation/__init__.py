@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from importlib.util import find_spec
 from typing import Any, ClassVar
 
-from board_driver.config_values import Bad, Check, FilePath, one_of, quote, text
-from board_driver.extension import Extension, ExtensionError
+from board_driver.door.config_values import Bad, Check, FilePath, one_of, quote, text
+from board_driver.door.extension import Extension, ExtensionError
 
 PROTOCOLS = ("none", "dgt", "chesslink", "pegasus")
 TRANSPORTS = ("serial", "ble")

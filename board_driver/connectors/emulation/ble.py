@@ -351,7 +351,7 @@ class BleTransport:
             return None
         if message.sender != self._bluez or self.adapter_path is None:
             return None
-        if message.member == "PropertiesChanged" and message.body[0] == DEVICE:
+        if message.member == "PropertiesChanged" and message.body[0] == DEVICE and message.path:
             connected = message.body[1].get("Connected")
             if connected is not None:
                 self._device(message.path, bool(connected.value))

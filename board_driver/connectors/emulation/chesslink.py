@@ -49,7 +49,7 @@ import math
 from collections.abc import Callable
 
 from board_driver.connectors.emulation.view import BoardView, Change
-from board_driver.frame import Frame
+from board_driver.physical.frame import Frame
 
 #: Each command's length (without its block check); ``I`` may also carry 2 characters.
 COMMAND_LENGTHS = {"V": 1, "S": 1, "X": 1, "T": 1, "R": 3, "W": 5, "L": 1 + 2 + 81 * 2, "I": 1}

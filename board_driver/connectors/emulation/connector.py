@@ -23,8 +23,8 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from board_driver.connectors.emulation.view import BoardView, Change, describe
-from board_driver.frame import Frame
-from board_driver.squares import square
+from board_driver.physical.frame import Frame
+from board_driver.physical.squares import square
 
 log = logging.getLogger("magboard.emulation")
 
@@ -324,14 +324,14 @@ class Emulation:
 
 
 def _lit_squares(frame: Frame) -> str:
-    from board_driver.squares import square_name
+    from board_driver.physical.squares import square_name
 
     return " ".join(square_name(sq) for sq, c in enumerate(frame.colours) if c != ".")
 
 
 async def start_emulation(door: Any, section: Any) -> Emulation:
     """Start the ``[emulation]`` section's protocol on its transport."""
-    from board_driver.frame import COLOUR_NAMES
+    from board_driver.physical.frame import COLOUR_NAMES
 
     letter = {name: letter for letter, name in COLOUR_NAMES.items()}[section.colour]
     transport: Transport

@@ -46,7 +46,7 @@ from typing import Any, ClassVar
 
 from board_driver.clock.keeper import times_at
 from board_driver.connectors.emulation.view import BoardView, Change
-from board_driver.frame import Frame
+from board_driver.physical.frame import Frame
 
 # Commands from the app.
 SEND_RESET = 0x40

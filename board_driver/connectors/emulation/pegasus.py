@@ -58,7 +58,7 @@ from board_driver.connectors.emulation.dgt import (
     message,
 )
 from board_driver.connectors.emulation.view import BoardView, Change
-from board_driver.frame import Frame
+from board_driver.physical.frame import Frame
 
 #: The developer key an app registers with (no answer).
 DEVELOPER_KEY = 0x63
@@ -154,8 +154,9 @@ class PegasusSession(DgtSession):
                 frame = frame.with_square(sq, self.colour, blink=True)
         self.show_lights(frame)
 
-    def next_due(self) -> int | None:
-        """When lights lit for a number of flashes go out, or None."""
+    def next_due(self, now_ms: int | None = None) -> int | None:
+        """When lights lit for a number of flashes go out, or None (``now_ms`` as the DGT
+        session's: the time now does not change it)."""
         return self._lights_out_at
 
     def tick(self, now_ms: int) -> bytes:

@@ -17,7 +17,7 @@ tracker would count: a square changes once it has held its new state for the pas
   from the game again: a promotion shows the promoted piece once the move is committed,
   and a mistaken name lasts only until then.
 
->>> from board_driver.squares import square
+>>> from board_driver.physical.squares import square
 >>> view = BoardView(pass_ms=100)
 >>> len(view.resync(STARTING_FEN, occupancy=START_OCCUPANCY))    # 32 pieces told
 32
@@ -37,7 +37,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from board_driver.squares import square_name
+from board_driver.physical.squares import square_name
 from rules import STARTING_FEN
 from rules.fen import piece_letters
 
@@ -160,9 +160,9 @@ class BoardView:
                 changes.append((sq, piece))
             else:
                 self._settled &= ~(1 << sq)
-                piece = self._shown.pop(sq, None)
-                if piece is not None:
-                    self._hand.append(piece)
+                lifted = self._shown.pop(sq) if sq in self._shown else None
+                if lifted is not None:
+                    self._hand.append(lifted)
                     changes.append((sq, None))
         return changes
 

@@ -9,8 +9,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from board_driver.config_values import Check, boolean, host, integer, text
-from board_driver.extension import Extension
+from board_driver.door.config_values import Check, boolean, host, integer, text
+from board_driver.door.extension import Extension
 
 
 @dataclass(frozen=True)

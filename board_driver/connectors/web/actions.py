@@ -15,7 +15,7 @@ from board_driver.connectors.web import inputs
 from board_driver.connectors.web.inputs import InputError
 from board_driver.connectors.web.state import setup_target
 from board_driver.door import ActionRefused, Door
-from board_driver.squares import square_name
+from board_driver.physical.squares import square_name
 
 log = logging.getLogger("magboard")
 
@@ -211,12 +211,12 @@ class Actions:
         game = snap.game()
         move = game.pop()
         steps = [("lift", move.to_square)]
-        if move.is_castling:
+        if move.rook_from is not None and move.rook_to is not None:  # castling
             steps += [("lift", move.rook_to), ("place", move.from_square)]
             steps.append(("place", move.rook_from))
         else:
             steps.append(("place", move.from_square))
-            if move.is_capture:
+            if move.captured_square is not None:
                 steps.append(("place", move.captured_square))
         log.info("web: taking back %s on the simulated board", move)
         await self.play_steps(steps)

@@ -24,8 +24,8 @@ from typing import Any
 from board_driver.arbiter.tracker import TOUCH_MOVE_MODES
 from board_driver.clock.control import parse_time_control
 from board_driver.clock.keeper import ILLEGAL_MOVE_RULES, SWITCHES
-from board_driver.events import PROMOTION_LETTERS
-from board_driver.squares import square
+from board_driver.physical.events import ASK_BUTTONS, PROMOTION_LETTERS
+from board_driver.physical.squares import square
 
 _SQUARE = re.compile(r"[a-h][1-8]")
 _GAME_ID = re.compile(r"[1-9][0-9]{0,8}")
@@ -50,6 +50,8 @@ WEB_BUTTONS = (
     "clock_white",
     "clock_black",
     "pause",
+    # The questions a player asks the board, answered aloud ([speech]).
+    *ASK_BUTTONS,
 )
 #: The engine's sides (``set_engine``) and the bounds of a level the page may set (the
 #: config's own bounds, ``[engine]``).

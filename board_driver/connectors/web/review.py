@@ -2,7 +2,7 @@
 
 Every move with the position after it (FEN), and, as far as the engine has reviewed the
 game, its score there (White's win percentage for the chart), its mark (inaccuracy,
-mistake, blunder: :mod:`board_driver.review`) and the engine's better move. While an online
+mistake, blunder: :mod:`board_driver.door.review`) and the engine's better move. While an online
 game is being played no scores are shown (Lichess forbids engine help during a game): the
 moves only, and ``hidden`` says why.
 """
@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from board_driver.door import Door
-from board_driver.review import Score, review_moves
+from board_driver.door.review import Score, review_moves
 
 
 def _score(score: Score | None, fen: str) -> dict[str, Any] | None:

@@ -333,7 +333,7 @@ class WebServer:
         try:
             game_id = None if raw == "current" else inputs.parse_game_id(raw)
             number = self.door.snapshot().game_id if game_id is None else game_id
-            if evals:
+            if evals and number is not None:
                 hidden = review_view(self.door, number)["hidden"]
                 if hidden:
                     return Response.error(409, hidden)

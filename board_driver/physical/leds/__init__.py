@@ -3,7 +3,7 @@
 Pick a backend by name, as the config's ``[leds] backend`` does, and render frames with a
 :class:`~board_driver.physical.leds.render.Renderer`::
 
-    >>> from board_driver.frame import Frame
+    >>> from board_driver.physical.frame import Frame
     >>> leds = open_leds("sim")
     >>> renderer = Renderer.from_config({"brightness": 0.3})
     >>> leds.show(renderer.render(Frame.off().with_square(28, "g")))

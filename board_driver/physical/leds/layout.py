@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from board_driver.physical.ports import RGB
-from board_driver.squares import square_name
+from board_driver.physical.squares import square_name
 
 ORDERS = ("rows", "serpentine")
 CORNERS = ("a1", "h1", "a8", "h8")
@@ -85,8 +85,8 @@ class StripLayout:
             raise LayoutConfigError(f"[leds] along must be 'rank' or 'file', got {self.along!r}")
         if self.count == 64:
             points = _grid_order(8, self.order, self.first, self.along)
-            squares = tuple(rank * 8 + file for file, rank in points)
-            around = tuple((sq,) for sq in squares)
+            squares: tuple[int, ...] = tuple(rank * 8 + file for file, rank in points)
+            around: tuple[tuple[int, ...], ...] = tuple((sq,) for sq in squares)
         else:
             squares = ()
             around = tuple(

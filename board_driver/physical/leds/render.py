@@ -1,11 +1,11 @@
-"""From a :class:`~board_driver.frame.Frame` to the 64 RGB values the LED port lights.
+"""From a :class:`~board_driver.physical.frame.Frame` to the 64 RGB values the LED port lights.
 
 Each colour letter is looked up in a palette (configurable as ``[leds.colours]``), then
 gamma-corrected (LEDs are linear, eyes are not: half of 255 looks far brighter than half
 as bright) and capped in brightness (30% by default: enough under a wooden square, and
 it keeps 64 LEDs within a small power supply; see ``hardware/README.md``).
 
->>> from board_driver.frame import Frame
+>>> from board_driver.physical.frame import Frame
 >>> renderer = Renderer()
 >>> colours = renderer.render(Frame.off().with_square(0, "r"))
 >>> colours[0], colours[1]
@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from board_driver.frame import COLOUR_NAMES, Frame
+from board_driver.physical.frame import COLOUR_NAMES, Frame
 from board_driver.physical.ports import RGB
 
 #: Default RGB per colour name, before gamma and brightness.

@@ -23,7 +23,7 @@ from __future__ import annotations
 import logging
 from collections import deque
 
-from board_driver.squares import square_name, squares_of
+from board_driver.physical.squares import square_name, squares_of
 
 log = logging.getLogger(__name__)
 

@@ -47,11 +47,11 @@ class RpiGpioMatrix:
         rotation: int = 0,
         mirror: bool = False,
     ) -> None:
-        rows = check_lines("rows", rows)
-        columns = check_lines("columns", columns)
-        check_distinct(rows=rows, columns=columns)
-        if any(isinstance(line, str) for line in (*rows, *columns)):
+        lines = check_lines("rows", rows), check_lines("columns", columns)
+        check_distinct(rows=lines[0], columns=lines[1])
+        if any(isinstance(line, str) for line in (*lines[0], *lines[1])):
             raise ValueError("the rpigpio backend takes BCM numbers, not line names")
+        rows, columns = [int(n) for n in lines[0]], [int(n) for n in lines[1]]
         self.orientation = Orientation(rotation, mirror)
         self._settle_ns = int(settle_us * 1000)
         gpio = import_rpigpio()

@@ -25,7 +25,7 @@ import threading
 from pathlib import Path
 
 from board_driver.physical.sensing.matrix import read_matrix
-from board_driver.squares import FULL_BOARD, square_name, squares_of
+from board_driver.physical.squares import FULL_BOARD, square_name, squares_of
 from board_driver.user_files import UnusableFile, read_text
 
 #: The start position: ranks 1, 2, 7 and 8 full.

@@ -12,8 +12,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from board_driver.config_values import Bad, Check, integer, one_of, quote, text
-from board_driver.extension import Extension
+from board_driver.door.config_values import Bad, Check, integer, one_of, quote, text
+from board_driver.door.extension import Extension
 from board_driver.players.engine.player import MAX_HASH_MB, MAX_THREADS, EngineLevel, EnginePlayer
 from board_driver.players.engine.review import REVIEW_MODES
 from board_driver.players.engine.uci import (

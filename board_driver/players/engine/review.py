@@ -4,7 +4,7 @@ A review scores every position of a stored game with the engine (a depth and a n
 budget per position: ``[engine] review_depth`` and ``review_nodes``), one position at a
 time, each kept in the store as soon as it is known (:meth:`Door.store_review`), so a
 review stopped half way goes on where it stopped. What the scores make of the moves
-(inaccuracies, mistakes, blunders) is :mod:`board_driver.review`'s.
+(inaccuracies, mistakes, blunders) is :mod:`board_driver.door.review`'s.
 
 **Never during a game.** A review is engine help: it runs only while no game is being
 played on the board, or while a game played here with hints on is (its players asked for
@@ -33,6 +33,7 @@ import logging
 from typing import Any
 
 from board_driver.door import ActionRefused, Door
+from board_driver.door.review import ReviewedPly, Score
 from board_driver.players.engine.uci import (
     EngineError,
     EngineNotFound,
@@ -40,7 +41,6 @@ from board_driver.players.engine.uci import (
     UciEngine,
     find_engine,
 )
-from board_driver.review import ReviewedPly, Score
 
 log = logging.getLogger("magboard")
 

@@ -29,7 +29,7 @@ from typing import Any
 
 from board_driver.arbiter.expected import describe_move, how_to_play
 from board_driver.door import HUMAN, SIDES, ActionRefused, Door, Snapshot
-from board_driver.extension import ExtensionConfigError
+from board_driver.door.extension import ExtensionConfigError
 from board_driver.players.engine.player import EngineLevel, EnginePlayer
 from board_driver.players.engine.review import Reviewer
 from board_driver.players.engine.uci import EngineError, EngineNotFound, SearchLimit, find_engine

@@ -24,8 +24,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from board_driver.config_values import Bad, Check, FilePath, boolean, integer, quote, text
-from board_driver.extension import Extension, ExtensionError
+from board_driver.door.config_values import Bad, Check, FilePath, boolean, integer, quote, text
+from board_driver.door.extension import Extension, ExtensionError
 
 DEFAULT_BASE_URL = "https://lichess.org"
 

@@ -72,7 +72,9 @@ class _Session(berserk.TokenSession):
         self.on_open: Callable[[], None] | None = None  # a stream's answer has come
         self._lock = threading.Lock()
 
-    def request(self, method: str, url: str, *args: Any, **kwargs: Any) -> requests.Response:
+    def request(
+        self, method: str, url: str | bytes, *args: Any, **kwargs: Any
+    ) -> requests.Response:
         kwargs.setdefault("timeout", (CONNECT_TIMEOUT_S, self.read_timeout_s))
         response = super().request(method, url, *args, **kwargs)
         if kwargs.get("stream"):

@@ -32,13 +32,11 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from board_driver.door import ActionRefused
-from board_driver.players.lichess.api import LichessError, TokenRejected
-
-if TYPE_CHECKING:
-    from board_driver.players.lichess.player import LichessPlayer
+from board_driver.players.lichess.api import BoardApi, LichessError, TokenRejected
+from board_driver.players.lichess.parts import PlayerParts
 
 COLORS = ("white", "black", "random")
 DAYS = (1, 2, 3, 5, 7, 10, 14)
@@ -48,7 +46,7 @@ DECLINE_REASONS = (
 )  # fmt: skip
 
 
-def state(player: LichessPlayer) -> dict[str, Any]:
+def state(player: PlayerParts) -> dict[str, Any]:
     """The player's state for the page (JSON-able); never the token."""
     game = player.game
     game_json = None
@@ -109,7 +107,7 @@ def _challenge_json(challenge: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def _ongoing(player: LichessPlayer, info: Mapping[str, Any]) -> dict[str, Any]:
+def _ongoing(player: PlayerParts, info: Mapping[str, Any]) -> dict[str, Any]:
     game_id = info.get("gameId") or info.get("id")
     return {
         "id": game_id,
@@ -185,7 +183,7 @@ def _pace(args: Mapping[str, Any]) -> tuple[tuple[int, int] | None, int | None]:
 # ---------------------------------------------------------------------- running
 
 
-async def run(player: LichessPlayer, action: str, args: Mapping[str, Any]) -> Mapping[str, Any]:
+async def run(player: PlayerParts, action: str, args: Mapping[str, Any]) -> Mapping[str, Any]:
     """Do the page's ``action`` (see the module docstring)."""
     handler = ACTIONS.get(action)
     if handler is None:
@@ -193,13 +191,14 @@ async def run(player: LichessPlayer, action: str, args: Mapping[str, Any]) -> Ma
     return await handler(player, args)
 
 
-def _logged_in(player: LichessPlayer) -> None:
-    """ActionRefused, saying why, when there is no token that works."""
+def _logged_in(player: PlayerParts) -> BoardApi:
+    """The player's API, or ActionRefused, saying why, when there is no token that works."""
     if player.api is None or player.connection in ("no_token", "token_rejected"):
         raise ActionRefused(player.message or "not logged in to Lichess: log in on the page")
+    return player.api
 
 
-async def _ask(player: LichessPlayer, call: Callable[..., Any], *args: Any) -> Any:
+async def _ask(player: PlayerParts, call: Callable[..., Any], *args: Any) -> Any:
     """A blocking API call in a thread; its failure as an ActionRefused."""
     _logged_in(player)
     try:
@@ -211,13 +210,13 @@ async def _ask(player: LichessPlayer, call: Callable[..., Any], *args: Any) -> A
         raise ActionRefused(f"Lichess: {exc}") from exc
 
 
-def _game_id(player: LichessPlayer) -> str:
+def _game_id(player: PlayerParts) -> str:
     if player.game is None or player.game.over:
         raise ActionRefused("no Lichess game in progress")
     return player.game.id
 
 
-async def _login(player: LichessPlayer, args: Mapping[str, Any]) -> Mapping[str, Any]:
+async def _login(player: PlayerParts, args: Mapping[str, Any]) -> Mapping[str, Any]:
     from board_driver.players.lichess.login import Pkce
 
     redirect_uri = _text(args, "redirect_uri")
@@ -228,7 +227,7 @@ async def _login(player: LichessPlayer, args: Mapping[str, Any]) -> Mapping[str,
     return {"url": pkce.authorize_url(player.base_url, redirect_uri)}
 
 
-async def _authorized(player: LichessPlayer, args: Mapping[str, Any]) -> Mapping[str, Any]:
+async def _authorized(player: PlayerParts, args: Mapping[str, Any]) -> Mapping[str, Any]:
     from board_driver.players.lichess.login import exchange_code, save_token
 
     if args.get("error"):
@@ -251,7 +250,7 @@ async def _authorized(player: LichessPlayer, args: Mapping[str, Any]) -> Mapping
     return {"saved": str(path)}
 
 
-async def _logout(player: LichessPlayer, args: Mapping[str, Any]) -> Mapping[str, Any]:
+async def _logout(player: PlayerParts, args: Mapping[str, Any]) -> Mapping[str, Any]:
     from board_driver.players.lichess.login import forget_token
 
     api = player.api
@@ -276,11 +275,11 @@ async def _logout(player: LichessPlayer, args: Mapping[str, Any]) -> Mapping[str
     return {}
 
 
-async def _seek(player: LichessPlayer, args: Mapping[str, Any]) -> Mapping[str, Any]:
+async def _seek(player: PlayerParts, args: Mapping[str, Any]) -> Mapping[str, Any]:
     rated = _bool(args, "rated")
     clock, days = _pace(args)
     if days is not None:
-        api = player.api
+        api = _logged_in(player)
         seek_id = await _ask(player, lambda: api.seek_correspondence(days, rated=rated))
         return {"seek": seek_id}
     if clock is None:
@@ -292,10 +291,9 @@ async def _seek(player: LichessPlayer, args: Mapping[str, Any]) -> Mapping[str, 
             "(minutes + 40 x increment / 60 of at least 8); challenge a player for blitz"
         )
     color = _choice(args, "color", COLORS, "random")
-    _logged_in(player)
+    api = _logged_in(player)
     if player.seeking:
         raise ActionRefused("a seek is already open")
-    api = player.api
 
     async def seek() -> None:
         player.seeking = True
@@ -312,19 +310,19 @@ async def _seek(player: LichessPlayer, args: Mapping[str, Any]) -> Mapping[str, 
     return {"seeking": True}
 
 
-async def _cancel_seek(player: LichessPlayer, args: Mapping[str, Any]) -> Mapping[str, Any]:
+async def _cancel_seek(player: PlayerParts, args: Mapping[str, Any]) -> Mapping[str, Any]:
     if player.seeking and player.api is not None:
         player.seeking = False
         player.api.cancel_seek()
     return {"seeking": False}
 
 
-async def _challenge(player: LichessPlayer, args: Mapping[str, Any]) -> Mapping[str, Any]:
+async def _challenge(player: PlayerParts, args: Mapping[str, Any]) -> Mapping[str, Any]:
     username = _text(args, "username")
     clock, days = _pace(args)
     rated = _bool(args, "rated")
     color = _choice(args, "color", COLORS, "random")
-    api = player.api
+    api = _logged_in(player)
     answer = await _ask(
         player,
         lambda: api.challenge(username, rated=rated, clock=clock, days=days, color=color),
@@ -332,18 +330,18 @@ async def _challenge(player: LichessPlayer, args: Mapping[str, Any]) -> Mapping[
     return {"challenge": answer.get("id"), "url": answer.get("url")}
 
 
-async def _ai(player: LichessPlayer, args: Mapping[str, Any]) -> Mapping[str, Any]:
+async def _ai(player: PlayerParts, args: Mapping[str, Any]) -> Mapping[str, Any]:
     level = _int(args, "level", 1, 8)
     clock, days = _pace(args)
     color = _choice(args, "color", COLORS, "random")
-    api = player.api
+    api = _logged_in(player)
     answer = await _ask(
         player, lambda: api.challenge_ai(level, clock=clock, days=days, color=color)
     )
     return {"game": answer.get("id")}
 
 
-async def _accept(player: LichessPlayer, args: Mapping[str, Any]) -> Mapping[str, Any]:
+async def _accept(player: PlayerParts, args: Mapping[str, Any]) -> Mapping[str, Any]:
     challenge_id = _text(args, "id")
     variant = ((player.challenges.get(challenge_id) or {}).get("variant") or {}).get("key")
     if variant not in (None, "standard", "fromPosition"):
@@ -354,7 +352,7 @@ async def _accept(player: LichessPlayer, args: Mapping[str, Any]) -> Mapping[str
     return {}
 
 
-async def _decline(player: LichessPlayer, args: Mapping[str, Any]) -> Mapping[str, Any]:
+async def _decline(player: PlayerParts, args: Mapping[str, Any]) -> Mapping[str, Any]:
     challenge_id = _text(args, "id")
     reason = _choice(args, "reason", DECLINE_REASONS, "generic")
     await _ask(player, player.api.decline, challenge_id, reason)  # type: ignore[union-attr]
@@ -362,14 +360,14 @@ async def _decline(player: LichessPlayer, args: Mapping[str, Any]) -> Mapping[st
     return {}
 
 
-async def _cancel(player: LichessPlayer, args: Mapping[str, Any]) -> Mapping[str, Any]:
+async def _cancel(player: PlayerParts, args: Mapping[str, Any]) -> Mapping[str, Any]:
     challenge_id = _text(args, "id")
     await _ask(player, player.api.cancel, challenge_id)  # type: ignore[union-attr]
     player.challenges.pop(challenge_id, None)
     return {}
 
 
-async def _play(player: LichessPlayer, args: Mapping[str, Any]) -> Mapping[str, Any]:
+async def _play(player: PlayerParts, args: Mapping[str, Any]) -> Mapping[str, Any]:
     game_id = _text(args, "id")
     if game_id not in player.ongoing:
         raise ActionRefused(f"no ongoing Lichess game {game_id}")
@@ -383,20 +381,20 @@ def _answer(args: Mapping[str, Any]) -> bool:
     return _choice(args, "answer", ("yes", "no"), "yes") == "yes"
 
 
-async def _draw(player: LichessPlayer, args: Mapping[str, Any]) -> Mapping[str, Any]:
+async def _draw(player: PlayerParts, args: Mapping[str, Any]) -> Mapping[str, Any]:
     game_id, yes = _game_id(player), _answer(args)
     await _ask(player, player.api.draw, game_id, yes)  # type: ignore[union-attr]
     return {}
 
 
-async def _takeback(player: LichessPlayer, args: Mapping[str, Any]) -> Mapping[str, Any]:
+async def _takeback(player: PlayerParts, args: Mapping[str, Any]) -> Mapping[str, Any]:
     game_id, yes = _game_id(player), _answer(args)
     await _ask(player, player.api.takeback, game_id, yes)  # type: ignore[union-attr]
     return {}
 
 
 def _simple(name: str) -> Callable[..., Any]:
-    async def act(player: LichessPlayer, args: Mapping[str, Any]) -> Mapping[str, Any]:
+    async def act(player: PlayerParts, args: Mapping[str, Any]) -> Mapping[str, Any]:
         game_id = _game_id(player)
         await _ask(player, getattr(player.api, name), game_id)
         return {}
@@ -404,7 +402,7 @@ def _simple(name: str) -> Callable[..., Any]:
     return act
 
 
-ACTIONS: dict[str, Callable[[LichessPlayer, Mapping[str, Any]], Any]] = {
+ACTIONS: dict[str, Callable[[PlayerParts, Mapping[str, Any]], Any]] = {
     "login": _login,
     "authorized": _authorized,
     "logout": _logout,

@@ -16,17 +16,15 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from board_driver.arbiter.expected import describe_move, how_to_play
 from board_driver.door import HUMAN, ActionRefused
 from board_driver.players.lichess import commands
 from board_driver.players.lichess.online import OnlineGame
+from board_driver.players.lichess.parts import PlayerParts
 from board_driver.players.lichess.reconcile import plan
 from board_driver.players.lichess.sending import OurMove
-
-if TYPE_CHECKING:
-    from board_driver.players.lichess.player import LichessPlayer
 
 log = logging.getLogger("magboard")
 
@@ -34,7 +32,7 @@ log = logging.getLogger("magboard")
 class OnBoard:
     """The board's side of the player (see the module docstring)."""
 
-    def __init__(self, player: LichessPlayer) -> None:
+    def __init__(self, player: PlayerParts) -> None:
         self.player = player
         self.door = player.door
         self.name = player.name
@@ -150,7 +148,7 @@ class OnBoard:
         board = list(snap.ucis)
         start_turn = "white" if snap.start_fen.split()[1] == "w" else "black"
         accepted = int(data.get("accepted", "0") or 0)
-        mine = {"ours": game.color, "start_turn": start_turn, "accepted": accepted}
+        mine: dict[str, Any] = {"ours": game.color, "start_turn": start_turn, "accepted": accepted}
         step = plan(board, game.moves, refused=self.ours.refused, **mine)
         if step.send is not None and game.over:
             self.ours.refused = step.send  # the game ended first: the server cannot take it

@@ -82,8 +82,10 @@ def board_moves(start_fen: str, moves: list[str] | tuple[str, ...]) -> tuple[str
 def _castling(position: rules.Position, text: str) -> rules.Move | None:
     """The castling a king-to-own-rook text (``e1h1``) names, or None."""
     for move in position.legal_moves():
-        if move.is_castling and text[:4] == rules.square_name(move.from_square) + (
-            rules.square_name(move.rook_from)
+        if (
+            move.is_castling
+            and move.rook_from is not None
+            and text[:4] == rules.square_name(move.from_square) + rules.square_name(move.rook_from)
         ):
             return move
     return None

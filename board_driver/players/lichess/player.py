@@ -289,7 +289,7 @@ class LichessPlayer:
                 self.note(f"{who} challenges you ({_describe_challenge(challenge)})")
         elif kind in ("challengeCanceled", "challengeDeclined"):
             challenge = line.get("challenge") or {}
-            self.challenges.pop(challenge.get("id"), None)
+            self.challenges.pop(str(challenge.get("id")), None)
             if kind == "challengeDeclined":
                 who = (challenge.get("destUser") or {}).get("name", "?")
                 reason = challenge.get("declineReason") or "no reason given"

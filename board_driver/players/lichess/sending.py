@@ -17,13 +17,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import rules
 from board_driver.players.lichess.api import LichessError, Refused, TokenRejected
-
-if TYPE_CHECKING:
-    from board_driver.players.lichess.player import LichessPlayer
+from board_driver.players.lichess.parts import PlayerParts
 
 log = logging.getLogger("magboard")
 
@@ -63,7 +61,7 @@ def may_grow(snap: Any) -> bool:
 class OurMove:
     """The one move of ours the server may not have yet (see the module docstring)."""
 
-    def __init__(self, player: LichessPlayer, amend_ms: int) -> None:
+    def __init__(self, player: PlayerParts, amend_ms: int) -> None:
         self.player = player
         self.amend_ms = amend_ms
         #: The move being posted now, if any.

@@ -14,7 +14,7 @@ The file is TOML with one table per port or concern::
     red = [255, 0, 0]
 
 The daemon's own sections are in :mod:`.sections`; each player and connector owns its
-section (``[engine]``, ``[web]``, ...: :mod:`board_driver.extension`), read here the same way.
+section (``[engine]``, ``[web]``, ...: :mod:`board_driver.door.extension`), read here the same way.
 
 Which file is read: ``--config PATH``, else ``$MAGBOARD_CONFIG``, else
 ``/etc/magboard/config.toml``. The default file may be missing (every key then takes its
@@ -37,6 +37,7 @@ board_driver.service.config.ConfigError: config.toml: [leds] brightness: 1.7 is 
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import os
 import tomllib
 from collections.abc import Mapping
@@ -44,8 +45,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from board_driver.config_values import Bad
-from board_driver.extension import Extension, extensions
+from board_driver.door.config_values import Bad
+from board_driver.door.extension import Extension
 from board_driver.service.config.sections import (
     SECTIONS,
     BridgeConfig,
@@ -58,6 +59,7 @@ from board_driver.service.config.sections import (
     StoreConfig,
     read_colours,
 )
+from board_driver.service.discovery import extensions, installed
 from board_driver.user_files import UnusableFile, read_text
 
 DEFAULT_PATH = Path("/etc/magboard/config.toml")
@@ -101,6 +103,9 @@ class Config:
     extensions: Mapping[str, Any] = field(default_factory=_extension_defaults)
     #: Where it was read from (None: no file, every default).
     source: Path | None = field(default=None, compare=False)
+    #: What the file holds that is not used, though the config is usable (a section whose
+    #: extension was refused): ``config check`` prints these, ``run`` logs them.
+    notes: tuple[str, ...] = field(default=(), compare=False)
 
     def __getattr__(self, name: str) -> Any:
         # Only called for names that are not fields: an extension's section.
@@ -232,12 +237,20 @@ def parse_config(text: str, *, source: str = "<config>", path: Path | None = Non
     owners = {ext.name: ext for ext in extensions()}
     known = [*SECTIONS, *owners]
     problems: list[str] = []
+    notes: list[str] = []
     bad: set[str] = set()  # "section.key" of every bad value
     sections: dict[str, Any] = {}
     extension_sections = _extension_defaults()
     for name, value in data.items():
         if name not in known:
-            problems.append(f"[{name}]: unknown section (known: {', '.join(known)})")
+            refused = installed().refused_section(name)
+            if refused is not None:  # the package's fault, not the file's: run on
+                notes.append(
+                    f"[{name}]: not used: the extension that reads it ({refused.entry_point!r} "
+                    f"of {refused.distribution}) was refused: {refused.why}"
+                )
+            else:
+                problems.append(unclaimed_section(name, known))
             continue
         if not isinstance(value, dict):
             problems.append(f"{name}: must be a table [{name}], not a value")
@@ -251,14 +264,39 @@ def parse_config(text: str, *, source: str = "<config>", path: Path | None = Non
             cls, checks = SECTIONS[name]
             sections[name] = _read_section(name, cls, checks, value, problems, bad)
     # The rules across keys too, on the keys that were good (a bad one left its default).
-    config = Config(**sections, extensions=extension_sections, source=path)
+    config = Config(
+        **sections, extensions=extension_sections, source=path, notes=tuple(notes)
+    )
     check_across(config, problems, bad)
     for ext in owners.values():
         if not any(key.startswith(f"{ext.name}.") for key in bad):
-            problems.extend(ext.check_across(config.section(ext.name), config))
+            problems.extend(_extension_check_across(ext, config))
     if problems:
         raise ConfigError(problems, source)
     return config
+
+
+def unclaimed_section(name: str, known: list[str]) -> str:
+    """The problem of a section nobody reads: a typo, or an extension not installed.
+
+    >>> print(unclaimed_section("engien", ["game", "engine", "web"]))
+    [engien]: unknown section: did you mean [engine]? Or the package of an extension that \
+reads [engien] is not installed here (known: game, engine, web)
+    """
+    near = difflib.get_close_matches(name, known, n=1)
+    guess = f"did you mean [{near[0]}]? Or" if near else "a typo, or"
+    return (
+        f"[{name}]: unknown section: {guess} the package of an extension that reads [{name}] "
+        f"is not installed here (known: {', '.join(known)})"
+    )
+
+
+def _extension_check_across(ext: Extension, config: Config) -> list[str]:
+    """An extension's own checks across keys; its failure is named, not raised."""
+    try:
+        return list(ext.check_across(config.section(ext.name), config))
+    except Exception as exc:  # an outside extension's bug must not make the file unreadable
+        return [f"[{ext.name}]: its extension's check failed ({type(exc).__name__}: {exc})"]
 
 
 def _read_section(

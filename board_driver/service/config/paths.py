@@ -3,7 +3,7 @@ check`` and ``run`` agree: a file that ``run`` could not use is named by both, i
 words, before anything starts (``run`` then exits 2, as for any other bad value).
 
 Which files: the store and the simulated board's pieces (kept: read and rewritten), and
-every key whose check is a :class:`~board_driver.config_values.FilePath` in a section the
+every key whose check is a :class:`~board_driver.door.config_values.FilePath` in a section the
 config turns on (``[sim] leds_file``, ``[emulation] trace``, ``[lichess] token_file``).
 
 >>> from board_driver.service.config import parse_config
@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from board_driver.config_values import FilePath, quote
-from board_driver.extension import extensions
+from board_driver.door.config_values import FilePath, quote
+from board_driver.service.discovery import extensions
 from board_driver.user_files import UnusableFile, not_regular, read_private_text
 
 #: The kernel's own trees: their files are interfaces, not places to keep anything (root
@@ -69,7 +69,7 @@ def file_problems(config: Any) -> list[str]:
 
 
 def file_problem(path: Path, use: str) -> str | None:
-    """Why ``path`` cannot be used as ``use`` says (:data:`~board_driver.config_values.
+    """Why ``path`` cannot be used as ``use`` says (:data:`~board_driver.door.config_values.
     FILE_USES`), or None."""
     if use == "secret":
         return _secret_file(path)

@@ -1,9 +1,9 @@
 """The daemon's own config sections: the board's ports, the game, the store, the simulator.
 
 Each section is a frozen dataclass of its keys with their defaults, and a check per key
-(:mod:`board_driver.config_values`). The allowed values belong to the modules that use
+(:mod:`board_driver.door.config_values`). The allowed values belong to the modules that use
 them; a section only checks against them. Players and connectors own their sections
-(:mod:`board_driver.extension`).
+(:mod:`board_driver.door.extension`).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import Any
 from board_driver.arbiter.tracker import MIN_SETTLE_MS, TOUCH_MOVE_MODES
 from board_driver.clock.control import parse_time_control
 from board_driver.clock.keeper import ILLEGAL_MOVE_RULES, SWITCHES
-from board_driver.config_values import (
+from board_driver.door.config_values import (
     Bad,
     Check,
     FilePath,
@@ -109,6 +109,14 @@ class ButtonsConfig:
     clock_white: int | None = DEFAULT_BUTTON_PINS.get("clock_white")
     clock_black: int | None = DEFAULT_BUTTON_PINS.get("clock_black")
     pause: int | None = DEFAULT_BUTTON_PINS.get("pause")
+    # The questions a player asks the board (the speech extension answers; no default pins).
+    say_move: int | None = None
+    say_moves: int | None = None
+    say_clocks: int | None = None
+    say_material: int | None = None
+    say_square: int | None = None
+    say_rank: int | None = None
+    say_file: int | None = None
 
     def pins(self) -> dict[str, int]:
         """The buttons that have a pin: name -> BCM number."""
@@ -239,7 +247,7 @@ SECTIONS: dict[str, tuple[type, dict[str, Check]]] = {
 
 def read_colours(table: Any, problems: list[str]) -> dict[str, tuple[int, int, int]]:
     """``[leds.colours]``: the palette, each colour named and checked."""
-    from board_driver.config_values import Bad, rgb
+    from board_driver.door.config_values import Bad, rgb
 
     colours = dict(DEFAULT_COLOURS)
     if not isinstance(table, dict):

@@ -31,6 +31,13 @@ BUTTON_CODES = {
     "hint": 6,
     "draw_offer": 7,
     "draw_accept": 8,
+    "say_move": 9,
+    "say_moves": 10,
+    "say_clocks": 11,
+    "say_material": 12,
+    "say_square": 13,
+    "say_rank": 14,
+    "say_file": 15,
 }
 
 FAULT_BAD_FRAME = 1

@@ -23,7 +23,7 @@ from __future__ import annotations
 import chess
 
 from board_driver.boardscript.script import Scan, Script
-from board_driver.events import Lift, Place
+from board_driver.physical.events import Lift, Place
 
 
 def sensed_at_end(script: Script) -> int:

@@ -32,7 +32,7 @@ import pytest
 
 from board_driver.boardscript.replay import replay_script
 from board_driver.boardscript.script import format_script, parse_script
-from board_driver.cli import main
+from board_driver.commands import main
 from tests.board_driver.arbiter.honest_sync import sensed_at_end, unexplained
 from tests.conftest import SHARED_DATA
 from tests.generate_scripts import BLITZ, VERY_FAST, GeneratedGame, generate_corpus, to_scans

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from board_driver.arbiter.feedback import BoardView, Colours, flash, render
-from board_driver.squares import square
+from board_driver.physical.squares import square
 
 
 def bits(*names: str) -> int:

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from board_driver.boardscript.replay import replay_script
 from board_driver.boardscript.script import Script, parse_script
-from board_driver.events import Lift, Place
+from board_driver.physical.events import Lift, Place
 from tests.board_driver.arbiter.honest_sync import sensed_at_end, unexplained
 from tests.board_driver.arbiter.test_tracker_scenarios import scenario_paths
 

@@ -14,8 +14,8 @@ import rules
 from board_driver.arbiter.tracker import GameOptions, Timing, Tracker
 from board_driver.boardscript.replay import replay_script
 from board_driver.boardscript.script import parse_script
-from board_driver.events import Button, Choose, Lift, Place
-from board_driver.squares import square
+from board_driver.physical.events import Button, Choose, Lift, Place
+from board_driver.physical.squares import square
 
 
 def play(tracker: Tracker, *steps: tuple[int, str, str]) -> list[dict]:

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 import rules
 from board_driver.arbiter.tracker import GameOptions, Tracker
-from board_driver.events import Button, Choose, Lift, Place
+from board_driver.physical.events import Button, Choose, Lift, Place
 
 ACTIONS = st.lists(
     st.tuples(

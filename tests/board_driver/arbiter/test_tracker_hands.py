@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import rules
 from board_driver.arbiter.tracker import GameOptions, Timing, Tracker
-from board_driver.events import Choose, Lift, Place
-from board_driver.squares import square
+from board_driver.physical.events import Choose, Lift, Place
+from board_driver.physical.squares import square
 
 
 def play(tracker: Tracker, *steps: tuple[int, str, str]) -> list[dict]:

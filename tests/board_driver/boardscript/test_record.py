@@ -10,7 +10,7 @@ from pathlib import Path
 import board_driver.boardscript.record
 from board_driver.boardscript.record import Recording
 from board_driver.boardscript.script import parse_script
-from board_driver.frame import Frame
+from board_driver.physical.frame import Frame
 from tests.board_driver.daemon_process import DaemonProcess, run_magboard, write_config
 
 # A game with every way a move can be made by hand: captures in both orders, en passant

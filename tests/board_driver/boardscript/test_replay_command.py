@@ -11,7 +11,7 @@ import pytest
 
 from board_driver.boardscript.replay import replay_script
 from board_driver.boardscript.script import parse_script
-from board_driver.cli import main
+from board_driver.commands import main
 from tests.conftest import SCHOLARS_MATE, SCHOLARS_MATE_MOVES
 
 ROOT = Path(__file__).resolve().parents[3]

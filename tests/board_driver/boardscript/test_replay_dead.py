@@ -9,7 +9,7 @@ from pathlib import Path
 
 import chess.pgn
 
-from board_driver.cli import main
+from board_driver.commands import main
 
 SCRIPTS = Path(__file__).resolve().parents[2] / "scripts"
 WALL_CLOSED = SCRIPTS / "c11_dead_position_wall_closed.script"

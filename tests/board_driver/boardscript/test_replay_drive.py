@@ -6,9 +6,9 @@ import pytest
 
 from board_driver.boardscript.replay import drive
 from board_driver.boardscript.script import Scan, Script, parse_script
-from board_driver.events import Button, Choose, Lift, Place
-from board_driver.frame import Frame
-from board_driver.squares import square
+from board_driver.physical.events import Button, Choose, Lift, Place
+from board_driver.physical.frame import Frame
+from board_driver.physical.squares import square
 
 START = 0xFFFF00000000FFFF
 

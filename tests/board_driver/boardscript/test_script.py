@@ -14,8 +14,8 @@ from board_driver.boardscript.script import (
     format_script,
     parse_script,
 )
-from board_driver.events import BUTTON_NAMES, Button, Choose, Lift, Place
-from board_driver.squares import square
+from board_driver.physical.events import BUTTON_NAMES, Button, Choose, Lift, Place
+from board_driver.physical.squares import square
 from rules import STARTING_FEN
 from tests.conftest import SCHOLARS_MATE
 

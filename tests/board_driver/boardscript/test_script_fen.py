@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from board_driver.boardscript.script import ScriptError, parse_script
-from board_driver.cli import main
+from board_driver.commands import main
 
 HUGE = "7" * 5000
 

@@ -9,8 +9,8 @@ import pytest
 import board_driver.boardscript.feed
 from board_driver.boardscript.feed import parse_on_board
 from board_driver.boardscript.script import START_OCCUPANCY, ScriptError
-from board_driver.events import Lift, Place
-from board_driver.squares import square
+from board_driver.physical.events import Lift, Place
+from board_driver.physical.squares import square
 
 AFTER_E4 = 0xFFFF00001000EFFF
 

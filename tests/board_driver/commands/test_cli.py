@@ -6,7 +6,7 @@ import argparse
 import re
 import tomllib
 
-from board_driver.cli import build_parser
+from board_driver.commands import build_parser
 from tests.board_driver.daemon_process import ROOT, run_magboard
 
 

@@ -6,7 +6,7 @@ import io
 
 import chess.pgn
 
-from board_driver.cli import main
+from board_driver.commands import main
 
 
 def test_demo_plays_the_opera_game_to_mate(capsys):

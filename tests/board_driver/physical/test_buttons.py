@@ -4,7 +4,6 @@ import threading
 
 import pytest
 
-from board_driver.events import BUTTON_NAMES, PROMOTION_LETTERS, Button, Choose
 from board_driver.physical.buttons import (
     ButtonConfigError,
     ButtonPresses,
@@ -12,6 +11,7 @@ from board_driver.physical.buttons import (
     GpioButtons,
     open_buttons,
 )
+from board_driver.physical.events import BUTTON_NAMES, PROMOTION_LETTERS, Button, Choose
 from board_driver.physical.pinmap import DEFAULT_BUTTON_PINS
 from tests.fakes import fake_hw_fixture  # noqa: F401
 

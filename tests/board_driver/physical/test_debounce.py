@@ -6,9 +6,9 @@ import random
 
 import pytest
 
-from board_driver.events import Lift, Place
 from board_driver.physical.debounce import Debouncer
-from board_driver.squares import square
+from board_driver.physical.events import Lift, Place
+from board_driver.physical.squares import square
 
 START = 0xFFFF00000000FFFF
 E2, E4 = square("e2"), square("e4")

@@ -4,7 +4,7 @@ from io import StringIO
 
 import pytest
 
-from board_driver.cli import build_parser, main
+from board_driver.commands import build_parser, main
 from board_driver.physical import diagnose
 from board_driver.physical.leds.layout import StripLayout
 from board_driver.physical.leds.sim import SimulatedLeds

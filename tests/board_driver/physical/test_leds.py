@@ -2,13 +2,13 @@
 
 import pytest
 
-from board_driver.frame import Frame
+from board_driver.physical.frame import Frame
 from board_driver.physical.hwlib import MissingLibraryError
 from board_driver.physical.leds import LedConfigError, open_leds
 from board_driver.physical.leds.layout import LayoutConfigError, StripLayout
 from board_driver.physical.leds.render import RenderConfigError, Renderer, render
 from board_driver.physical.leds.sim import SimulatedLeds, render_terminal
-from board_driver.squares import square, square_name
+from board_driver.physical.squares import square, square_name
 from tests.fakes import fake_hw_fixture, no_hw_libs_fixture  # noqa: F401
 
 OFF = (0, 0, 0)

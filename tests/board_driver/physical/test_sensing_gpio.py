@@ -9,7 +9,7 @@ from board_driver.physical.hwlib import MissingLibraryError
 from board_driver.physical.pinmap import DEFAULT_COLUMNS, DEFAULT_ROWS, PinConfigError
 from board_driver.physical.sensing import open_sensing
 from board_driver.physical.sensing.orientation import Orientation
-from board_driver.squares import square
+from board_driver.physical.squares import square
 from tests.fakes import fake_hw_fixture, no_hw_libs_fixture  # noqa: F401
 from tests.fakes.world import World
 

@@ -8,7 +8,7 @@ import pytest
 
 from board_driver.physical.sensing import ScanLoop, SquareHealth
 from board_driver.physical.sensing.sim import START, SimulatedBoard
-from board_driver.squares import square
+from board_driver.physical.squares import square
 
 
 class Recorder:

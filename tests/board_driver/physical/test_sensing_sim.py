@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from board_driver.physical.sensing import SensingConfigError, open_sensing
 from board_driver.physical.sensing.matrix import read_matrix
 from board_driver.physical.sensing.sim import START, SimStateError, SimulatedBoard
-from board_driver.squares import square
+from board_driver.physical.squares import square
 
 
 def bits(*names: str) -> int:

@@ -7,11 +7,11 @@ import doctest
 import pytest
 
 import board_driver.arbiter.expected
+import board_driver.door.review
 import board_driver.players.engine.player
 import board_driver.players.engine.review
 import board_driver.players.engine.seat
 import board_driver.players.engine.uci
-import board_driver.review
 
 MODULES = [
     board_driver.players.engine.uci,
@@ -19,7 +19,7 @@ MODULES = [
     board_driver.players.engine.seat,
     board_driver.players.engine.review,
     board_driver.arbiter.expected,
-    board_driver.review,
+    board_driver.door.review,
 ]
 
 

@@ -21,7 +21,7 @@ import pytest
 import rules
 from board_driver.connectors.web.review import review_view
 from board_driver.door import ActionRefused
-from board_driver.review import review_moves
+from board_driver.door.review import review_moves
 from board_driver.service.store import Store, game_pgn
 from tests.board_driver.daemon_process import ROOT
 from tests.board_driver.players.test_engine_seat import (

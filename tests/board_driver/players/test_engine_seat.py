@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from board_driver.events import Button
+from board_driver.physical.events import Button
 from board_driver.players.engine import EngineLevel, EngineNotFound, find_engine
 from board_driver.players.engine.seat import pgn_headers
 from board_driver.service.config import parse_config

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from board_driver.arbiter.tracker import GameOptions, Tracker
-from board_driver.events import Button, Lift, Place
-from board_driver.squares import square
+from board_driver.physical.events import Button, Lift, Place
+from board_driver.physical.squares import square
 from rules import BLACK, WHITE, Game, Position
 
 

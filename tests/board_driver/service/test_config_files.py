@@ -1,6 +1,6 @@
 """``config check`` and ``run`` agree on every file a config names (issue 24, items 4, 5).
 
-Every key whose check is a :class:`~board_driver.config_values.FilePath` is walked, in its
+Every key whose check is a :class:`~board_driver.door.config_values.FilePath` is walked, in its
 section turned on, with files ``run`` cannot use: both commands exit 2 with the same words,
 naming the key, and neither reads forever, waits on a FIFO or prints a trace. The default
 run tries the nastiest of them on every key, and the attack run's cases; ``-m slow`` all of
@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from board_driver.config_values import FilePath
-from board_driver.extension import extensions
+from board_driver.door.config_values import FilePath
 from board_driver.service.config.sections import SECTIONS
+from board_driver.service.discovery import extensions
 from tests.board_driver.daemon_process import free_port, run_magboard
 
 #: How a test turns each section with a file key on (a new one fails the walk below until

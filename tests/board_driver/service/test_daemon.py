@@ -14,9 +14,9 @@ import chess.pgn
 import pytest
 
 from board_driver.physical.leds import Renderer
+from board_driver.physical.squares import square
 from board_driver.service.config.sections import DEFAULT_COLOURS
 from board_driver.service.daemon import gpio_present
-from board_driver.squares import square
 from tests.board_driver.daemon_process import (
     ROOT,
     DaemonProcess,

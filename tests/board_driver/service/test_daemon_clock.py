@@ -175,7 +175,7 @@ def test_low_time_lights_the_edge_while_that_clock_runs(tmp_path):
 def test_a_reviewed_game_with_a_clock_has_both_in_its_pgn(tmp_path):
     """%clk and the review's %eval share a move's comment; python-chess reads both."""
     from board_driver.clock.keeper import ClockEntry
-    from board_driver.review import ReviewedPly, Score
+    from board_driver.door.review import ReviewedPly, Score
 
     with Store.open(tmp_path / "g.sqlite") as store:
         game_id = store.new_game(options={"clock": "3+2"})

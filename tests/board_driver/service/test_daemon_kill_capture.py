@@ -25,10 +25,10 @@ from pathlib import Path
 import chess.pgn
 import pytest
 
-from board_driver.frame import Frame
+from board_driver.physical.frame import Frame
 from board_driver.physical.leds import Renderer
+from board_driver.physical.squares import square
 from board_driver.service.store import Store, game_pgn
-from board_driver.squares import square
 from tests.board_driver.daemon_process import (  # noqa: F401 - the fixture is autouse
     DaemonProcess,
     no_daemon_left_running,

@@ -8,6 +8,7 @@ import threading
 
 from board_driver.physical.leds import Renderer, SimulatedLeds
 from board_driver.physical.sensing.sim import SimulatedBoard
+from board_driver.physical.squares import square
 from board_driver.service.config import parse_config
 from board_driver.service.daemon import (
     EDGE_SQUARES,
@@ -18,7 +19,6 @@ from board_driver.service.daemon import (
     Hardware,
 )
 from board_driver.service.notify import Notifier
-from board_driver.squares import square
 
 RENDER = Renderer()
 RED, YELLOW, BLUE = RENDER.correct((255, 0, 0)), RENDER.correct((255, 200, 0)), (0, 0, 76)
@@ -162,7 +162,7 @@ def test_a_takeback_then_new_game_is_stored_as_such(tmp_path):
         board.place(square("e2"))  # taken back: the pieces are home again
         await until(lambda: len(daemon.tracker.game.moves) == 0)
         await asyncio.sleep(0.4)
-        from board_driver.events import Button
+        from board_driver.physical.events import Button
 
         daemon.handle([Button(daemon.now_ms(), "new_game")])
         await until(lambda: daemon.game_id == 2)

@@ -10,15 +10,15 @@ from pathlib import Path
 import pytest
 
 from board_driver.door import ActionRefused
-from board_driver.frame import Frame
+from board_driver.physical.frame import Frame
 from board_driver.physical.leds import Renderer, SimulatedLeds
 from board_driver.physical.sensing.sim import SimulatedBoard
+from board_driver.physical.squares import square
 from board_driver.service.config import parse_config
 from board_driver.service.daemon import Daemon, Hardware
 from board_driver.service.lights import STARTING_FRAME
 from board_driver.service.notify import Notifier
 from board_driver.service.store import Store, game_pgn
-from board_driver.squares import square
 from tests.board_driver.service.sim_daemon import until
 
 SCHOLAR = [("e2", "e4"), ("e7", "e5"), ("f1", "c4"), ("b8", "c6"), ("d1", "h5"), ("g8", "f6")]

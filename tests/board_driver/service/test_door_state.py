@@ -3,7 +3,7 @@ only announces (a standing draw offer, a new game waiting for its pieces)."""
 
 from __future__ import annotations
 
-from board_driver.frame import Frame
+from board_driver.physical.frame import Frame
 from board_driver.service.doorway import Followed
 from board_driver.service.lights import (
     FAULT_FRAME,

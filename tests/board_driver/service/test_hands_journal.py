@@ -17,8 +17,9 @@ from pathlib import Path
 import pytest
 
 import rules
-from board_driver.events import Button, Choose, Lift, Place
+from board_driver.physical.events import Button, Choose, Lift, Place
 from board_driver.physical.sensing.sim import SimulatedBoard
+from board_driver.physical.squares import square
 from board_driver.service.daemon import Daemon
 from board_driver.service.hands_journal import (
     CHUNK,
@@ -31,7 +32,6 @@ from board_driver.service.hands_journal import (
     parse,
 )
 from board_driver.service.store import Store
-from board_driver.squares import square
 from tests.board_driver.service.sim_daemon import sim_daemon, start, until
 from tests.board_driver.service.test_door import drain
 from tests.board_driver.service.test_store_full_disk import SmallDisk

@@ -19,10 +19,10 @@ import rules
 from board_driver.connectors.web.actions import Actions
 from board_driver.door import ActionRefused
 from board_driver.physical.sensing.sim import SimulatedBoard
+from board_driver.physical.squares import square
 from board_driver.service.hands_journal import journal_path
 from board_driver.service.resumption import readings
 from board_driver.service.store import Store
-from board_driver.squares import square
 from tests.board_driver.service.sim_daemon import sim_daemon, start, until
 from tests.conftest import SHARED_DATA
 
@@ -279,7 +279,7 @@ def test_a_question_outlives_a_restart_with_the_hands_held_meanwhile(tmp_path: P
 
 def test_decisions_from_outside_the_board_replay_as_they_were_made() -> None:
     from board_driver.arbiter.tracker import Tracker
-    from board_driver.events import Lift, Place
+    from board_driver.physical.events import Lift, Place
     from board_driver.service.hands_journal import Decided
     from board_driver.service.resumption import replay
 

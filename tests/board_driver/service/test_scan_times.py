@@ -16,10 +16,10 @@ from pathlib import Path
 
 from board_driver.physical.leds import Renderer, SimulatedLeds
 from board_driver.physical.sensing.sim import SimulatedBoard
+from board_driver.physical.squares import square
 from board_driver.service.config import parse_config
 from board_driver.service.daemon import Daemon, Hardware
 from board_driver.service.notify import Notifier
-from board_driver.squares import square
 from tests.board_driver.service.test_door import SCHOLAR, make_daemon, play, run, until
 
 # 4. Qxf7# played victim first, then the queen taken off f7 again 150 ms after it landed

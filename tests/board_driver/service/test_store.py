@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from board_driver.review import ReviewedPly, Score
+from board_driver.door.review import ReviewedPly, Score
 from board_driver.service.store import NoSuchGame, Store, StoreError
 from board_driver.service.store_schema import SCHEMA_VERSION
 from rules import STARTING_FEN

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from board_driver.physical.sensing.sim import SimulatedBoard
+from board_driver.physical.squares import square
 from board_driver.service.lights import EDGE_SQUARES
 from board_driver.service.store import Store
 from board_driver.service.store_errors import StoreWriteError
-from board_driver.squares import square
 from tests.board_driver.service.sim_daemon import sim_daemon, start, until
 
 

@@ -21,9 +21,9 @@ import time
 from pathlib import Path
 
 from board_driver.boardscript.script import ScriptReader
-from board_driver.events import Button, Lift, Place
+from board_driver.physical.events import Button, Lift, Place
 from board_driver.physical.pinmap import DEFAULT_BUTTON_PINS
-from board_driver.squares import square_name
+from board_driver.physical.squares import square_name
 
 
 class Board:

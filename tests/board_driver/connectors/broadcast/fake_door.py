@@ -18,7 +18,7 @@ from typing import Any
 
 import rules
 from board_driver.door import Snapshot
-from board_driver.frame import Frame
+from board_driver.physical.frame import Frame
 
 
 def make_snapshot(**fields: Any) -> Snapshot:

@@ -18,9 +18,9 @@ from typing import Any
 
 from board_driver.arbiter.tracker import GameOptions, Timing, Tracker
 from board_driver.door import Snapshot
-from board_driver.events import Button, Choose, Lift, Place
-from board_driver.frame import Frame
-from board_driver.squares import square, square_name, squares_of
+from board_driver.physical.events import Button, Choose, Lift, Place
+from board_driver.physical.frame import Frame
+from board_driver.physical.squares import square, square_name, squares_of
 from rules import Game, Position
 
 DEFAULT_TIMING = Timing()

@@ -34,7 +34,7 @@ from typing import Any
 import chess
 
 from board_driver.boardscript.feed import describe
-from board_driver.events import Lift, Place
+from board_driver.physical.events import Lift, Place
 from tests.board_driver.daemon_process import ROOT, DaemonProcess, write_config
 from tests.conftest import SHARED_DATA
 from tests.generate_scripts import _Hands, _play_move, read_games

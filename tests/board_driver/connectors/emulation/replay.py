@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from board_driver.frame import Frame
+from board_driver.physical.frame import Frame
 from rules import Game, Position
 from tests.board_driver.connectors.emulation.fakes import (
     FakeLayer,
@@ -88,7 +88,7 @@ class ReplayDoor:
     def publish(self, event: dict[str, Any]) -> None:
         kind = event["type"]
         if kind in ("lift", "place"):
-            from board_driver.squares import square
+            from board_driver.physical.squares import square
 
             bit = 1 << square(event["square"])
             self.sensed = self.sensed | bit if kind == "place" else self.sensed & ~bit

@@ -12,7 +12,7 @@ from board_driver.connectors.emulation.chesslink import ChessLinkSession
 from board_driver.connectors.emulation.connector import Emulation
 from board_driver.connectors.emulation.dgt import DgtSession
 from board_driver.connectors.emulation.pegasus import PegasusSession
-from board_driver.events import Button, Choose, Lift, Place
+from board_driver.physical.events import Button, Choose, Lift, Place
 from tests.board_driver.connectors.emulation.apps import ChessLinkApp, DgtApp, PegasusApp
 from tests.board_driver.connectors.emulation.fakes import (
     DEFAULT_TIMING,

@@ -21,7 +21,7 @@ from board_driver.connectors.emulation.dgt import field
 from board_driver.connectors.emulation.gatt import PROFILES
 from board_driver.connectors.emulation.pegasus import PegasusSession
 from board_driver.connectors.emulation.view import START_OCCUPANCY
-from board_driver.squares import square
+from board_driver.physical.squares import square
 from tests.board_driver.connectors.emulation.apps import (
     ChessLinkApp,
     PegasusApp,

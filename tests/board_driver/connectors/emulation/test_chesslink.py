@@ -11,7 +11,7 @@ from board_driver.connectors.emulation.chesslink import (
     squares_lit,
 )
 from board_driver.connectors.emulation.view import START_OCCUPANCY, STARTING_FEN, BoardView
-from board_driver.squares import square
+from board_driver.physical.squares import square
 from tests.board_driver.connectors.emulation.apps import ChessLinkApp, chesslink_command
 
 START_STATUS = "rnbqkbnr" + "p" * 8 + "." * 32 + "P" * 8 + "RNBQKBNR"

@@ -9,8 +9,8 @@ import tomllib
 import pytest
 
 from board_driver.connectors.emulation import EmulationConfig, extension
-from board_driver.extension import EXTENSIONS
 from board_driver.service.config import ConfigError, parse_config, to_toml
+from board_driver.service.discovery import installed
 from tests.board_driver.daemon_process import ROOT
 
 
@@ -21,7 +21,7 @@ def test_off_by_default_and_on_with_a_protocol():
     on = parse_config('[emulation]\nprotocol = "chesslink"\ndevice = "/dev/rfcomm0"\n')
     assert extension.enabled(on.emulation, on)
     assert on.emulation.device == "/dev/rfcomm0" and on.emulation.colour == "cyan"
-    assert "board_driver.connectors.emulation" in EXTENSIONS
+    assert installed().owner("emulation").extension is extension
 
 
 @pytest.mark.parametrize(

@@ -8,7 +8,7 @@ import json
 import logging
 
 from board_driver.connectors.emulation.dgt import field
-from board_driver.squares import square
+from board_driver.physical.squares import square
 from tests.board_driver.connectors.emulation.apps import chesslink_command
 from tests.board_driver.connectors.emulation.rig import Rig
 

@@ -8,7 +8,7 @@ import pytest
 from board_driver.connectors.emulation import dgt
 from board_driver.connectors.emulation.dgt import DgtSession
 from board_driver.connectors.emulation.view import STARTING_FEN, BoardView
-from board_driver.squares import square
+from board_driver.physical.squares import square
 from tests.board_driver.connectors.emulation.apps import DgtApp
 
 AFTER_E4 = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"

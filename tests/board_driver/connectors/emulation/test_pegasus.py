@@ -10,7 +10,7 @@ from board_driver.connectors.emulation import pegasus
 from board_driver.connectors.emulation.dgt import field
 from board_driver.connectors.emulation.pegasus import PegasusSession
 from board_driver.connectors.emulation.view import START_OCCUPANCY, STARTING_FEN, BoardView
-from board_driver.squares import square
+from board_driver.physical.squares import square
 from tests.board_driver.connectors.emulation.apps import PegasusApp
 from tests.board_driver.connectors.emulation.rig import Rig
 

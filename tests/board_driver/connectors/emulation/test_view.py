@@ -10,7 +10,7 @@ import asyncio
 from board_driver.arbiter.tracker import GameOptions
 from board_driver.boardscript.script import parse_script
 from board_driver.connectors.emulation.view import BoardView, placement
-from board_driver.squares import square
+from board_driver.physical.squares import square
 from tests.board_driver.connectors.emulation.rig import Rig
 
 
@@ -40,7 +40,7 @@ def run(script_text: str, *, options: GameOptions | None = None) -> Rig:
 
 def told(rig: Rig) -> list[str]:
     """The field updates as 'e2 -' / 'e4 P'."""
-    from board_driver.squares import square_name
+    from board_driver.physical.squares import square_name
     from tests.board_driver.connectors.emulation.apps import DGT_PIECES
 
     return [f"{square_name(sq)} {DGT_PIECES.get(code, '-')}" for _, sq, code in rig.updates]

@@ -17,8 +17,8 @@ from typing import Any
 import rules
 from board_driver.arbiter.tracker import GameOptions, Tracker
 from board_driver.door import ActionRefused, Snapshot
-from board_driver.events import Choose, Lift, Place
-from board_driver.squares import square, square_name, squares_of
+from board_driver.physical.events import Choose, Lift, Place
+from board_driver.physical.squares import square, square_name, squares_of
 
 
 @dataclass
@@ -250,7 +250,7 @@ class FakeDoor:
         return self._publish(self.tracker.handle(Choose(self.now_ms(), piece)))
 
     def press(self, button: str, *, t_ms: int | None = None) -> list[dict[str, Any]]:
-        from board_driver.events import Button
+        from board_driver.physical.events import Button
 
         return self._publish(self.tracker.handle(Button(self.now_ms(), button)))
 

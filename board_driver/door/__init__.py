@@ -45,11 +45,11 @@ now), so that a button pressed on a page is judged in its place among the board'
 
 **Lights** (:meth:`Door.light_layer`): a connector may light squares in a layer of its
 own. Where two layers want one square, the more urgent wins, in this order (the first
-wins): the daemon's own patterns (starting, link lost, fault, store failing: the whole
-frame), the board out of sync (what to empty and fill), a committed move's white flash,
-**connector layers** (in the order they were made), check, a move half done (castling
-rook, en-passant victim, touched piece), the move to execute for a player not at the
-board, hints.
+wins): the daemon's own patterns (starting, link lost, fault; store failing: the edge), a
+committed move's white flash, the board out of sync (what to empty and fill),
+**connector layers** (in the order they were made), then the game's own lights: check, a
+move half done (castling rook, en-passant victim, touched piece), the move to execute for
+a player not at the board, hints, the end of the game.
 """
 
 from __future__ import annotations
@@ -59,10 +59,27 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from board_driver.frame import Frame
+from board_driver.physical.frame import Frame
+from board_driver.physical.squares import square, square_name
 
 if TYPE_CHECKING:
     import rules
+
+__all__ = [
+    "DOOR_EVENTS",
+    "HUMAN",
+    "SIDES",
+    "ActionRefused",
+    "Door",
+    "Frame",
+    "LightLayer",
+    "Player",
+    "Snapshot",
+    "StoreUnavailable",
+    "Subscription",
+    "square",
+    "square_name",
+]
 
 #: The two sides, as the door names them.
 SIDES = ("white", "black")
@@ -70,7 +87,7 @@ SIDES = ("white", "black")
 HUMAN = "human"
 #: The events the door itself adds to the tracker's (see the module docstring for these).
 DOOR_EVENTS = {
-    "new_game": "a new game started: ``fen``, ``game_id``",
+    "new_game": "a new game started: ``fen`` (its stored number: the snapshot's ``game_id``)",
     "options": "the game's options changed: ``touch_move``, ``takeback``, ``hints``, "
     "``clock``, ``clock_switch``, ``illegal_move``",
     "clock": "the clock changed: ``action`` (``pause``, ``resume``, ``start``, ``adjust``, "
@@ -303,9 +320,19 @@ class Door(Protocol):
         ``result``, ``termination``, ``headers``, ``data``). LookupError if none."""
         ...
 
+    def describe(self, what: str, *, language: str = "en", **details: Any) -> str:
+        """The board's answers to a player's questions, in words, as its speech says them
+        (:mod:`board_driver.spoken.asks`): ``move`` (the last move, or ``ply=`` n's: the
+        words of a move), ``moves`` (the last ``count=`` plies), ``clocks``, ``material``,
+        ``square`` (``square="f3"``: *White knight f3.*), ``rank`` (``rank=3``), ``file``
+        (``file="f"``); in ``language`` (``en``, ``fr``, ``de``, ``es``). ActionRefused names
+        a question, a detail or a language it does not know. The board's ``say_*`` buttons
+        (:meth:`press`) have the speech extension say the same answers aloud."""
+        ...
+
     def review(self, game_id: int) -> list[Any]:
         """What an engine's review of stored game ``game_id`` found, a
-        :class:`board_driver.review.ReviewedPly` per position reviewed (empty: none).
+        :class:`board_driver.door.review.ReviewedPly` per position reviewed (empty: none).
         LookupError if there is no such game."""
         ...
 
@@ -318,7 +345,10 @@ class Door(Protocol):
 
     def press(self, button: str, *, t_ms: int | None = None) -> list[dict[str, Any]]:
         """A control pressed: ``adjust``, ``resign``, ``draw_offer``, ``draw_accept``,
-        ``claim_draw``, ``new_game``, ``hint`` (the board-script ``button`` names)."""
+        ``claim_draw``, ``new_game``, ``hint``, the clock's, and the questions ``say_move``,
+        ``say_moves``, ``say_clocks``, ``say_material``, ``say_square``, ``say_rank``,
+        ``say_file`` (an ``ask`` event: the speech extension answers aloud) (the
+        board-script ``button`` names)."""
         ...
 
     def choose(self, piece: str, *, t_ms: int | None = None) -> list[dict[str, Any]]:

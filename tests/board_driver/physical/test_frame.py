@@ -1,7 +1,7 @@
 import pytest
 
-from board_driver.frame import Frame
-from board_driver.squares import square, square_name, squares_of
+from board_driver.physical.frame import Frame
+from board_driver.physical.squares import square, square_name, squares_of
 
 
 def test_rows_put_rank_8_first_and_blinking_in_upper_case():

@@ -1,19 +1,19 @@
 """Extensions: the players and connectors that plug into the running board, each enabled
-by a config section of its own.
+by a config section of its own, built in or installed from another package.
 
 An extension is a small object in its package's ``__init__.py`` that imports nothing heavy:
 its config section (a frozen dataclass of keys with their defaults, and a check for each
-key), whether the config enables it, what it needs installed, and ``start(door, config)``,
+key), whether the config enables it, what it needs installed, and ``start(door, section)``,
 which imports the real module only then, so the daemon's memory holds only what the
 config uses. The daemon starts every enabled extension after the board is ready, and
 stops them before it stops; an extension that fails to start is logged and the board runs
 on without it.
 
-A whole extension, in ten lines (``board_driver/connectors/announcer/__init__.py``)::
+A whole extension, in a dozen lines (a package ``magboard_announcer``)::
 
     from dataclasses import dataclass
-    from board_driver.config_values import boolean
-    from board_driver.extension import Extension
+    from board_driver.door.config_values import boolean
+    from board_driver.door.extension import Extension
 
     @dataclass(frozen=True)
     class AnnouncerConfig:
@@ -24,32 +24,28 @@ A whole extension, in ten lines (``board_driver/connectors/announcer/__init__.py
         config_class = AnnouncerConfig
         checks = {"enabled": boolean}
 
-        async def start(self, door, config):
-            from board_driver.connectors.announcer.speaker import Speaker  # heavy: here
+        async def start(self, door, section):
+            from magboard_announcer.speaker import Speaker  # heavy: only here
             return await Speaker(door).start()   # anything with `async def stop()`
 
     extension = Announcer()
 
-and its module path added to :data:`EXTENSIONS`.
+and, in the package's ``pyproject.toml``, the entry point that names that object::
+
+    [project.entry-points."magboard.extensions"]
+    announcer = "magboard_announcer:extension"
+
+magboard registers its own extensions the same way; :mod:`board_driver.service.discovery`
+finds them all (``docs/architecture.md``, "Write your own connector").
 """
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Mapping
 from typing import Any, ClassVar, Protocol
 
-from board_driver.config_values import Check
-
-#: Every extension's module, in the order they start (each has an ``extension`` object).
-EXTENSIONS: tuple[str, ...] = (
-    "board_driver.players.engine",
-    "board_driver.players.lichess",
-    "board_driver.connectors.web",
-    "board_driver.connectors.emulation",
-    "board_driver.connectors.broadcast",
-    "board_driver.hall",
-)
+from board_driver.door import Door
+from board_driver.door.config_values import Check
 
 
 class ExtensionError(Exception):
@@ -75,7 +71,7 @@ class Extension:
     name: ClassVar[str] = ""
     #: A frozen dataclass: the section's keys and their defaults.
     config_class: ClassVar[type] = object
-    #: Each key's check (:mod:`board_driver.config_values`).
+    #: Each key's check (:mod:`board_driver.door.config_values`).
     checks: ClassVar[Mapping[str, Check]] = {}
     #: Keys whose values are secrets: masked in ``config show`` and never logged.
     secrets: ClassVar[tuple[str, ...]] = ()
@@ -91,11 +87,7 @@ class Extension:
     def validate_environment(self, section: Any) -> None:
         """ExtensionError if what it needs is not there (a library, a device)."""
 
-    async def start(self, door: Any, section: Any) -> Running:
-        """Start on the daemon's loop, using only ``door``; import heavy modules here."""
+    async def start(self, door: Door, section: Any) -> Running:
+        """Start on the daemon's loop, using only ``door``; import heavy modules here.
+        ``section`` is this extension's config section (a ``config_class`` instance)."""
         raise NotImplementedError
-
-
-def extensions() -> list[Extension]:
-    """Every known extension, in :data:`EXTENSIONS` order."""
-    return [importlib.import_module(name).extension for name in EXTENSIONS]

@@ -2,16 +2,16 @@
 value converted, or raises :class:`Bad` with the rest of the message.
 
 The daemon's own sections (:mod:`board_driver.service.config`) and every extension's
-section (:mod:`board_driver.extension`) use these, so every bad value reads the same way:
+section (:mod:`board_driver.door.extension`) use these, so every bad value reads the same way:
 
 >>> integer(1, 65535)("port", 70000)
 Traceback (most recent call last):
 ...
-board_driver.config_values.Bad: 70000 is not between 1 and 65535
+board_driver.door.config_values.Bad: 70000 is not between 1 and 65535
 >>> one_of("gpiod", "sim")("backend", "gpio")
 Traceback (most recent call last):
 ...
-board_driver.config_values.Bad: "gpio" is not one of "gpiod", "sim"
+board_driver.door.config_values.Bad: "gpio" is not one of "gpiod", "sim"
 >>> quote("x" * 100)
 '"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx..." (100 characters)'
 """
@@ -55,7 +55,9 @@ def one_of(*choices: str) -> Check:
     return check
 
 
-def integer(low: int | None = None, high: int | None = None, choices: tuple = ()) -> Check:
+def integer(
+    low: int | None = None, high: int | None = None, choices: tuple[int, ...] = ()
+) -> Check:
     def check(_key: str, value: Any) -> int:
         if isinstance(value, bool) or not isinstance(value, int):
             raise Bad(f"{quote(value)} is not a whole number")
@@ -129,21 +131,21 @@ def host(key: str, value: Any) -> str:
     characters each, 253 in all."""
     import ipaddress
 
-    value = text(key, value)
-    if value == "":
-        return value
+    name = text(key, value)
+    if name == "":
+        return name
     try:
-        ipaddress.ip_address(value)
-        return value
+        ipaddress.ip_address(name)
+        return name
     except ValueError:
         pass
-    labels = value.rstrip(".").split(".")
-    if len(value) > 253 or not all(
+    labels = name.rstrip(".").split(".")
+    if len(name) > 253 or not all(
         0 < len(label) <= 63 and label.replace("-", "").isalnum() and label.isascii()
         for label in labels
     ):
-        raise Bad(f"{quote(value)} is not an IP address or a host name")
-    return value
+        raise Bad(f"{quote(name)} is not an IP address or a host name")
+    return name
 
 
 def pin(_key: str, value: Any) -> int:

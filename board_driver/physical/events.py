@@ -10,6 +10,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+#: The buttons that ask the board something, and what they ask (the speech extension says
+#: the answer: the last move, the last few moves, both clocks, the material; ``square``,
+#: ``rank`` and ``file``: the next piece lifted and put back is named, or its rank or file
+#: read, and that lift touches nothing, as after *j'adoube*).
+ASK_BUTTONS = {
+    "say_move": "move",
+    "say_moves": "moves",
+    "say_clocks": "clocks",
+    "say_material": "material",
+    "say_square": "square",
+    "say_rank": "rank",
+    "say_file": "file",
+}
 #: The controls a player can press (board-script ``button <name>``).
 BUTTON_NAMES = frozenset(
     {"adjust", "resign", "draw_offer", "draw_accept", "claim_draw", "new_game", "hint"}
@@ -18,6 +31,7 @@ BUTTON_NAMES = frozenset(
     | {"resign_white", "resign_black"}
     # The clock's: the running side's clock, either player's, pause and resume.
     | {"clock", "clock_white", "clock_black", "pause"}
+    | set(ASK_BUTTONS)
 )
 #: Pieces a pawn may become (board-script ``choose <piece>``).
 PROMOTION_LETTERS = frozenset("qrbn")

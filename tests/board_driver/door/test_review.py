@@ -12,7 +12,7 @@ import chess.pgn
 import pytest
 
 import rules
-from board_driver.review import ReviewedPly, Score, chances, judge, review_moves
+from board_driver.door.review import ReviewedPly, Score, chances, judge, review_moves
 from board_driver.service.store import Store, StoreDamagedError, game_pgn
 
 
