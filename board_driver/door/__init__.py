@@ -390,8 +390,9 @@ class Door(Protocol):
         """Start a new game from ``fen`` (None: the start position) and ``moves`` (UCI)
         already played from it elsewhere, on the pieces standing (the lights guide the
         set-up; from the start position with no moves, none of the pieces standing is read
-        as a move until all 32 stand home, as after the ``new_game`` button), with ``options`` and ``headers`` changed and the sides given to
-        ``players`` (the others keep theirs). The game on the board is kept in the store
+        as a move until all 32 stand home, as after the ``new_game`` button), with
+        ``options`` and ``headers`` changed and the sides given to ``players`` (the others
+        keep theirs). The game on the board is kept in the store
         as it stands (it can be resumed). ``online``: a server decides the result (see
         :meth:`end_game`); the board's own automatic endings that a server may not know
         (a dead position) are then only a note, and no one at the board gets help (no

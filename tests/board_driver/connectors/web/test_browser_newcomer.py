@@ -212,8 +212,15 @@ def test_a_game_as_on_lichess_lit_heard_by_keyboard_in_the_systems_theme(browser
             click(page, "e4", "d5")  # 2. exd5: a capture, heard as one
             wait_moves(page, "e4", "d5", "exd5")
             page.wait_for_selector("#sound-toggle[data-played='capture 3']")
-            click(page, "d8", "d5", "b1", "c3", "d5", "e5")  # 2... Qxd5 3. Nc3 Qe5+
-            wait_moves(page, "e4", "d5", "exd5", "Qxd5", "Nc3", "Qe5+")
+            played_so_far = ["e4", "d5", "exd5"]
+            for move, san in (
+                (("d8", "d5"), "Qxd5"),
+                (("b1", "c3"), "Nc3"),
+                (("d5", "e5"), "Qe5+"),
+            ):
+                click(page, *move)  # a move at a time, as hands on a board: 2... Qxd5 3. Nc3 Qe5+
+                played_so_far.append(san)
+                wait_moves(page, *played_so_far)
             page.wait_for_selector("#sound-toggle[data-played='check 6']")
             page.wait_for_selector("#sq-e1.check")  # the king in check, lit as on Lichess
             assert "in check" in page.locator("#sq-e1").get_attribute("aria-label")
