@@ -69,12 +69,12 @@ def engine_pace(state: dict[str, Any], clock: dict[str, Any] | None) -> str:
     >>> engine_pace({"depth": None, "movetime_ms": 1000}, None)
     '1 s a move'
     >>> engine_pace({"depth": 8, "movetime_ms": 1000}, {"state": "running", "control": "3+2"})
-    'on its clock (3+2), at most 8 plies deep'
+    'on its clock (3+2), depth 8 at most'
     """
     depth = state.get("depth")
-    deep = f"{depth} plies deep" if depth else ""
+    deep = f"depth {depth}" if depth else ""
     if clock is not None and clock.get("state") != "stopped":
-        return f"on its clock ({clock.get('control')})" + (f", at most {deep}" if deep else "")
+        return f"on its clock ({clock.get('control')})" + (f", {deep} at most" if deep else "")
     movetime = state.get("movetime_ms")
     time = ""
     if movetime:

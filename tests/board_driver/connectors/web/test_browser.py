@@ -394,8 +394,8 @@ def test_the_engine_by_level_on_its_clock_its_move_in_words_and_resign_for_the_h
     click(page, move["from"], move["to"])  # the human plays the engine's move for it
     page.wait_for_selector("#engine-status[data-status='waiting']")
     line = page.locator("#engine-status").inner_text()
-    assert line.startswith(f"{name} plays {engine_side} (level 1, on its clock (3+2), at most")
-    assert line.endswith("your move")
+    pace = "on its clock (3+2), depth 1 at most"
+    assert line == f"{name} plays {engine_side} (level 1, {pace}): your move"
     no_sideways_scroll(page, "an engine game")
     if size == "phone":
         page.wait_for_selector(f"#sq-{move['to']}[data-led='.']")  # after the move's flash

@@ -71,7 +71,7 @@ def test_a_level_is_set_from_the_page_and_shown_in_the_state(web_daemon):
     assert status == 200, answer
     engine = web_daemon.state()["engine"]
     assert (engine["elo"], engine["level"]) == (1650, "elo 1650, depth 2, 500 ms per move")
-    assert engine["pace"] == "0.5 s a move or 2 plies deep"  # no clock: its own limit
+    assert engine["pace"] == "0.5 s a move or depth 2"  # no clock: its own limit
     status, answer = web_daemon.request("api/engine", {"side": "none", "skill": 3}, token=token)
     assert web_daemon.state()["engine"]["elo"] is None
 
