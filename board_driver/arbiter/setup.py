@@ -21,6 +21,18 @@ class NewGameSetup(TrackerParts):
     """A new game waiting for its pieces (a Tracker part)."""
 
     _new_game_pending: bool
+    _keep_game: bool = False  # the game waiting is the one to play (wait_for_pieces)
+
+    def wait_for_pieces(self, t: int) -> list[Event]:
+        """This game, from the start position with no move yet, was begun on pieces that
+        stand elsewhere (the last game's): as after ``new_game``, nothing is read as a move
+        until all 32 stand home, and then this game begins (no other is made)."""
+        if self.board == START_OCCUPANCY or self.game.moves or self._outcome is not None:
+            return []
+        if self.game.start.fen() != Game().start.fen():
+            raise ValueError("wait_for_pieces: a game from the start position only")
+        self._keep_game = True
+        return self._button_new_game(t)
 
     def _button_new_game(self, t: int) -> list[Event]:
         self._new_game_pending = True
@@ -44,7 +56,9 @@ class NewGameSetup(TrackerParts):
         return []
 
     def _start_new_game(self, t: int) -> list[Event]:
-        self.game = Game()
+        if not self._keep_game:
+            self.game = Game()
+        self._keep_game = False
         self._occupancies = [START_OCCUPANCY]
         self._outcome = None
         self._forget_windows()

@@ -377,9 +377,9 @@ class ScriptReader:
         return self._parser.script
 
     def set_standing(self, occupancy: int) -> None:
-        """The pieces standing before the first event, when they are not the ``fen``'s (a
-        script that goes on with the game on the board): lifts and places are checked
-        against them."""
+        """The pieces standing now, when they are not the ones the script's own lines left
+        (a script that goes on with the game on the board, or a board other hands move
+        too): the next lines' lifts and places are checked against them."""
         self._parser.board = occupancy
 
     def feed(self, line: str) -> list[ScriptItem]:

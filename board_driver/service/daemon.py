@@ -367,6 +367,10 @@ class Daemon(Restart, Questions, Storing):
         if online:
             events[0]["online"] = True
         events += self.tracker.starting_events(now)
+        if fen is None and not moves and not online:
+            # The last game's pieces are not read as this one's moves: it begins once the
+            # start position stands, as after the new_game button.
+            events += self.tracker.wait_for_pieces(now)
         self._end_question()
         self.after(events)
         return events

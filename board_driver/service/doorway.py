@@ -278,6 +278,10 @@ class BoardDoor:
             raise ActionRefused(f"choose: {piece!r} is not a promotion piece (q, r, b or n)")
         return self._board.handle_outside(Choose(self._t(t_ms), piece))
 
+    def resign(self, side: str, *, t_ms: int | None = None) -> list[dict[str, Any]]:
+        _color(side)  # ActionRefused names a bad side
+        return self.press(f"resign_{side}", t_ms=t_ms)
+
     def _sim(self) -> Any:
         sim = self._board.hw.sim_board
         if sim is None:

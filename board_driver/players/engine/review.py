@@ -118,8 +118,9 @@ class Reviewer:
 
     def state(self) -> dict[str, Any]:
         """``game`` (the game reviewed last, or being reviewed), ``status`` (``idle``,
-        ``running``, ``done``, ``stopped``, ``failed``, or ``off``), ``done`` and
-        ``total`` (positions), ``reason`` (why it stopped or failed)."""
+        ``scheduled``: a game just over is reviewed in a moment, ``running``, ``done``,
+        ``stopped``, ``failed``, or ``off``), ``done`` and ``total`` (positions),
+        ``reason`` (why it stopped or failed)."""
         if self.mode == "off":
             return {"game": None, "status": "off", "done": 0, "total": 0, "reason": None}
         return dict(self._state)
@@ -198,6 +199,7 @@ class Reviewer:
         if self._auto is not None and kinds & {"new_game", "new_game_pending", "game_resumed"}:
             self._auto.cancel()  # the players went on: no review of their own accord
             self._auto = None
+            self._unschedule()
         if self._task is not None:
             if "new_game" in kinds:
                 self.cancel("a new game started")
@@ -227,14 +229,25 @@ class Reviewer:
         self._auto = asyncio.get_running_loop().call_later(
             AUTO_DELAY_S, self._review_after_game, snapshot.game_id
         )
+        if self._task is None:  # a page says it comes, rather than offering to start it
+            self._state = {
+                "game": snapshot.game_id, "status": "scheduled", "done": 0, "total": 0,
+                "reason": None,
+            }  # fmt: skip
+
+    def _unschedule(self) -> None:
+        if self._state["status"] == "scheduled":
+            self._state = {**self._state, "status": "idle"}
 
     def _review_after_game(self, game_id: int) -> None:
         self._auto = None
         snapshot = self.door.snapshot()
         if snapshot.game_id != game_id or snapshot.result == "*" or snapshot.setup_pending:
+            self._unschedule()
             return
         with contextlib.suppress(ActionRefused, LookupError):
             self.request(game_id)
+        self._unschedule()
 
     def _take_up_unfinished(self) -> None:
         """A review is done: one stopped half way before goes on, if reviews may run."""
