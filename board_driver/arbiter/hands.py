@@ -51,7 +51,7 @@ class Hands(TrackerParts):
             # A lift that commits the move before it is read again in the next one (there
             # too it may be the other side's hand reaching out); a commit or two at most.
             for _ in range(3):
-                if self.board == self._committed or self._reading.passing(t, sq):
+                if self._at_position() or self._reading.passing(t, sq):
                     break
                 events, others = self._before_lift(t, sq)
                 out += events

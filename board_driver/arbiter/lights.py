@@ -83,7 +83,13 @@ class Lights(TrackerParts):
         touched = 0
         if self.options.touch_move != "off":
             owed, _ = reading.touch.demand(reading.legal)
-            if owed is not None and board & bit(owed):
+            # Lit only where it has a move to make (a Chess960 rook touched before its
+            # king that cannot move only may not castle: FIDE 4.4.2).
+            if (
+                owed is not None
+                and board & bit(owed)
+                and any(owed in (m.from_square, m.captured_square) for m in reading.legal)
+            ):
                 touched |= bit(owed)
             if self._warned is not None:
                 touched |= bit(self._warned)

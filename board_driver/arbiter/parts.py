@@ -46,11 +46,18 @@ class Choice:
 
 @dataclass(frozen=True, slots=True)
 class CastlingAmendment:
-    """A rook move that becomes castling if its king follows (rook first: :mod:`.amendments`)."""
+    """A rook move that becomes castling if its king follows (rook first), or a Chess960
+    king's step onto its castling square that becomes castling if its rook follows (king
+    first): :mod:`.amendments`."""
 
     castling: Move
-    footprint: Footprint  # the castling's, from the position before the rook move
-    before: int  # the occupancy before the rook move
+    footprint: Footprint  # the castling's, from the position before the first move
+    before: int  # the occupancy before the first move
+    follower: int  # the square of the piece still to move: the king's, or the rook's
+
+    @property
+    def rook_first(self) -> bool:
+        return self.follower == self.castling.from_square
 
 
 class TrackerParts:
@@ -142,6 +149,8 @@ class TrackerParts:
         def _promoted_piece_back(self, t: int) -> list[Event]: ...
         def _in_window(self, sq: int) -> bool: ...
         def _castling_shown(self) -> bool: ...
+        def _swapped_back(self) -> bool: ...
+        def _at_position(self) -> bool: ...
         def _amend_castling(self, t: int) -> list[Event]: ...
 
         # Of take-backs (takebacks.py) and the other side (expected.py).

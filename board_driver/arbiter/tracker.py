@@ -199,6 +199,7 @@ class Tracker(Amendments, Controls, Hands, Lights, NewGameSetup, OtherSide, Rere
             and not reading.adjusting
             and reading.touch.own is None
             and reading.touch.opponent is None
+            and reading.touch.rook_first is None
             and self._castle_amend is None
             and self._promotion_square is None
             and self._choice is None
@@ -343,6 +344,18 @@ class Tracker(Amendments, Controls, Hands, Lights, NewGameSetup, OtherSide, Rere
             return None
         return found
 
+    def _at_position(self) -> bool:
+        """Does the board stand as the committed position, no move made? A Chess960
+        castling seen made that leaves every square as it was (the king and the rook
+        swapped squares: what was seen counts) is a move, where touch-move allows it."""
+        if self.board != self._committed:
+            return False
+        reading = self._reading
+        if not reading.transpositions or not reading.history:
+            return True
+        found = reading.transposed()
+        return found is None or not self._acceptable(found.move)
+
     def _mover_first(self, found: Footprint) -> bool:
         """Is ``found`` a capture whose victim was lifted after the capturing piece?"""
         lifted = self._reading.lift_t
@@ -384,7 +397,9 @@ class Tracker(Amendments, Controls, Hands, Lights, NewGameSetup, OtherSide, Rere
         if not self._playing():
             return self._judge_setup(t)
         self._reading.settled()
-        if self.board == self._committed:
+        if self._at_position():
+            if self._swapped_back():  # a castling that swapped king and rook, undone
+                return self._judge_takeback(t, 1) or self._restored(t)
             return self._restored(t)
         found = self._complete()
         violating = None

@@ -96,15 +96,29 @@ def why_illegal(position: Position, board: int) -> str:
         (sq for sq in movers if (p := position.piece_at(sq)) is not None and p.piece_type == KING),
         None,
     )
-    if king is not None and any(abs(sq - king) == 2 and sq >> 3 == king >> 3 for sq in new):
-        target = next(sq for sq in new if abs(sq - king) == 2)
-        reason = _rules_reason(position, Move(king, target))
-        if reason is not None:
-            return reason
-        move = position.legal_move(Move(king, target))
-        rook = move.rook_from
-        if rook is not None and board & (1 << rook):
-            return f"castling was not finished: the rook stands on {square_name(rook)}"
+    if king is not None and position.variant == "standard":
+        target = next((sq for sq in new if abs(sq - king) == 2 and sq >> 3 == king >> 3), None)
+        if target is not None:
+            reason = _rules_reason(position, Move(king, target))
+            if reason is not None:
+                return reason
+            move = position.legal_move(Move(king, target))
+            rook = move.rook_from
+            if rook is not None and board & (1 << rook):
+                return f"castling was not finished: the rook stands on {square_name(rook)}"
+    elif king is not None:
+        castling = next(
+            (
+                m
+                for m in position.legal_moves()
+                if m.is_castling and m.from_square == king and m.to_square in new
+            ),
+            None,
+        )
+        if castling is not None and castling.rook_from is not None:
+            rook = castling.rook_from
+            if rook != castling.rook_to and board & (1 << rook):
+                return f"castling was not finished: the rook stands on {square_name(rook)}"
     if len(movers) == 1 and not new:
         return f"{piece_words(position, movers[0])} has no legal move"
     if len(movers) > 1 and not new and not others:
@@ -165,8 +179,12 @@ def asks(
         checkers = ", ".join(piece_words(position, sq) for sq in squares_of(view.checkers))
         out.append(f"{side_words(position.turn)} is in check from {checkers}.")
     half_done = squares_of(view.half_done)
-    if len(half_done) == 2:  # a castling rook: from its corner to beside the king
-        standing = [sq for sq in half_done if position.piece_at(sq) is not None]
+    if len(half_done) == 2:  # a castling rook: from its square to beside the king
+        standing = [
+            sq
+            for sq in half_done
+            if (piece := position.piece_at(sq)) is not None and piece.piece_type == ROOK
+        ]
         if standing:
             rook_from = standing[0]
             rook_to = next(sq for sq in half_done if sq != rook_from)

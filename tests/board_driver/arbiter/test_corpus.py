@@ -87,7 +87,9 @@ def _problems(generated: GeneratedGame, script) -> list[str]:
         )
     if not result.in_sync:
         out.append("ended out of sync")
-    elif why := unexplained(sensed_at_end(script), result.fen):
+    elif why := unexplained(
+        sensed_at_end(script), result.fen, chess960=script.variant == "chess960"
+    ):
         out.append(f"ended in sync, but {why}")
     wrong = Counter(e["type"] for e in result.events if e["type"] in ("illegal", "takeback"))
     if wrong:

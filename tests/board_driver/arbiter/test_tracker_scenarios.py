@@ -37,8 +37,8 @@ from board_driver.boardscript.script import parse_script
 
 SCRIPTS = Path(__file__).resolve().parents[2] / "scripts"
 #: The first issue's numbered cases, issue 15 (fast and messy hands), issue 22 (hands at
-#: any pace) and issue 27 (the clock).
-CASES = (*range(1, 12), 15, 22, 27)
+#: any pace), issue 27 (the clock) and issue 35 (Chess960 castling).
+CASES = (*range(1, 12), 15, 22, 27, 35)
 REQUIRED = ("case", "moves", "fen", "result", "termination", "in_sync", "events")
 
 
