@@ -336,10 +336,7 @@ def castling_squares(board: chess.Board, move: chess.Move) -> tuple[int, int, in
     rank = chess.square_rank(move.from_square)
     kingside = board.is_kingside_castling(move)
     king_to = chess.square(6 if kingside else 2, rank)
-    if board.chess960:
-        rook_from = move.to_square
-    else:
-        rook_from = chess.square(7 if kingside else 0, rank)
+    rook_from = move.to_square if board.chess960 else chess.square(7 if kingside else 0, rank)
     return move.from_square, king_to, rook_from, chess.square(5 if kingside else 3, rank)
 
 

@@ -57,10 +57,7 @@ def _on_its_way(board: chess.Board, move: chess.Move, sensed: int) -> bool:
         rank = chess.square_rank(move.from_square)
         kingside = board.is_kingside_castling(move)
         # python-chess writes a Chess960 castling as the king taking its rook.
-        if board.chess960:
-            rook_from = move.to_square
-        else:
-            rook_from = chess.square(7 if kingside else 0, rank)
+        rook_from = move.to_square if board.chess960 else chess.square(7 if kingside else 0, rank)
         rook_to = chess.square(5 if kingside else 3, rank)
         king_to = chess.square(6 if kingside else 2, rank)
         places = chess.BB_SQUARES[king_to] | chess.BB_SQUARES[rook_to]
