@@ -13,6 +13,7 @@ records of that state live here too: a :class:`Choice` of the hands' reading, an
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -65,6 +66,7 @@ class TrackerParts:
 
     # The game, its options, and the board standing (``Tracker.__init__``).
     game: Game
+    next_start: Callable[[], Position]
     options: GameOptions
     timing: Timing
     colours: Colours

@@ -79,12 +79,12 @@ from board_driver.arbiter.options import (
 from board_driver.arbiter.parts import CastlingAmendment, Choice
 from board_driver.arbiter.reading import MoveReading
 from board_driver.arbiter.rereading import Rereading
-from board_driver.arbiter.setup import START_OCCUPANCY, NewGameSetup
+from board_driver.arbiter.setup import START_OCCUPANCY, NewGameSetup, StartPositions
 from board_driver.arbiter.takebacks import TakeBacks
 from board_driver.arbiter.words import why_illegal, why_touch_move
 from board_driver.physical.events import BoardEvent, Button, Choose, Lift, Place
 from board_driver.physical.squares import square_name
-from rules import Color, Game, Move, Outcome
+from rules import Color, Game, Move, Outcome, Position
 
 __all__ = [
     "MIN_SETTLE_MS",
@@ -102,6 +102,8 @@ class Tracker(Amendments, Controls, Hands, Lights, NewGameSetup, OtherSide, Rere
 
     ``board`` is the occupancy actually standing when the tracker starts (``None``: it
     matches the game); a mismatch starts out of sync, and the lights guide the board back.
+    ``next_start`` gives the start position of a new game set up on the board (a Chess960
+    one, drawn for each game, where the daemon plays Chess960).
     """
 
     def __init__(
@@ -112,10 +114,15 @@ class Tracker(Amendments, Controls, Hands, Lights, NewGameSetup, OtherSide, Rere
         timing: Timing = DEFAULT_TIMING,
         board: int | None = None,
         colours: Colours = DEFAULT_COLOURS,
+        next_start: StartPositions = Position,
     ) -> None:
         if board is not None and not (isinstance(board, int) and 0 <= board < 1 << 64):
             raise ValueError(f"board: expected a 64-bit occupancy bitmap, got {board!r}")
         self.game = game if game is not None else Game()
+        #: The start position of the next game set up on the board (the ``new_game``
+        #: button, or the pieces put home after a game): the standard one unless the
+        #: daemon says otherwise (a Chess960 start position, drawn for each game).
+        self.next_start: StartPositions = next_start
         self.options = options
         self.timing = timing
         self.colours = colours
@@ -148,6 +155,7 @@ class Tracker(Amendments, Controls, Hands, Lights, NewGameSetup, OtherSide, Rere
         self._pending_choice: int | None = None
         self._warned: int | None = None  # a touched square lit after a move it did not make
         self._new_game_pending = False
+        self._pending_start: Position | None = None
         self._draw_offer: Color | None = None
         self._other_side: Color | None = None
         self._expected: Move | None = None

@@ -87,7 +87,9 @@ SIDES = ("white", "black")
 HUMAN = "human"
 #: The events the door itself adds to the tracker's (see the module docstring for these).
 DOOR_EVENTS = {
-    "new_game": "a new game started: ``fen`` (its stored number: the snapshot's ``game_id``)",
+    "new_game": "a new game started: ``fen``, ``variant`` (``standard`` or ``chess960``), a "
+    "Chess960 start position's number ``chess960`` (its stored number: the snapshot's "
+    "``game_id``)",
     "options": "the game's options changed: ``touch_move``, ``takeback``, ``hints``, "
     "``clock``, ``clock_switch``, ``illegal_move``",
     "clock": "the clock changed: ``action`` (``pause``, ``resume``, ``start``, ``adjust``, "
@@ -194,18 +196,25 @@ class Snapshot:
     #: ply's ``%clk``), ``bonus_ms`` (by side): see
     #: :meth:`board_driver.clock.keeper.Timekeeper.reading`.
     clock: Mapping[str, Any] | None = None
+    #: The rules of the game: ``"standard"`` or ``"chess960"`` (its FENs are X-FEN, and a
+    #: castling's UCI is the king taking its rook, as UCI_Chess960 writes it).
+    variant: str = "standard"
+    #: A Chess960 game's start position by number (0-959, Scharnagl's; 518 is the standard
+    #: array), or None (standard chess, or a Chess960 game set up from another position).
+    chess960: int | None = None
 
     def position(self) -> rules.Position:
         """The position after the last committed move, as a :class:`rules.Position`."""
         import rules
 
-        return rules.Position.from_fen(self.fen)
+        return rules.Position.from_fen(self.fen, variant=self.variant)
 
     def game(self) -> rules.Game:
         """The game so far, rebuilt as a :class:`rules.Game` (its own copy)."""
         import rules
 
-        game = rules.Game.from_record(rules.Position.from_fen(self.start_fen), list(self.ucis))
+        start = rules.Position.from_fen(self.start_fen, variant=self.variant)
+        game = rules.Game.from_record(start, list(self.ucis))
         if self.online:
             game.dead_position_ends = False
         return game
@@ -375,17 +384,24 @@ class Door(Protocol):
         self,
         fen: str | None = None,
         *,
+        variant: str | None = None,
+        chess960: int | str | None = None,
         options: Mapping[str, Any] | None = None,
         headers: Mapping[str, str] | None = None,
         players: Mapping[str, str] | None = None,
         moves: Sequence[str] = (),
         online: bool = False,
     ) -> list[dict[str, Any]]:
-        """Start a new game from ``fen`` (None: the start position) and ``moves`` (UCI)
-        already played from it elsewhere, on the pieces standing (the lights guide the
-        set-up), with ``options`` and ``headers`` changed and the sides given to
-        ``players`` (the others keep theirs). The game on the board is kept in the store
-        as it stands (it can be resumed). ``online``: a server decides the result (see
+        """Start a new game from ``fen`` and ``moves`` (UCI) already played from it
+        elsewhere, on the pieces standing (the lights guide the set-up), with ``options``
+        and ``headers`` changed and the sides given to ``players`` (the others keep theirs).
+        ``variant``: ``"standard"`` or ``"chess960"`` (the rules of ``fen``, X-FEN or
+        Shredder-FEN). Without a ``fen``, a start position: Chess960's number ``chess960``
+        (0-959) or ``"random"`` (``variant="chess960"`` alone: random), the standard one
+        for ``variant="standard"``, and with neither the kind of game last started this
+        way (at first the config's ``[game] variant`` and ``chess960_position``); the
+        ``new_game`` button then starts that kind too. The game on the board is kept in
+        the store as it stands (it can be resumed). ``online``: a server decides the result (see
         :meth:`end_game`); the board's own automatic endings that a server may not know
         (a dead position) are then only a note, and no one at the board gets help (no
         hints, no engine)."""

@@ -41,6 +41,7 @@ from collections.abc import Callable, Coroutine, Iterable, Sequence
 from typing import Any, TextIO
 
 import rules
+from board_driver.arbiter.setup import new_game_event, start_position
 from board_driver.arbiter.tracker import Timing, Tracker
 from board_driver.door import ActionRefused
 from board_driver.door.extension import ExtensionConfigError
@@ -144,7 +145,7 @@ class Daemon:
         #: The game's chess clock (when its options give it one).
         self.clock = DaemonClock(self)
         self.recorder: Recorder | None = None
-        self.tracker: Any = None
+        self._tracker: Any = None
         self.intake: Intake | None = None
         #: The game on the board is played online: a server decides its result.
         self.online = False
@@ -153,6 +154,10 @@ class Daemon:
         self._stop: asyncio.Event | None = None
         self._t0 = 0.0
         self._timing = Timing(settle_ms=config.game.settle_ms, pass_ms=config.game.pass_ms)
+        #: The kind of game a new game without a position is: its variant, and for Chess960
+        #: a start position number or "random" (the config's ``[game]``, then the last new
+        #: game asked for through the door).
+        self.game_kind: tuple[str, int | str | None] = config.game.kind()
         self._timers: dict[str, asyncio.TimerHandle] = {}
         self._in_sync: bool | None = None
         self._tasks: list[asyncio.Task] = []
@@ -165,6 +170,17 @@ class Daemon:
         #: What the board cannot tell after a restart, asked until answered (resumption).
         self.question: Question | None = None
         self._question_lights = self.lights.layer("question")
+
+    @property
+    def tracker(self) -> Any:
+        """The tracker of the game on the board (a new one for each game taken up)."""
+        return self._tracker
+
+    @tracker.setter
+    def tracker(self, tracker: Any) -> None:
+        if tracker is not None:
+            tracker.next_start = self.next_start  # a new game set up on the board
+        self._tracker = tracker
 
     # ------------------------------------------------------------------ clock
 
@@ -615,19 +631,40 @@ class Daemon:
         self.game_changed_outside()
         return events
 
+    def next_start(self) -> rules.Position:
+        """The start position of a new game set up without one (the ``new_game`` button,
+        the pieces put home after a game, the page's new game): of :attr:`game_kind`."""
+        return start_position(*self.game_kind)
+
     def new_game(
         self,
         fen: str | None,
         options: dict[str, Any],
         *,
+        variant: str | None = None,
+        chess960: int | str | None = None,
         moves: Iterable[str] = (),
         online: bool = False,
     ) -> list[dict]:
         """Start a new game (a script's ``fen``/``option`` header, the page, a player) on
-        the pieces standing, from ``fen`` and ``moves`` (UCI) played from it; ValueError
-        names a bad FEN, move or option."""
+        the pieces standing, from ``fen`` (of ``variant``: standard chess unless it says
+        ``"chess960"``) and ``moves`` (UCI) played from it; without a ``fen``, a start
+        position of ``variant`` (Chess960: ``chess960``, a number or ``"random"``), or of
+        the kind of game last asked for (the config's at first). ValueError names a bad
+        FEN, variant, start position number, move or option."""
         merged = dataclasses.replace(self.tracker.options, **options)
-        start = rules.Position.from_fen(fen) if fen else rules.Position()
+        if fen:
+            if chess960 is not None:
+                raise ValueError("a start position number goes without a FEN (the FEN is one)")
+            start = rules.Position.from_fen(fen, variant=variant or "standard")
+        elif variant is None and chess960 is None:
+            start = self.next_start()
+        else:
+            kind = (variant or "chess960", chess960)
+            if kind[0] == "chess960" and chess960 is None:
+                kind = ("chess960", "random")
+            start = start_position(*kind)
+            self.game_kind = kind  # the next new game set up on the board is the same kind
         # Moves played elsewhere are a record: they replay even past a dead position.
         game = rules.Game.from_record(start, list(moves))
         if online:
@@ -637,7 +674,7 @@ class Daemon:
         self.online = online
         now = self.now_ms()
         # A set-up position that is already over (mate, dead position) is announced at once.
-        events = [{"t": now, "type": "new_game", "fen": game.position.fen()}]
+        events = [new_game_event(now, game)]
         if online:
             events[0]["online"] = True
         events += self.tracker.starting_events(now)
@@ -659,7 +696,7 @@ class Daemon:
         self.door.restore_seats()
         log.info("game %d resumed at ply %d", game_id, len(game.moves))
         events = [{"t": self.now_ms(), "type": "game_resumed", "game_id": game_id,
-                   "fen": game.position.fen()}]  # fmt: skip
+                   "fen": game.position.fen(), "variant": game.start.variant}]  # fmt: skip
         self._end_question()  # another game: what was asked was of the one before
         events += self.clock.load(self._recorder.clock_log())
         self.after(events)

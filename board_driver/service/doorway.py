@@ -138,6 +138,8 @@ class BoardDoor:
                 "debounce_ms": board.config.sensing.debounce_ms,
             },
             clock=board.clock.reading(),
+            variant=game.start.variant,
+            chess960=game.start.chess960_number() if game.start.variant == "chess960" else None,
         )
 
     def _san(self, game: rules.Game) -> tuple[str, ...]:
@@ -310,6 +312,8 @@ class BoardDoor:
         self,
         fen: str | None = None,
         *,
+        variant: str | None = None,
+        chess960: int | str | None = None,
         options: Mapping[str, Any] | None = None,
         headers: Mapping[str, str] | None = None,
         players: Mapping[str, str] | None = None,
@@ -323,8 +327,15 @@ class BoardDoor:
         self._pending_seats = seats
         try:
             if fen is not None:
-                rules.Position.from_fen(fen)
-            events = self._board.new_game(fen, dict(options or {}), moves=moves, online=online)
+                rules.Position.from_fen(fen, variant=variant or "standard")
+            events = self._board.new_game(
+                fen,
+                dict(options or {}),
+                variant=variant,
+                chess960=chess960,
+                moves=moves,
+                online=online,
+            )
         except ValueError as exc:
             raise ActionRefused(str(exc)) from None
         finally:

@@ -51,7 +51,7 @@ VALUES = {"pawn": 1, "knight": 3, "bishop": 3, "rook": 5, "queen": 9, "king": 0}
 
 def plies(snapshot: Any) -> list[tuple[int, str, str]]:
     """The game's moves as ``(move number, side, SAN)``, in order."""
-    start = Position.from_fen(snapshot.start_fen)
+    start = Position.from_fen(snapshot.start_fen, variant=_variant(snapshot))
     number, color = start.fullmove_number, start.turn
     out = []
     for san in snapshot.moves:
@@ -74,7 +74,7 @@ def answer(words: Words, what: str, snapshot: Any, **details: Any) -> str:
         return last_moves(words, snapshot, int(details.get("count", RECENT_PLIES)))
     if what == "clocks":
         return clocks(words, snapshot)
-    position = Position.from_fen(snapshot.fen)
+    position = Position.from_fen(snapshot.fen, variant=_variant(snapshot))
     if what == "material":
         return material(words, position)
     if what == "square":
@@ -84,6 +84,11 @@ def answer(words: Words, what: str, snapshot: Any, **details: Any) -> str:
     if what == "file":
         return file(words, position, _file(details.get("file")))
     raise ValueError(f"{what!r} is not a question the board answers ({', '.join(ASKS)})")
+
+
+def _variant(snapshot: Any) -> str:
+    """The rules the snapshot's FENs are written by (a Chess960 game's are X-FEN)."""
+    return str(getattr(snapshot, "variant", "standard"))
 
 
 def _square(value: Any) -> int:
@@ -113,7 +118,7 @@ def last_move(words: Words, snapshot: Any, ply: Any = None) -> str:
             raise ValueError(f"ply: {ply!r} is not a move of this game (1..{len(moves)})")
         moves = moves[:ply]
     if not moves:
-        turn = Position.from_fen(snapshot.fen).turn
+        turn = Position.from_fen(snapshot.fen, variant=_variant(snapshot)).turn
         return words.say("ask.no_move", side=SideWords("white" if turn == WHITE else "black"))
     _, side, san = moves[-1]
     return words.say("ask.last_move", side=SideWords(side), move=words.move(san))

@@ -140,6 +140,7 @@ WORDS = {
     "to_move": "{Side} ist am Zug.",
     "game_over_already": "Die Partie ist beendet: {result}.",
     "new_game": "Neue Partie. {Side} ist am Zug.",
+    "new_game.chess960": "Neue Partie: Chess960, Ausgangsstellung {number}. {Side} ist am Zug.",
     "resumed": "Partie fortgesetzt. {Side} ist am Zug.",
     "setup": "Für eine neue Partie: {parts}.",
     "setup.put": "stellen Sie {the_piece_acc} auf {square}",

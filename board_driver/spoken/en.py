@@ -148,6 +148,7 @@ WORDS = {
     "to_move": "{Side} to move.",
     "game_over_already": "The game is over: {result}.",
     "new_game": "New game. {Side} to move.",
+    "new_game.chess960": "New game: Chess960, start position {number}. {Side} to move.",
     "resumed": "Game resumed. {Side} to move.",
     "setup": "For a new game, {parts}.",
     "setup.put": "put {the_piece} on {square}",

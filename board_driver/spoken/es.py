@@ -140,6 +140,7 @@ WORDS = {
     "to_move": "Mueven {side}.",
     "game_over_already": "La partida ha terminado: {result}.",
     "new_game": "Nueva partida. Mueven {side}.",
+    "new_game.chess960": "Nueva partida: Chess960, posición inicial {number}. Mueven {side}.",
     "resumed": "Partida reanudada. Mueven {side}.",
     "setup": "Para una nueva partida, {parts}.",
     "setup.put": "ponga {the_piece_acc} en {square}",

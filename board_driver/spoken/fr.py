@@ -142,6 +142,7 @@ WORDS = {
     "to_move": "Trait {side_to}.",
     "game_over_already": "La partie est terminée : {result}.",
     "new_game": "Nouvelle partie. Trait {side_to}.",
+    "new_game.chess960": "Nouvelle partie : Chess960, position de départ {number}. Trait {side_to}.",
     "resumed": "Partie reprise. Trait {side_to}.",
     "setup": "Pour une nouvelle partie, {parts}.",
     "setup.put": "posez {the_piece_acc} en {square}",

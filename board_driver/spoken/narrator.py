@@ -115,7 +115,15 @@ class Narrator:
             raise ValueError(f"not a category of speech: {', '.join(sorted(unknown))}")
         self.words = words
         self.say = frozenset(say)
-        self.position = Position.from_fen(snapshot.fen) if snapshot is not None else Position()
+        #: The rules of the game followed (its FENs are read by them).
+        self.variant = getattr(snapshot, "variant", "standard")
+        self.position = (
+            Position.from_fen(snapshot.fen, variant=self.variant)
+            if snapshot is not None
+            else Position()
+        )
+        #: The start position of a new game being set up (its pieces named as asked for).
+        self.setup_start = _START
         #: The move a player away chose, still to be made on the board (its event).
         self.expected: dict[str, Any] | None = None
         #: The words of the last illegal position's remedy, while the board is out of sync.
@@ -139,13 +147,16 @@ class Narrator:
     def _turn(self, position: Position | None = None) -> SideWords:
         return SideWords(side_of((position or self.position).turn))
 
-    def _set(self, fen: str | None) -> None:
+    def _set(self, fen: str | None, variant: str | None = None) -> None:
+        if variant is not None:
+            self.variant = variant
         if fen:
-            self.position = Position.from_fen(fen)
+            self.position = Position.from_fen(fen, variant=self.variant)
 
     def resync(self, snapshot: Any) -> None:
         """Read the board anew from ``snapshot`` (events were lost, or speech starts)."""
-        self.position = Position.from_fen(snapshot.fen)
+        self.variant = getattr(snapshot, "variant", "standard")
+        self.position = Position.from_fen(snapshot.fen, variant=self.variant)
         self.identify = None
         self._lifted.clear()
         expected = getattr(snapshot, "expected", None)
@@ -264,7 +275,10 @@ class Narrator:
         return self.words.say(key, **fields)
 
     def _on_game_resumed(self, event: dict, snapshot: Any) -> Utterance | None:
-        self._set(event.get("fen") or getattr(snapshot, "fen", None))
+        self._set(
+            event.get("fen") or getattr(snapshot, "fen", None),
+            event.get("variant") or getattr(snapshot, "variant", None),
+        )
         if "setup" not in self.say:
             return None
         return self._utter("setup", self.words.say("resumed", side=self._turn()))
@@ -408,6 +422,10 @@ class Narrator:
     def _on_new_game_pending(self, event: dict, snapshot: Any) -> Utterance | None:
         self.expected = None
         self.fix = None
+        fen = event.get("fen")
+        self.setup_start = (
+            Position.from_fen(fen, variant=event.get("variant", "standard")) if fen else _START
+        )
         if "setup" not in self.say:
             return None
         return self._utter("setup", self.setup(event.get("missing", ()), event.get("extra", ())))
@@ -423,7 +441,9 @@ class Narrator:
             parts.append(words.say("setup.many", count=len(missing), ranks=ranks_said))
         elif missing:
             puts = [
-                words.say("setup.put", piece=piece_on(_START, square(n), colour=True), square=n)
+                words.say(
+                    "setup.put", piece=piece_on(self.setup_start, square(n), colour=True), square=n
+                )
                 for n in missing
             ]
             parts.append(words.listed(puts))
@@ -432,12 +452,17 @@ class Narrator:
         return words.say("setup", parts=words.then(parts))
 
     def _on_new_game(self, event: dict, snapshot: Any) -> Utterance | None:
-        self._set(event.get("fen") or STARTING_FEN)
+        self._set(event.get("fen") or STARTING_FEN, event.get("variant", "standard"))
+        self.setup_start = _START
         self.expected = None
         self.fix = None
         self.identify = None
         if "setup" not in self.say:
             return None
+        number = event.get("chess960")
+        if self.variant == "chess960" and number is not None:
+            said = self.words.say("new_game.chess960", number=str(number), side=self._turn())
+            return self._utter("setup", said)
         return self._utter("setup", self.words.say("new_game", side=self._turn()))
 
     def _on_question(self, event: dict, snapshot: Any) -> Utterance | None:

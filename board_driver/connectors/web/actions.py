@@ -46,12 +46,27 @@ class Actions:
         return {}
 
     async def do_new_game(self, body: dict) -> dict:
+        """A new game: from ``fen`` (of ``variant``), or of ``variant`` (``"chess960"``: start
+        position ``chess960``, a number or ``"random"``) started at once on the pieces
+        standing (the lights guide them), or without either the board's new-game button."""
+        variant = inputs.parse_variant(body.get("variant"))
+        chess960 = inputs.parse_chess960(body.get("chess960"))
         fen = body.get("fen")
-        fen = inputs.parse_fen(fen) if fen not in (None, "") else None
+        if fen not in (None, ""):
+            fen = inputs.parse_fen(fen, variant=variant or "standard")
+        else:
+            fen = None
         options = inputs.parse_options(body.get("options") or {})
-        log.info("web: new game%s", f" from {fen}" if fen else "")
+        log.info(
+            "web: new game%s%s",
+            f" ({variant}{'' if chess960 is None else f' {chess960}'})" if variant else "",
+            f" from {fen}" if fen else "",
+        )
         if fen is not None:
-            self.door.new_game(fen, options=options)
+            self.door.new_game(fen, variant=variant, options=options)
+            return {}
+        if variant is not None or chess960 is not None:
+            self.door.new_game(variant=variant, chess960=chess960, options=options)
             return {}
         if options:
             self.door.set_options(**options)

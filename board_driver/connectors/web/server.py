@@ -15,7 +15,8 @@ Routes::
          button   {"button": "resign"|"draw_offer"|"draw_accept"|"claim_draw"|"new_game"|"adjust"
                    |"hint"}
          choose   {"piece": "q"|"r"|"b"|"n"}
-         new_game {"fen": "..." (optional), "options": {...} (optional)}
+         new_game {"fen": "..." (optional), "variant": "standard"|"chess960" (optional),
+                   "chess960": 0-959|"random" (optional), "options": {...} (optional)}
          options  {"touch_move": "off"|"warn"|"enforce", "takeback": bool, "hints": bool}
          engine   {"side": "none"|"white"|"black", "skill": 0..20, "depth": n|null,
                    "movetime_ms": n|null}   (the level's fields optional: kept when left out)

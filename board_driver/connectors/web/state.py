@@ -106,7 +106,7 @@ def snapshot(snap: Snapshot, page: PageState) -> dict[str, Any]:
     can_promote = playing and (
         any(m.promotion is not None for m in position.legal_moves()) or last_promoted
     )
-    start = Position.from_fen(snap.start_fen)
+    start = Position.from_fen(snap.start_fen, variant=snap.variant)
     sim = snap.sim_pieces
     options = dict(snap.options)
     frame = snap.lights
@@ -114,6 +114,8 @@ def snapshot(snap: Snapshot, page: PageState) -> dict[str, Any]:
         "board_state": snap.board_state,
         "game_id": snap.game_id,
         "start_fen": snap.start_fen,
+        "variant": snap.variant,
+        "chess960": snap.chess960,
         "first_move": start.fullmove_number,
         "first_side": "white" if start.turn else "black",
         "fen": snap.fen,

@@ -236,6 +236,11 @@ def catalogue(language: str) -> tuple[dict[str, str], set[str]]:
     out["resumed"] = one(tell(words, [{"type": "game_resumed", "fen": after_e4}]))
     out["setup_few"] = one(tell(words, [{"type": "new_game_pending", "missing": ["a1", "g8"],
                                          "extra": ["e4", "d5"]}]))  # fmt: skip
+    chess960 = "bqnnrkrb/pppppppp/8/8/8/8/PPPPPPPP/BQNNRKRB w KQkq - 0 1"  # position 3
+    out["new_game_chess960"] = one(tell(words, [{"type": "new_game", "fen": chess960,
+        "variant": "chess960", "chess960": 3}]))  # fmt: skip
+    out["setup_chess960"] = one(tell(words, [{"type": "new_game_pending", "missing": ["a1",
+        "f8"], "extra": [], "fen": chess960, "variant": "chess960"}]))  # fmt: skip
     out["setup_many"] = one(tell(words, [{"type": "new_game_pending",
         "missing": [f"{f}{r}" for r in "1278" for f in "abcdefgh"], "extra": []}]))  # fmt: skip
     for state in ("link_lost", "fault", "store_failing", "ok"):
