@@ -127,7 +127,7 @@ def test_a_chess960_game_from_the_config_is_played_stored_exported_and_rebuilt(
 
 
 def test_new_games_through_the_door_by_number_at_random_and_from_a_fen(tmp_path: Path) -> None:
-    daemon, board = make_daemon(tmp_path)
+    daemon, _board = make_daemon(tmp_path)
 
     async def scenario() -> None:
         door = daemon.door
