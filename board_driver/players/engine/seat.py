@@ -320,7 +320,7 @@ class EngineSeat:
 
     @staticmethod
     def _key(snapshot: Snapshot) -> tuple:
-        return (snapshot.game_id, snapshot.start_fen, snapshot.ucis)
+        return (snapshot.game_id, snapshot.start_fen, snapshot.ucis, snapshot.variant)
 
     async def _think(self, key: tuple) -> None:
         try:
@@ -332,10 +332,12 @@ class EngineSeat:
             self._task = None
 
     async def _ask_for_move(self, key: tuple) -> None:
-        _game_id, start, moves = key
+        _game_id, start, moves, variant = key
         try:
             clock = self.door.snapshot().clock  # the engine plays on it, when one runs
-            uci = await self._player().best_move(start, list(moves), clock=clock)
+            uci = await self._player().best_move(
+                start, list(moves), clock=clock, chess960=variant == "chess960"
+            )
         except (EngineError, OSError) as exc:
             self._gave_up(key, exc)
             return
@@ -401,11 +403,14 @@ class EngineSeat:
         self._hint_task = asyncio.get_running_loop().create_task(self._find_hint(key))
 
     async def _find_hint(self, key: tuple) -> None:
-        _game_id, start, moves = key
+        _game_id, start, moves, variant = key
         try:
             # A hint is the engine's best, whatever its level as an opponent.
             uci = await self._player().best_move(
-                start, list(moves), level=self.level.full_strength()
+                start,
+                list(moves),
+                level=self.level.full_strength(),
+                chess960=variant == "chess960",
             )
         except (EngineError, OSError) as exc:
             log.error("hint: %s", exc)
