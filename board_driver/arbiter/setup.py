@@ -70,6 +70,23 @@ class NewGameSetup(TrackerParts):
 
     _new_game_pending: bool
     _pending_start: Position | None  # the start position of the game being set up
+    _keep_game: bool = False  # the game waiting is the one to play (wait_for_pieces)
+
+    def wait_for_pieces(self, t: int) -> list[Event]:
+        """This game, from a start position (the standard one or a Chess960 one) with no
+        move yet, was begun on pieces that stand elsewhere (the last game's): as after
+        ``new_game``, nothing is read as a move until all 32 stand home, and then this game
+        begins (no other is made)."""
+        if self.board == START_OCCUPANCY or self.game.moves or self._outcome is not None:
+            return []
+        start = self.game.start
+        if start.chess960_number() is None or (
+            start.variant == "standard" and start.fen() != Game().start.fen()
+        ):
+            raise ValueError("wait_for_pieces: a game from a start position only")
+        self._keep_game = True
+        self._pending_start = start
+        return self._button_new_game(t)
 
     def _button_new_game(self, t: int) -> list[Event]:
         self._new_game_pending = True
@@ -99,7 +116,9 @@ class NewGameSetup(TrackerParts):
 
     def _start_new_game(self, t: int) -> list[Event]:
         start, self._pending_start = self._pending_start, None
-        self.game = Game(start if start is not None else self.next_start())
+        if not self._keep_game:
+            self.game = Game(start if start is not None else self.next_start())
+        self._keep_game = False
         self._occupancies = [START_OCCUPANCY]
         self._outcome = None
         self._forget_windows()

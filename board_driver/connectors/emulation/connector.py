@@ -66,7 +66,7 @@ SessionFactory = Callable[..., Session]
 
 
 #: The door's events after which the clock's reading is read again (between them it only
-#: counts down, which a reading already says: see board_driver.clock.keeper.times_at).
+#: counts down, which a reading already says: see board_driver.clock.texts.times_at).
 CLOCK_EVENTS = frozenset(
     {
         "move",

@@ -39,6 +39,14 @@ class Actions:
         self.door.press(name)
         return {}
 
+    async def do_resign(self, body: dict) -> dict:
+        """``side`` resigns (``white`` or ``black``), whoever is to move: the page asks for
+        whom; the board's own ``resign`` button is the side to move's."""
+        side = inputs.parse_side(inputs.field(body, "side"))
+        log.info("web: %s resigns", side)
+        self.door.resign(side)
+        return {}
+
     async def do_choose(self, body: dict) -> dict:
         piece = inputs.parse_piece(inputs.field(body, "piece"))
         log.info("web: choose %s", piece)
@@ -47,8 +55,12 @@ class Actions:
 
     async def do_new_game(self, body: dict) -> dict:
         """A new game: from ``fen`` (of ``variant``), or of ``variant`` (``"chess960"``: start
-        position ``chess960``, a number or ``"random"``) started at once on the pieces
-        standing (the lights guide them), or without either the board's new-game button."""
+        position ``chess960``, a number or ``"random"``), with ``options`` (a time control,
+        ...) and ``engine`` (``{"side": "black", "elo": 1650}``, as ``engine``'s body;
+        ``{"side": "none"}``: people on both sides). With any of them it starts at once on
+        the pieces standing, the lights guiding the set-up, and the game on the board is
+        kept as it stands (adjourned); with none, it is the board's ``new_game`` button
+        (the game begins once the start position stands)."""
         variant = inputs.parse_variant(body.get("variant"))
         chess960 = inputs.parse_chess960(body.get("chess960"))
         fen = body.get("fen")
@@ -57,21 +69,47 @@ class Actions:
         else:
             fen = None
         options = inputs.parse_options(body.get("options") or {})
+        players = None
+        if "engine" in body:
+            players = await self._seat_engine(body["engine"])
         log.info(
             "web: new game%s%s",
             f" ({variant}{'' if chess960 is None else f' {chess960}'})" if variant else "",
             f" from {fen}" if fen else "",
         )
-        if fen is not None:
-            self.door.new_game(fen, variant=variant, options=options)
+        kind = variant is not None or chess960 is not None
+        if fen is not None or kind or options or players is not None:
+            self.door.new_game(
+                fen, variant=variant, chess960=chess960, options=options, players=players
+            )
             return {}
-        if variant is not None or chess960 is not None:
-            self.door.new_game(variant=variant, chess960=chess960, options=options)
-            return {}
-        if options:
-            self.door.set_options(**options)
         self.door.press("new_game")
         return {}
+
+    async def _seat_engine(self, body: object) -> dict[str, str]:
+        """The engine's side and level for new games (``engine``'s body), nothing changed in
+        the game on the board: the players of the new game."""
+        side, level = inputs.parse_engine(body)
+        if "engine" not in self.door.snapshot().player_states:
+            if side == "none":
+                return {"white": "human", "black": "human"}
+            raise ActionRefused("no engine: the engine is off in this daemon")
+        if level:
+            try:
+                await self.door.command("engine", "level", level)
+            except ActionRefused:
+                raise
+            except ValueError as exc:
+                raise InputError(f"engine level: {exc}") from None
+        players = {s: "engine" if s == side else "human" for s in ("white", "black")}
+        try:
+            for s, name in players.items():
+                self.door.set_player(s, name, this_game=False)  # the engine found, or refused
+        except ActionRefused:
+            raise
+        except ValueError as exc:  # EngineNotFound
+            raise ActionRefused(f"no engine: {exc}") from None
+        return players
 
     async def do_options(self, body: dict) -> dict:
         options = inputs.parse_options(body)

@@ -165,3 +165,35 @@ def test_new_games_through_the_door_by_number_at_random_and_from_a_fen(tmp_path:
     with Store.open(tmp_path / "g.sqlite") as store:
         variants = [store.game(g.id).variant for g in store.games()]
     assert variants[:2] == ["standard", "chess960"] and variants[-1] == "standard"
+
+
+def test_a_chess960_new_game_in_the_hands_journal_is_replayed_as_chess960() -> None:
+    """A new game set beside the board (the page, Lichess) is a ``newgame`` line of the
+    hands journal, replayed at the next start when the store could not take it: a Chess960
+    one carries its variant with its options, so that its castling (here the king taking
+    its rook at once, start position 3) replays; a line without one (an older magboard's)
+    is standard chess as before."""
+    import rules
+    from board_driver.arbiter.tracker import Timing
+    from board_driver.service.hands_journal import Decided, Kept
+    from board_driver.service.journal_lines import newgame_line
+    from board_driver.service.replay import replay_journal
+
+    position_3 = "bqnnrkrb/pppppppp/8/8/8/8/PPPPPPPP/BQNNRKRB w KQkq - 0 1"
+
+    def replayed(line: str):
+        kept = Kept(1, "T", 0, "", None, (Decided(100, line),), start_fen=rules.STARTING_FEN,
+                    line=())  # fmt: skip
+        return replay_journal(kept, rules.Game(), timing=Timing())
+
+    options = {"variant": "chess960", "hints": "true"}
+    done = replayed(newgame_line(position_3, ["f1g1"], False, options))
+    (new_game,) = [e for e in done.events if e["type"] == "new_game"]
+    assert new_game["variant"] == "chess960" and new_game["chess960"] == 3
+    game = done.tracker.game
+    assert game.start.variant == "chess960" and game.san_moves() == ["O-O"]
+    assert done.tracker.options.hints and done.warnings == []
+
+    done = replayed(newgame_line(rules.STARTING_FEN, ["e2e4"], False, {"hints": "true"}))
+    assert done.tracker.game.start.variant == "standard"
+    assert done.tracker.game.san_moves() == ["e4"]
