@@ -197,3 +197,36 @@ def test_a_chess960_new_game_in_the_hands_journal_is_replayed_as_chess960() -> N
     done = replayed(newgame_line(rules.STARTING_FEN, ["e2e4"], False, {"hints": "true"}))
     assert done.tracker.game.start.variant == "standard"
     assert done.tracker.game.san_moves() == ["e4"]
+
+
+def test_a_chess960_game_begun_on_the_last_games_pieces_waits_for_its_array(
+    tmp_path: Path,
+) -> None:
+    """A Chess960 game begun through the door while the last game's pieces stand elsewhere
+    reads none of them as a move: it waits, lit to its own array, and begins (the same
+    game, no other drawn) once every square of the start position is filled."""
+    daemon, board = make_daemon(tmp_path)
+
+    async def scenario() -> None:
+        door = daemon.door
+        await play(board, daemon, [("e2", "e4")])
+        events = door.new_game(variant="chess960", chess960=3)
+        pending = [e for e in events if e["type"] == "new_game_pending"]
+        assert pending and pending[0]["fen"] == POSITION_3 and pending[0]["variant"] == "chess960"
+        game_id = door.snapshot().game_id
+        assert door.snapshot().setup_pending
+        await lift(board, daemon, "d2")  # a move of the old position, not of this game
+        await place(board, daemon, "d4")
+        await lift(board, daemon, "d4")
+        await place(board, daemon, "d2")
+        assert door.snapshot().moves == () and door.snapshot().setup_pending
+        await lift(board, daemon, "e4")
+        await place(board, daemon, "e2")
+        await until(lambda: not door.snapshot().setup_pending)
+        snap = door.snapshot()
+        assert (snap.game_id, snap.start_fen, snap.chess960) == (game_id, POSITION_3, 3)
+        assert snap.moves == () and snap.in_sync
+        await play(board, daemon, KNIGHTS_OUT[:1])
+        assert door.snapshot().moves == ("Ne3",)
+
+    run(daemon, scenario)
