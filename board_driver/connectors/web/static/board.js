@@ -578,8 +578,9 @@ function toPutRight() {
 function setupWords() {
   const squares = toPutRight();
   const where = squares.length <= 4 ? squares.join(" ") : `${squares.length} squares`;
-  const what = state.setup_pending || state.start_fen.startsWith("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR ")
-    ? "the start position" : "the position";
+  const start = state.start_fen.startsWith("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR ")
+    || (state.variant === "chess960" && state.chess960 !== null && state.chess960 !== undefined);
+  const what = state.setup_pending || start ? "the start position" : "the position";
   const sim = state.sim ? ", or press Set up the pieces" : "";
   return squares.length
     ? `New game: set up ${what}: ${where} to put right (red: take the piece off, blue: put one on)${sim}`
@@ -848,7 +849,9 @@ function describe(e) {
     case "game_resumed": return [e.game_id
       ? `Game ${e.game_id} is on the board again: put the pieces where the lights ask`
       : "The game goes on"];
-    case "new_game": return ["New game"];
+    case "new_game": return [e.variant === "chess960"
+      ? `New game: Chess960${e.chess960 === undefined || e.chess960 === null ? "" : `, start position ${e.chess960}`}`
+      : "New game"];
     case "new_game_pending": return ["New game: set up the start position"];
     case "draw_offer": return [`${side} offers a draw`];
     case "adjust": return [`${side}: j'adoube`];
