@@ -177,7 +177,7 @@ def test_the_lichess_box_without_a_token_has_words_and_a_form_laid_out(browser, 
         form = page.locator("#lichess form.lichess-start")
         labels = [label.bounding_box() for label in form.locator("label").all()]
         fields = [label for label in labels if label["height"] > 30]  # a word over a field
-        assert len(fields) == 6 and all(b["width"] >= 120 for b in fields), fields
+        assert len(fields) == 7 and all(b["width"] >= 120 for b in fields), fields  # Rules too
         for a in labels:  # none overlaps another
             for b in labels:
                 if a is not b:
