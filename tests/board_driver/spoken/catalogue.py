@@ -259,6 +259,9 @@ def catalogue(language: str) -> tuple[dict[str, str], set[str]]:
     out["ask_rank_empty"] = answer(words, "rank", lone, rank=4)
     out["ask_file"] = answer(words, "file", snap, file="b")
     out["ask_file_empty"] = answer(words, "file", lone, file="c")
+    out["ask_pieces"] = answer(words, "pieces", snap, piece="N")
+    out["ask_piece"] = answer(words, "pieces", snap, piece="k")
+    out["ask_pieces_none"] = answer(words, "pieces", lone, piece="q")
     clock = {"white_ms": 272_400, "black_ms": 61_000, "state": "running", "turn": "black"}
     out["ask_clocks_running"] = answer(words, "clocks", snapshot(clock=clock))
     out["ask_clocks_paused"] = answer(words, "clocks", snapshot(clock={**clock, "state": "paused"}))

@@ -113,6 +113,9 @@ EN = {
     "ask_no_move": 'No move yet. White to move.',
     "ask_moves_from_black": 'Last moves: move 2, Black: knight to c6; move 3, White: bishop to b5.',
     "ask_square": 'White knight f3.',
+    "ask_pieces": "White's knights: b1 and f3.",
+    "ask_piece": "Black's king: e8.",
+    "ask_pieces_none": 'Black has no queens.',
     "ask_empty": 'e3 is empty.',
     "ask_rank": 'Rank 5: white bishop b5 and black pawn e5.',
     "ask_rank_empty": 'Rank 4 is empty.',
@@ -227,6 +230,9 @@ FR = {
     "ask_no_move": 'Aucun coup encore. Trait aux blancs.',
     "ask_moves_from_black": 'Derniers coups : coup 2, les noirs : cavalier c6 ; coup 3, les blancs : fou b5.',
     "ask_square": 'Cavalier blanc f3.',
+    "ask_pieces": 'Cavaliers des blancs : b1 et f3.',
+    "ask_piece": 'Roi des noirs : e8.',
+    "ask_pieces_none": "Les noirs n'ont pas de dame.",
     "ask_empty": 'La case e3 est vide.',
     "ask_rank": 'Rangée 5 : fou blanc b5 et pion noir e5.',
     "ask_rank_empty": 'La rangée 4 est vide.',
@@ -265,6 +271,7 @@ DE = {
     "illegal_cannot_go": 'Regelwidrig: der Bauer auf e2 kann nicht nach e5 ziehen; stellen Sie ihn zurück auf e2.',
     "restored": 'Das Brett stimmt wieder.',
     "ask_square": 'Weißer Springer f3.',
+    "ask_pieces": 'Springer von Weiß: b1 und f3.',
     "ask_moves": 'Letzte Züge: Zug 1, Weiß: e4; Schwarz: e5; Zug 2, Weiß: Springer f3; Schwarz: Springer c6; Zug 3, Weiß: Läufer b5.',
 }
 
@@ -290,6 +297,7 @@ ES = {
     "illegal_cannot_go": 'Ilegal: el peón de e2 no puede ir a e5; devuélvalo a e2.',
     "restored": 'El tablero vuelve a coincidir.',
     "ask_square": 'Caballo blanco f3.',
+    "ask_pieces": 'Caballos de las blancas: b1 y f3.',
     "ask_moves": 'Últimas jugadas: jugada 1, las blancas: e4; las negras: e5; jugada 2, las blancas: caballo f3; las negras: caballo c6; jugada 3, las blancas: alfil b5.',
 }
 
