@@ -3,9 +3,9 @@
 //
 // Other scripts follow the page through two DOM events on document: "magboard-state" (the
 // state, on every change) and "magboard-events" (the board's events, as they come): the
-// clock, the review, Lichess, the sounds, and anything added later (a screen reader's
-// words for each move, say) listen to them. The board is a grid of squares, each named by
-// its aria-label ("e4, white pawn, light green").
+// clock, the review, Lichess, the sounds and the keys of blind.js listen to them. The
+// board is a grid of squares, each named by its aria-label ("e4, white pawn, light
+// green"); the live region #announce says each event in the board's words (its "said").
 "use strict";
 
 const FILES = "abcdefgh";
@@ -884,7 +884,7 @@ function clockWords(e) {
   return `Clock: ${e.action} ${by}`.trim();
 }
 
-function say(text, bad = false) {
+function say(text, bad = false, aloud = true) {
   const li = document.createElement("li");
   li.textContent = text;
   if (bad) li.className = "bad";
@@ -892,7 +892,22 @@ function say(text, bad = false) {
   list.appendChild(li);
   while (list.children.length > 30) list.removeChild(list.firstChild);
   fitMessages();
-  $("announce").textContent = text;
+  if (aloud) announce(text);
+}
+
+// Words for a screen reader, through the live region: said again even when they are the
+// same as the last ones (the clocks asked twice), by emptying it first.
+let announcing = null;
+
+function announce(text) {
+  const region = $("announce");
+  clearTimeout(announcing);
+  if (region.textContent !== text) {
+    region.textContent = text;
+    return;
+  }
+  region.textContent = "";
+  announcing = setTimeout(() => { region.textContent = text; }, 100);
 }
 
 // The newest messages, whole: the box is as high as the last ones that fit in its largest
@@ -972,11 +987,16 @@ function onMessage(data) {
   showHand();
   // lichess.js, review.js, clock.js, play.js, sound.js
   document.dispatchEvent(new CustomEvent("magboard-state", { detail: state }));
+  // The messages in the page's words; a screen reader hears the board's own words for each
+  // event (its speech's: "said", from the daemon), else the message, all in one go.
+  const aloud = [];
   for (const e of message.events || []) {
     const [text, bad] = describe(e);
-    if (text) say(text, bad);
-    else if (e.type === "move") $("announce").textContent = `${cap(e.side)}: ${e.san}`;
+    if (text) say(text, bad, false);
+    const words = e.said || text;
+    if (words) aloud.push(words);
   }
+  if (aloud.length && !message.hello) announce(aloud.join(" "));
   followChoice(message.events || []);
   if (!message.hello) {
     document.dispatchEvent(new CustomEvent("magboard-events", { detail: message.events || [] }));
