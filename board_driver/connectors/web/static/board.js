@@ -947,6 +947,7 @@ async function loadGames() {
         const review = document.createElement("button");
         review.textContent = "Review";
         review.className = "review-open";
+        review.setAttribute("aria-label", `Review game ${g.id}`);  // one of many: which
         review.title = `Game ${g.id} move by move${g.result !== "*" ? ", with the engine's review" : ""}`;
         review.addEventListener("click", () => showReview(g.id, true));
         li.appendChild(review);
@@ -955,6 +956,7 @@ async function loadGames() {
         const resume = document.createElement("button");
         resume.textContent = "Resume";
         resume.className = "resume";
+        resume.setAttribute("aria-label", `Resume game ${g.id}`);
         resume.title = `Put game ${g.id} back on the board (the game there is kept, adjourned)`;
         resume.addEventListener("click", () => send("resume", { game: g.id }).then(loadGames));
         li.appendChild(resume);

@@ -30,6 +30,32 @@ WATCH_REGION = """() => {
 }"""
 
 
+#: Marks every control the page shows that the Tab key must reach (a radio group is one
+#: stop: its checked radio; the board is one stop: its square in the tab order), and
+#: gives their names.
+MARK_CONTROLS = """() => {
+  const folded = "dialog:not([open]), details:not([open]) > :not(summary)";
+  const shown = (e) => e.checkVisibility() && !e.closest(folded);
+  const controls = [...document.querySelectorAll(
+    "button, a[href], input, select, textarea, summary, [tabindex='0']")]
+    .filter((e) => shown(e) && !e.disabled)
+    .filter((e) => e.type !== "radio" || e.checked);
+  controls.forEach((e, i) => { e.dataset.reach = String(i); });
+  return controls.map((e) => e.getAttribute("aria-label") || e.textContent.trim() || e.id);
+}"""
+
+
+def unreached(page) -> list[str]:
+    """The controls shown that pressing Tab, again and again, never reaches."""
+    names = page.evaluate(MARK_CONTROLS)
+    page.focus("body")
+    reached = set()
+    for _ in range(len(names) + 10):
+        page.keyboard.press("Tab")
+        reached.add(page.evaluate("() => document.activeElement.dataset.reach"))
+    return [name for i, name in enumerate(names) if str(i) not in reached]
+
+
 class AXTree:
     """Chromium's accessibility tree of a page, as a screen reader gets it."""
 
@@ -125,7 +151,9 @@ def test_moves_are_said_in_words_on_a_grid_of_named_squares_and_the_ask_keys_ans
     open_page, daemon
 ):
     page = open_page()
+    assert unreached(page) == []  # the start screen, by the keyboard alone
     start_game(page, "3+2")
+    assert unreached(page) == []  # the game's
     tree = AXTree(page)
     rows = tree.squares()
     assert len(rows) == 8 and all(len(row) == 8 for row in rows)
@@ -136,7 +164,7 @@ def test_moves_are_said_in_words_on_a_grid_of_named_squares_and_the_ask_keys_ans
     assert unnamed == []
     names = {tree.name(n) for n in tree.shown("button")}
     assert {"Settings", "Offer draw", "Claim draw", "Resign…", "Flip board"} <= names
-    assert any(name.startswith("white's clock: 3:00") for name in names)
+    assert any(name.startswith("White's clock: 3:00") for name in names)
     (board,) = tree.shown("grid")
     assert "h: all the keys" in board.get("description", {}).get("value", "")
 
