@@ -235,6 +235,13 @@ def test_moves_are_said_in_words_on_a_grid_of_named_squares_and_the_ask_keys_ans
     steps = {"steps": [["lift", "d5"], ["place", "d2"]]}
     assert daemon.request("api/sim", steps, token=daemon.token)[0] == 200
     heard(page, "The board matches again.")
+
+    # The board's own "say square" button, then a piece lifted and put back: named.
+    assert daemon.request("api/button", {"button": "say_square"}, token=daemon.token)[0] == 200
+    heard(page, "Lift a piece and put it back: the board names it.")
+    steps = {"steps": [["lift", "b1"], ["place", "b1"]]}
+    assert daemon.request("api/sim", steps, token=daemon.token)[0] == 200
+    heard(page, "White knight b1.")
     assert page.errors == []
 
 
