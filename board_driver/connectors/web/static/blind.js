@@ -79,7 +79,6 @@
     e.preventDefault();
   }
 
-  document.addEventListener("DOMContentLoaded", () => {
-    document.getElementById("board").addEventListener("keydown", onKey);
-  });
+  // Loaded by board.js when the board first has the focus: the page is there already.
+  document.getElementById("board").addEventListener("keydown", onKey);
 })();

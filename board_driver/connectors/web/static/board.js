@@ -55,8 +55,8 @@ let refused = null;       // the last refusal of this page's token (401, 403), u
 
 // ---------------------------------------------------------------- parts loaded when needed
 
-// The review (after a game) and the Lichess panel (with [lichess] on) are loaded when first
-// needed: a newcomer's first page does without them.
+// The review (after a game), the Lichess panel (with [lichess] on) and the board's keys for
+// a screen reader are loaded when first needed: a newcomer's first page does without them.
 const loading = {};
 
 function need(name) {
@@ -135,6 +135,8 @@ function buildBoard() {
   board.addEventListener("pointermove", onPointerMove);
   board.addEventListener("pointerup", onPointerUp);
   board.addEventListener("pointercancel", () => { drag = null; });
+  // The keys that ask the board (blind.js), loaded once the board has the keyboard's focus.
+  board.addEventListener("focusin", () => need("blind").catch(() => {}), { once: true });
 }
 
 // The ranks in the order seen from ``side``: its own first rank at the bottom, its files
