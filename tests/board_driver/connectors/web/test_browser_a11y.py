@@ -174,6 +174,9 @@ def test_moves_are_said_in_words_on_a_grid_of_named_squares_and_the_ask_keys_ans
     wait_moves(page, "Nf3")
     heard(page, "Knight to f3.")
     tree = AXTree(page)
+    # Said once, in the board's words: the engine's and the clock's lines are not read too.
+    polite = [tree.text(n) for n in tree.shown() if tree.prop(n, "live") == "polite"]
+    assert "Knight to f3." in polite and not any("clock" in text for text in polite), polite
     assert tree.focused().startswith("f3, white knight, last move")
     named = {name.split(", last move")[0] for row in tree.squares() for name in row}
     assert {"f3, white knight", "g1, empty", "e2, white pawn"} <= named
