@@ -9,7 +9,8 @@ Routes::
     GET  /api/state             the same state, once, as JSON
     GET  /api/describe?what=clocks  the board's answer to a question, in words (``what``: move,
                                 moves, clocks, material, square&square=e4, rank&rank=3,
-                                file&file=e, pieces&piece=N), as its speech says it
+                                file&file=e, pieces&piece=N, piece_moves&square=g1),
+                                as its speech says it
     GET  /api/games             the stored games, newest first (not those put aside empty)
     GET  /api/games/<n>/review  a stored game move by move, with the engine's review so far
     GET  /games/<n>.pgn         a stored game as PGN (``current.pgn``: the game on the board;

@@ -35,7 +35,8 @@ log = logging.getLogger("magboard")
 
 #: The details a question takes, by question (the query's other fields are refused).
 DETAILS = {"move": (), "moves": ("count",), "clocks": (), "material": (), "square": ("square",),
-           "rank": ("rank",), "file": ("file",), "pieces": ("piece",)}  # fmt: skip
+           "rank": ("rank",), "file": ("file",), "pieces": ("piece",),
+           "piece_moves": ("square",)}  # fmt: skip
 
 
 class PageWords:
@@ -71,7 +72,7 @@ class PageWords:
 
     def answer(self, what: str, snapshot: Any, query: Mapping[str, str]) -> str:
         """The answer to the board's question ``what`` (``move``, ``moves``, ``clocks``,
-        ``material``, ``square``, ``rank``, ``file``, ``pieces``), its details from
+        ``material``, ``square``, ``rank``, ``file``, ``pieces``, ``piece_moves``), its details from
         ``query`` (strings, as in a URL). ``move`` is what the board's ``say_move`` button
         says: while the board waits to be put right, how; while it waits for the engine's
         move to be made, that move. ValueError says what is wrong with the question."""

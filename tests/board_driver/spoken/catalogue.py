@@ -262,6 +262,11 @@ def catalogue(language: str) -> tuple[dict[str, str], set[str]]:
     out["ask_pieces"] = answer(words, "pieces", snap, piece="N")
     out["ask_piece"] = answer(words, "pieces", snap, piece="k")
     out["ask_pieces_none"] = answer(words, "pieces", lone, piece="q")
+    out["ask_piece_moves"] = answer(words, "piece_moves", snap, square="b1")
+    out["ask_piece_moves_takes"] = answer(words, "piece_moves", snap, square="f3")
+    blocked = snapshot("4k3/8/8/3pp3/4P3/8/8/4K3 w - - 0 1")
+    out["ask_piece_takes"] = answer(words, "piece_moves", blocked, square="e4")
+    out["ask_piece_stuck"] = answer(words, "piece_moves", snap, square="a1")
     clock = {"white_ms": 272_400, "black_ms": 61_000, "state": "running", "turn": "black"}
     out["ask_clocks_running"] = answer(words, "clocks", snapshot(clock=clock))
     out["ask_clocks_paused"] = answer(words, "clocks", snapshot(clock={**clock, "state": "paused"}))

@@ -116,6 +116,10 @@ EN = {
     "ask_pieces": "White's knights: b1 and f3.",
     "ask_piece": "Black's king: e8.",
     "ask_pieces_none": 'Black has no queens.',
+    "ask_piece_moves": 'The white knight on b1 can go to a3 and c3.',
+    "ask_piece_moves_takes": 'The white knight on f3 can go to g1, d4, h4 and g5, and take on e5.',
+    "ask_piece_takes": 'The white pawn on e4 can take on d5.',
+    "ask_piece_stuck": 'The white rook on a1 cannot move.',
     "ask_empty": 'e3 is empty.',
     "ask_rank": 'Rank 5: white bishop b5 and black pawn e5.',
     "ask_rank_empty": 'Rank 4 is empty.',
@@ -233,6 +237,10 @@ FR = {
     "ask_pieces": 'Cavaliers des blancs : b1 et f3.',
     "ask_piece": 'Roi des noirs : e8.',
     "ask_pieces_none": "Les noirs n'ont pas de dame.",
+    "ask_piece_moves": 'Le cavalier blanc en b1 peut aller en a3 et c3.',
+    "ask_piece_moves_takes": 'Le cavalier blanc en f3 peut aller en g1, d4, h4 et g5, et prendre en e5.',
+    "ask_piece_takes": 'Le pion blanc en e4 peut prendre en d5.',
+    "ask_piece_stuck": 'La tour blanche en a1 ne peut pas bouger.',
     "ask_empty": 'La case e3 est vide.',
     "ask_rank": 'Rangée 5 : fou blanc b5 et pion noir e5.',
     "ask_rank_empty": 'La rangée 4 est vide.',
@@ -272,6 +280,7 @@ DE = {
     "restored": 'Das Brett stimmt wieder.',
     "ask_square": 'Weißer Springer f3.',
     "ask_pieces": 'Springer von Weiß: b1 und f3.',
+    "ask_piece_moves_takes": 'Der weiße Springer auf f3 kann nach g1, d4, h4 und g5 ziehen und auf e5 schlagen.',
     "ask_moves": 'Letzte Züge: Zug 1, Weiß: e4; Schwarz: e5; Zug 2, Weiß: Springer f3; Schwarz: Springer c6; Zug 3, Weiß: Läufer b5.',
 }
 
@@ -298,6 +307,7 @@ ES = {
     "restored": 'El tablero vuelve a coincidir.',
     "ask_square": 'Caballo blanco f3.',
     "ask_pieces": 'Caballos de las blancas: b1 y f3.',
+    "ask_piece_moves_takes": 'El caballo blanco de f3 puede ir a g1, d4, h4 y g5, y capturar en e5.',
     "ask_moves": 'Últimas jugadas: jugada 1, las blancas: e4; las negras: e5; jugada 2, las blancas: caballo f3; las negras: caballo c6; jugada 3, las blancas: alfil b5.',
 }
 

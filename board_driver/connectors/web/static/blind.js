@@ -4,8 +4,8 @@
 // out through the page's live region (board.js's announce()).
 //
 // On a square of the board: l the last move (Shift+L the last moves), t the clocks,
-// o this square, s its rank, f its file, w where the pieces like this one stand, a the
-// material; k q r b n p go to the next piece of that kind (Shift: the one before); 1 to 8
+// o this square, s its rank, f its file, w where the pieces like this one stand, m where
+// the piece on it can go, a the material; k q r b n p go to the next piece of that kind (Shift: the one before); 1 to 8
 // go to that rank, Shift+1 to Shift+8 to file a to h; h says these keys.
 "use strict";
 
@@ -13,7 +13,7 @@
   const KINDS = "kqrbnp";
   const KEYS_SAID = "Keys on the board: arrows move; Enter or Space lifts and places; " +
     "l last move, Shift+L last moves, t clocks, o this square, s its rank, f its file, " +
-    "w where pieces like this one stand, a material; k q r b n p go to the next such piece, " +
+    "w where pieces like this one stand, m where this piece can go, a material; k q r b n p go to the next such piece, " +
     "Shift to the one before; 1 to 8 go to a rank, Shift with 1 to 8 to a file.";
 
   async function ask(what, details = {}) {
@@ -71,6 +71,8 @@
     } else if (key === "w") {
       if (letter === ".") announce(`${name} is empty: w says where the pieces like the one on a square stand.`);
       else ask("pieces", { piece: letter });
+    } else if (key === "m") {
+      ask("piece_moves", { square: name });
     } else if (key === "h") {
       announce(KEYS_SAID);
     } else {

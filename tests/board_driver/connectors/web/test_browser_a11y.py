@@ -195,6 +195,8 @@ def test_moves_are_said_in_words_on_a_grid_of_named_squares_and_the_ask_keys_ans
                 "and black bishop f8.")  # fmt: skip
     keys(page, "w")
     heard(page, "White's knights: b1 and f3.")
+    keys(page, "m")
+    heard(page, "The white knight on f3 can go to g1, d4, h4, e5 and g5.")
     keys(page, "a")
     heard(page, re.compile(r"White: a queen, 2 rooks, .* Material is even\."))
     # The same words asked again are said again: the region is emptied, then filled.

@@ -373,6 +373,8 @@ def test_the_boards_answers_in_words_need_no_token_and_a_bad_question_is_named(w
     assert status == 200 and answer == {"what": "square", "text": "White knight g1."}
     status, answer = web_daemon.request("api/describe?what=pieces&piece=r", method="GET")
     assert answer["text"] == "Black's rooks: a8 and h8."
+    status, answer = web_daemon.request("api/describe?what=piece_moves&square=b8", method="GET")
+    assert answer["text"] == "The black knight on b8 can go to a6 and c6."
     status, answer = web_daemon.request("api/describe?what=moves&count=3", method="GET")
     assert status == 200 and answer["text"].startswith(("No move yet.", "Last moves: move 1"))
     for query, error in [
