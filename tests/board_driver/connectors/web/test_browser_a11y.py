@@ -30,30 +30,34 @@ WATCH_REGION = """() => {
 }"""
 
 
-#: Marks every control the page shows that the Tab key must reach (a radio group is one
-#: stop: its checked radio; the board is one stop: its square in the tab order), and
-#: gives their names.
-MARK_CONTROLS = """() => {
+#: Every control the page shows that the Tab key must reach (a radio group is one stop:
+#: its checked radio; the board is one stop: its square in the tab order), by its name
+#: and kind (the game list is drawn anew as the game goes: a name, not an element; a
+#: clock's time left out).
+CONTROLS_SHOWN = r"""() => {
   const folded = "dialog:not([open]), details:not([open]) > :not(summary)";
   const shown = (e) => e.checkVisibility() && !e.closest(folded);
-  const controls = [...document.querySelectorAll(
+  return [...document.querySelectorAll(
     "button, a[href], input, select, textarea, summary, [tabindex='0']")]
     .filter((e) => shown(e) && !e.disabled)
-    .filter((e) => e.type !== "radio" || e.checked);
-  controls.forEach((e, i) => { e.dataset.reach = String(i); });
-  return controls.map((e) => e.getAttribute("aria-label") || e.textContent.trim() || e.id);
+    .filter((e) => e.type !== "radio" || e.checked)
+    .map((e) => `${e.tagName} ${e.getAttribute("aria-label") || e.textContent.trim() || e.id}`
+      .replace(/\d+:\d\d(\.\d)?/g, "#"));
 }"""
+FOCUSED = r"""() => { const e = document.activeElement;
+  return `${e.tagName} ${e.getAttribute("aria-label") || e.textContent.trim() || e.id}`
+    .replace(/\d+:\d\d(\.\d)?/g, "#"); }"""
 
 
 def unreached(page) -> list[str]:
     """The controls shown that pressing Tab, again and again, never reaches."""
-    names = page.evaluate(MARK_CONTROLS)
+    controls = page.evaluate(CONTROLS_SHOWN)
     page.focus("body")
     reached = set()
-    for _ in range(len(names) + 10):
+    for _ in range(2 * len(controls) + 10):  # twice round: a list drawn anew may drop the focus
         page.keyboard.press("Tab")
-        reached.add(page.evaluate("() => document.activeElement.dataset.reach"))
-    return [name for i, name in enumerate(names) if str(i) not in reached]
+        reached.add(page.evaluate(FOCUSED))
+    return [name for name in controls if name not in reached]
 
 
 class AXTree:
