@@ -50,14 +50,16 @@ FOCUSED = r"""() => { const e = document.activeElement;
 
 
 def unreached(page) -> list[str]:
-    """The controls shown that pressing Tab, again and again, never reaches."""
+    """The controls shown (before and after: the game list may change meanwhile) that
+    pressing Tab, again and again, never reaches."""
     controls = page.evaluate(CONTROLS_SHOWN)
     page.focus("body")
     reached = set()
     for _ in range(2 * len(controls) + 10):  # twice round: a list drawn anew may drop the focus
         page.keyboard.press("Tab")
         reached.add(page.evaluate(FOCUSED))
-    return [name for name in controls if name not in reached]
+    still = page.evaluate(CONTROLS_SHOWN)
+    return [name for name in controls if name in still and name not in reached]
 
 
 class AXTree:
