@@ -332,7 +332,9 @@ class WebServer:
         """The stored games, newest first; a game put aside before a move was made in it (a
         new game started on an untouched board) is not listed: there is nothing to resume."""
         on_board = self.door.snapshot().game_id
-        games = [g for g in self.door.games() if g.plies or g.result != "*" or g.id == on_board]
+        games = [
+            g for g in self.door.games() if g.plies or g.result != "*" or g.id == on_board
+        ]
         return Response.json(
             [
                 {

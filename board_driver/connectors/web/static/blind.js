@@ -5,16 +5,18 @@
 //
 // On a square of the board: l the last move (Shift+L the last moves), t the clocks,
 // o this square, s its rank, f its file, w where the pieces like this one stand, m where
-// the piece on it can go, a the material; k q r b n p go to the next piece of that kind (Shift: the one before); 1 to 8
-// go to that rank, Shift+1 to Shift+8 to file a to h; h says these keys.
+// the piece on it can go, a the material; k q r b n p go to the next piece of that kind
+// (Shift: the one before); 1 to 8 go to that rank, Shift+1 to Shift+8 to file a to h;
+// h says these keys.
 "use strict";
 
 (() => {
   const KINDS = "kqrbnp";
   const KEYS_SAID = "Keys on the board: arrows move; Enter or Space lifts and places; " +
     "l last move, Shift+L last moves, t clocks, o this square, s its rank, f its file, " +
-    "w where pieces like this one stand, m where this piece can go, a material; k q r b n p go to the next such piece, " +
-    "Shift to the one before; 1 to 8 go to a rank, Shift with 1 to 8 to a file.";
+    "w where pieces like this one stand, m where this piece can go, a material; " +
+    "k q r b n p go to the next such piece, Shift to the one before; " +
+    "1 to 8 go to a rank, Shift with 1 to 8 to a file.";
 
   async function ask(what, details = {}) {
     const query = new URLSearchParams({ what, ...details });
