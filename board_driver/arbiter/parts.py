@@ -21,6 +21,7 @@ from rules import Move
 
 if TYPE_CHECKING:
     from board_driver.arbiter.feedback import Colours
+    from board_driver.arbiter.kinds import SetupGuide
     from board_driver.arbiter.options import GameOptions, Timing
     from board_driver.arbiter.reading import MoveReading
     from board_driver.physical.events import BoardEvent
@@ -94,7 +95,10 @@ class TrackerParts:
     _choice: int | None
     _pending_choice: int | None
     _warned: int | None
-    _new_game_pending: bool
+    _setup: SetupGuide | None
+    _keep_game: bool
+    _setup_said: tuple[Any, ...] | None
+    _early_said: set[int]
     _draw_offer: Color | None
     _other_side: Color | None
     _expected: Move | None

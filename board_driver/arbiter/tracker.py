@@ -147,7 +147,10 @@ class Tracker(Amendments, Controls, Hands, Lights, NewGameSetup, OtherSide, Rere
         self._choice: int | None = None
         self._pending_choice: int | None = None
         self._warned: int | None = None  # a touched square lit after a move it did not make
-        self._new_game_pending = False
+        self._setup = None  # a position being set up, kind by kind (setup)
+        self._keep_game = False
+        self._setup_said = None
+        self._early_said = set()
         self._draw_offer: Color | None = None
         self._other_side: Color | None = None
         self._expected: Move | None = None
@@ -165,7 +168,7 @@ class Tracker(Amendments, Controls, Hands, Lights, NewGameSetup, OtherSide, Rere
     @property
     def in_sync(self) -> bool:
         """Does the board show the committed position (or a move on its way to one)?"""
-        if self._new_game_pending:
+        if self._setup is not None:
             return False
         if self._outcome is not None:
             return self.board == self._committed
@@ -204,7 +207,7 @@ class Tracker(Amendments, Controls, Hands, Lights, NewGameSetup, OtherSide, Rere
             and self._choice is None
             and self._pending_choice is None
             and self._draw_offer is None
-            and not self._new_game_pending
+            and self._setup is None
             and self._expected is None  # a player away chose a move the hands have not made
         )
 
@@ -286,7 +289,12 @@ class Tracker(Amendments, Controls, Hands, Lights, NewGameSetup, OtherSide, Rere
         return self._judge(due)
 
     def to_put_right(self) -> tuple[int, int]:
-        """Bitmaps of the squares to empty and to fill for the board to match the game."""
+        """Bitmaps of the squares to empty and to fill for the board to match the game (while
+        a position is set up: its squares to empty, those holding a piece the board knows
+        is wrong among them, and all its squares still empty)."""
+        guide = self._setup
+        if guide is not None:
+            return guide.extra() | guide.wrong_squares(), guide.missing()
         return self.board & ~self._committed, self._committed & ~self.board
 
     # ------------------------------------------------------------------ state per turn
@@ -316,7 +324,7 @@ class Tracker(Amendments, Controls, Hands, Lights, NewGameSetup, OtherSide, Rere
         return reading
 
     def _playing(self) -> bool:
-        return self._outcome is None and not self._new_game_pending
+        return self._outcome is None and self._setup is None
 
     # ------------------------------------------------------------------ judging
 

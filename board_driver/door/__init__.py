@@ -168,7 +168,8 @@ class Snapshot:
     headers: Mapping[str, str]
     #: A server decides this game's result (an online game: no help at the board).
     online: bool
-    #: A new game waits for its pieces to be set up (the lights say where).
+    #: A new game waits for its pieces to be set up (the lights say where): nothing is
+    #: read as a move until its position stands.
     setup_pending: bool
     #: What the lights ask, in words, most urgent first ("Castling: move the rook from h1
     #: to f1.", "Illegal: the pawn on e2 cannot go to e5."); empty when they ask nothing.
@@ -194,6 +195,12 @@ class Snapshot:
     #: ply's ``%clk``), ``bonus_ms`` (by side): see
     #: :meth:`board_driver.clock.keeper.Timekeeper.reading`.
     clock: Mapping[str, Any] | None = None
+    #: While a position is set up kind by kind (``setup_pending``), what the lights ask:
+    #: the ``setup`` event's details (``fen`` to set up, ``number`` of ``groups``, the
+    #: ``group`` due with its ``side``, ``piece``, ``squares``, ``missing`` and
+    #: ``unchecked``, ``extra``, ``wrong``, ``early``: see
+    #: :meth:`board_driver.arbiter.kinds.SetupGuide.state`); None otherwise.
+    setup: Mapping[str, Any] | None = None
 
     def position(self) -> rules.Position:
         """The position after the last committed move, as a :class:`rules.Position`."""

@@ -633,6 +633,7 @@ class Daemon:
         if online:
             game.dead_position_ends = False  # the server decides; a dead position is a note
         board = self.intake.debouncer.stable if self.intake else None
+        known = self.tracker.known_pieces()  # what the board knows stands where
         self.tracker = Tracker(game, options=merged, timing=self._timing, board=board)
         self.online = online
         now = self.now_ms()
@@ -641,6 +642,9 @@ class Daemon:
         if online:
             events[0]["online"] = True
         events += self.tracker.starting_events(now)
+        # None of the pieces standing is read as a move until the game's position stands:
+        # the lights guide it into place kind by kind (arbiter/setup.py).
+        events += self.tracker.wait_for_pieces(now, known)
         self._end_question()
         self.after(events)
         return events
