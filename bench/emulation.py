@@ -10,9 +10,9 @@ every change").
 
 Then over Bluetooth LE: the daemon's BLE transport on a private D-Bus, with the tests'
 stand-in for bluetoothd (``tests/.../bluez_standin.py``) as the other end, timing the
-notification's signal reaching it (a Pegasus field update, a ChessLink status): the
-notification leaving the board's process for BlueZ. The real bluetoothd's own share (a
-D-Bus hop like this one, then the radio's next connection event) is not in it.
+notification's signal reaching it (a Pegasus field update, a ChessLink status, a Chessnut
+position): the notification leaving the board's process for BlueZ. The real bluetoothd's
+own share (a D-Bus hop like this one, then the radio's next connection event) is not in it.
 
 Target (issue 18), p99: the debounce (30 ms) + the pass time (100 ms) + one scan period
 (5 ms) + 5 ms = 140 ms. The first two are waits by design (a switch must settle, a piece
@@ -51,6 +51,13 @@ from board_driver.service.notify import Notifier  # noqa: E402
 RATE_HZ = 200
 DEBOUNCE_MS = 30
 PASS_MS = 100
+#: What each Bluetooth LE app sends first: a board dump and update mode, status on every
+#: change, the real-time report on.
+OPENINGS = {
+    "pegasus": bytes([0x42, 0x44]),
+    "chesslink": encode("W0203"),
+    "chessnut": bytes([0x21, 0x01, 0x00]),
+}
 
 
 def percentile(values: list[float], fraction: float) -> float:
@@ -154,6 +161,7 @@ class BleApp:
         self.bluez = self._wait(StandInBlueZ(address).start())
         profile = PROFILES[protocol]
         self.central = Central(self.bluez, profile.service, profile.write, profile.notify, mtu=185)
+        self.routes = profile.routes
         self.reads: list[tuple[float, bytes]] = []
         self.arrived = threading.Event()
         self.central.on_notification = self._notified
@@ -170,6 +178,8 @@ class BleApp:
         if not self._wait(bluez.until(lambda: bluez.applications and bluez.advertisements)):
             raise SystemExit("the board did not register with the stand-in bluetoothd")
         self._wait(self.central.connect())
+        for _, routed in self.routes:  # a Chessnut position has its own characteristic
+            self._wait(self.central.subscribe(routed))
         self._wait(self.central.subscribe())
         self._wait(self.central.write(opening))
 
@@ -190,7 +200,7 @@ def run_ble(protocol: str, rounds: int) -> tuple[list[float], list[float]]:
             daemon, board, thread = start_daemon(
                 tmp, f'protocol = "{protocol}"\ntransport = "ble"\n'
             )
-            app.connect(bytes([0x42, 0x44]) if protocol == "pegasus" else encode("W0203"))
+            app.connect(OPENINGS[protocol])
             time.sleep(1.0)
             samples = rounds_of_changes(protocol, board, app, rounds)
             daemon.loop.call_soon_threadsafe(daemon.stop)
@@ -228,6 +238,7 @@ def main() -> int:
         (run, "chesslink", "ChessLink status"),
         (run_ble, "pegasus", "Pegasus field update over BLE"),
         (run_ble, "chesslink", "ChessLink status over BLE"),
+        (run_ble, "chessnut", "Chessnut position over BLE"),
     )
     for how, protocol, what in cases:
         if how is run_ble and (

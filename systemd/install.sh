@@ -15,6 +15,10 @@
 #   sudo systemd/install.sh --with-speech   also installs espeak-ng, the voice of [speech]
 #                                           (docs/speech.md); both options may be given
 #
+#   In a chroot, or wherever systemd is not running (an SD-card image being built), the
+#   service is installed and enabled offline (`systemctl --root=/ enable`): it starts at the
+#   next boot. udevadm and the start are left out there, and said so; --uninstall likewise.
+#
 #   systemd/install.sh --prefix DIR [--with-venv]
 #        stage everything under DIR instead of / (for tests and packaging). Under a prefix the
 #        steps that change the running system are NOT run, only listed as "skipped (prefix)":
@@ -34,7 +38,8 @@ APT_PACKAGES=(python3 python3-venv python3-dev gcc sqlite3)
 WITH_ENGINE=0
 WITH_SPEECH=0
 
-usage() { sed -n '2,23s/^# \{0,1\}//p' "$0"; }
+# The comment above, up to the first line of code: what --help prints.
+usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; }
 
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -81,6 +86,34 @@ system() {
         say "skipped (prefix): $*"
     else
         "$@"
+    fi
+}
+
+# Is systemd running this system (sd_booted(3): it is PID 1 and made /run/systemd/system)?
+# Not in a chroot, nor while an image is built: there the service is enabled offline and
+# starts at the next boot, and udev's rules apply then.
+systemd_running() {
+    [ -z "$PREFIX" ] && [ -d /run/systemd/system ]
+}
+
+# A step that needs systemd or udev running: run it only where they are.
+running() {
+    if [ -n "$PREFIX" ]; then
+        say "skipped (prefix): $*"
+    elif systemd_running; then
+        "$@"
+    else
+        say "skipped (systemd is not running here: a chroot, or an image being built): $*"
+    fi
+}
+
+# Enable (or disable) the unit: through the running systemd, or on the files alone.
+unit_files() {
+    if [ -n "$PREFIX" ] || systemd_running; then
+        system systemctl "$@" magboard.service
+    else
+        systemctl --root=/ "$@" magboard.service
+        say "$1d offline (systemd is not running here): it takes effect at the next boot"
     fi
 }
 
@@ -188,18 +221,26 @@ install_all() {
     chmod 0750 "$STATE_DIR"
 
     if command -v raspi-config >/dev/null 2>&1 || [ -n "$PREFIX" ]; then
-        system raspi-config nonint do_spi 0   # NeoPixels over SPI need /dev/spidev0.0
+        # NeoPixels over SPI need /dev/spidev0.0 (in a chroot the boot config is changed,
+        # and raspi-config's own live change may fail: said, not fatal).
+        if ! system raspi-config nonint do_spi 0; then
+            say "warning: raspi-config could not turn SPI on; add dtparam=spi=on to the boot config"
+        fi
     fi
     spi_without_chip_selects
     if [ "$rules_changed" = 1 ]; then
-        system udevadm control --reload-rules
-        system udevadm trigger --subsystem-match=tty --subsystem-match=gpio --subsystem-match=spidev
+        running udevadm control --reload-rules
+        running udevadm trigger --subsystem-match=tty --subsystem-match=gpio --subsystem-match=spidev
     fi
     if [ "$unit_changed" = 1 ]; then
-        system systemctl daemon-reload
+        running systemctl daemon-reload
     fi
-    system systemctl enable magboard.service
-    system systemctl restart magboard.service
+    unit_files enable
+    if [ -z "$PREFIX" ] && ! systemd_running; then
+        say "not started: systemd is not running here; the service starts when this system boots"
+    else
+        system systemctl restart magboard.service
+    fi
     say "installed from $SOURCE_DIR; to update: git -C $SOURCE_DIR pull && sudo $SOURCE_DIR/systemd/install.sh"
     say "done. Logs: journalctl -u magboard -f   Config: /etc/magboard/config.toml"
 }
@@ -282,14 +323,18 @@ remove() {
 
 uninstall_all() {
     need_root
-    if [ -n "$PREFIX" ] || [ -e "$UNIT" ]; then
-        system systemctl disable --now magboard.service
+    if [ -n "$PREFIX" ] || systemd_running; then
+        if [ -n "$PREFIX" ] || [ -e "$UNIT" ]; then
+            system systemctl disable --now magboard.service
+        fi
+    elif [ -e "$UNIT" ]; then
+        unit_files disable  # nothing runs to stop here
     fi
     remove "$UNIT"
-    system systemctl daemon-reload
+    running systemctl daemon-reload
     if [ -e "$RULES" ]; then
         remove "$RULES"
-        system udevadm control --reload-rules
+        running udevadm control --reload-rules
     fi
     remove "$VENV"
     if [ "$(readlink "$COMMAND_LINK" 2>/dev/null)" = /opt/magboard/bin/magboard ]; then

@@ -10,6 +10,10 @@ back to ``/work/shared/data`` in a developer's worktree.
 
 from __future__ import annotations
 
+import atexit
+import os
+import shutil
+import tempfile
 from pathlib import Path
 
 # Hypothesis's pytest plugin imports hypothesis at the session's end if no test did, and
@@ -21,6 +25,19 @@ import hypothesis  # noqa: F401
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+
+# Tests never read this machine's config or state (issue 32, item 9: on a Pi with the service
+# installed, a test running `magboard` without --config read /etc/magboard/config.toml):
+# every process the tests start, and the tests themselves, see a config directory and a
+# state directory of their own, empty, and none of the variables systemd gives the service.
+ISOLATED = Path(tempfile.mkdtemp(prefix="magboard-tests-"))
+atexit.register(shutil.rmtree, ISOLATED, True)
+for _name in ("MAGBOARD_CONFIG", "STATE_DIRECTORY", "JOURNAL_STREAM", "NOTIFY_SOCKET",
+              "WATCHDOG_USEC", "WATCHDOG_PID", "LISTEN_FDS", "INVOCATION_ID"):  # fmt: skip
+    os.environ.pop(_name, None)
+os.environ["CONFIGURATION_DIRECTORY"] = str(ISOLATED / "etc" / "magboard")
+os.environ["XDG_STATE_HOME"] = str(ISOLATED / "state")
+os.environ["XDG_CONFIG_HOME"] = str(ISOLATED / "config")
 
 
 def _find_shared_data() -> Path:

@@ -34,6 +34,7 @@ class Amendments(TrackerParts):
     _promotion_square: int | None  # a promotion whose piece may be amended
     _choice: int | None  # the piece chosen for the next promotion
     _pending_choice: int | None  # chosen while the promoted piece is off its square
+    _held_choice: tuple[int, int] | None  # chosen while the new piece is off, not yet judged
 
     def _castling_to_come(self, move: Move) -> Move | None:
         """The castling that ``move``, a rook move about to be committed, may become."""
@@ -132,8 +133,35 @@ class Amendments(TrackerParts):
             if last.promotion == piece:
                 return []
             return self._amend_promotion(piece, t)
+        lifted = self._promotion_lifted()
+        if lifted is not None:
+            # The new piece is off its square before the promotion was judged: set down
+            # there alone, it is this promotion's; taken there, too late.
+            self._held_choice = (piece, lifted)
+            return []
         self._choice = piece  # for the next promotion only
         return []
+
+    def _promotion_lifted(self) -> int | None:
+        """The last-rank square a promoting pawn of this move landed on and has left again
+        (the move not judged yet), or None."""
+        reading, board = self._reading, self.board
+        for fp in reading.footprints:
+            move = fp.move
+            to = move.to_square
+            if move.promotion is None or board & bit(to) or board & bit(move.from_square):
+                continue
+            if any(not lifted and sq == to for _, lifted, sq in reading.history):
+                return to
+        return None
+
+    def _held_choice_set_down(self, sq: int, taken: bool) -> None:
+        """A piece set down on ``sq`` while a choice waits for the new piece (see
+        :meth:`_choose`): on its square and not the other side's capture there, the
+        promotion takes it; else it came too late."""
+        held, self._held_choice = self._held_choice, None
+        if held is not None and held[1] == sq and not taken:
+            self._choice = held[0]
 
     def _amend_promotion(self, piece: int, t: int) -> list[Event]:
         """Late news of the promotion piece: the last move is replayed with it (and the

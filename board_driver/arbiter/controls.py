@@ -91,6 +91,13 @@ class Controls(TrackerParts):
         loser = self._position.turn if self._other_side is None else not self._other_side
         return self._end(t, self.game.resign(loser))  # against an engine: the person
 
+    # Either player may resign at any moment (FIDE 5.1.2), whoever is to move.
+    def _button_resign_white(self, t: int) -> list[Event]:
+        return self._end(t, self.game.resign(True))
+
+    def _button_resign_black(self, t: int) -> list[Event]:
+        return self._end(t, self.game.resign(False))
+
     def _button_draw_offer(self, t: int) -> list[Event]:
         self._draw_offer = self._position.turn
         return [{"t": t, "type": "draw_offer", "side": side_name(self._draw_offer)}]

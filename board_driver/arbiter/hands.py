@@ -7,7 +7,8 @@ move counts" and "Rulings for fast and messy hands"):
 
 - a lift that can only belong to the next move commits the move the board shows, once its
   piece is released (rested the pass time): a piece that took no part, or the piece just
-  landed where the other side can capture it (victim first: a *snatch*);
+  landed where the other side can capture it (victim first: a *snatch*), unless it could
+  have slid on from there (then the lift is *deferred*, below);
 - one of the other side's pieces lifted while the mover's piece still moves is the other
   side's (a *reach*): it touches nothing for the mover, and is handed to the next move;
   so is one of the mover's pieces that took no part, lifted before the mover's piece
@@ -16,10 +17,11 @@ move counts" and "Rulings for fast and messy hands"):
   releases the mover's piece where it stands whatever its rest (a *release*; "The other
   side's move is a release"): the move before is committed first;
 - the mover's piece, rested the pass time while the other side holds a piece it lifted
-  during the slide, then lifted again: the judgment was *deferred*, and this lift does not
-  settle it; the next place does (the other side's capture there, the slide going on, or
-  the other side's piece set down: the lift was the next move's). Nothing is committed or
-  announced before it;
+  during the slide (or where the other side can capture it, on a square it could have slid
+  on from), then lifted again: the judgment was *deferred*, and this lift does not settle
+  it; the next place does (the other side's capture there, the slide going on, the piece
+  put down again, or the other side's piece set down: the lift was the next move's).
+  Nothing is committed or announced before it;
 - a piece placed where a sliding piece last stood under the pass time, while the other
   side holds a piece that can capture there, is that capture (the slide had *stood* there).
 
@@ -86,8 +88,13 @@ class Hands(TrackerParts):
                         return self._commit(found, t), False
                 elif found.places & bit(sq) and reading.others_off & self._committed & ~reading.own:
                     return self._deferred_lift(found, t, sq), False
-                elif self._snatchable(found, sq) and self._choose_reading("snatch", t, sq):
-                    return self._commit(found, t), False
+                elif self._snatchable(found, sq):
+                    if self._could_slide_on(found, sq):
+                        # The other side's victim, or the slide going on after a pause:
+                        # the next place tells, nothing announced before it.
+                        return self._deferred_lift(found, t, sq), False
+                    if self._choose_reading("snatch", t, sq):
+                        return self._commit(found, t), False
             elif theirs and not found.touched & bit(sq):
                 return [], True  # the other side reached out before the piece was let go
             elif (
@@ -99,10 +106,12 @@ class Hands(TrackerParts):
                 # other side taking its victim first, most likely (judged by what follows).
                 return [], self._choose_reading("reach", t, sq)
         elif theirs:
-            # While the mover's piece moves: the other side reaching out; else: the mover
+            # While the mover's piece moves (or a deferred lift waits: it may be the other
+            # side's victim in hand): the other side reaching out; else: the mover
             # touching it (its victim, most often: an en-passant victim beside the pawn
             # just landed, however soon). Only what follows can tell for sure.
-            if reading.moving(t, self.board) and not self._en_passant_victim(sq):
+            moving = reading.moving(t, self.board) or self._deferred is not None
+            if moving and not self._en_passant_victim(sq):
                 return [], self._choose_reading("reach", t, sq)
             return [], not self._choose_reading("touch", t, sq)
         return [], False
@@ -120,8 +129,10 @@ class Hands(TrackerParts):
 
     def _deferred_lift(self, found: Footprint, t: int, sq: int) -> list[Event]:
         """The piece just landed and rested, lifted again while the other side holds a
-        piece it lifted during the slide: the judgment was deferred, and this lift does
-        not settle it (board-script.md, "Released means rested"); the next place does
+        piece it lifted during the slide (or where the other side can capture it, on a
+        square it could have slid on from: a pause on its way, or the other side's victim
+        first): the judgment was deferred, and this lift does not settle it
+        (board-script.md, "Released means rested"); the next place does
         (:meth:`_resolve_deferred`). Until then the slide going on is read: nothing is
         committed, nothing announced."""
         if not self._choose_reading("deferred", t, sq):
@@ -133,7 +144,8 @@ class Hands(TrackerParts):
         """A piece set down on ``sq`` while a deferred lift waits. On the way of the other
         side's capture of the lifted piece (where it lands: its square, or behind it en
         passant; or a square its capturer passes over), it is that capture (the piece was
-        let go where it stood); back on its square, the piece put down again; further
+        let go where it stood), unless no piece of the other side is off (no capture can
+        land: the piece put down again, or the slide going on); further
         along the line it came (where a legal move passing over its square goes), the
         slide went on; anywhere else it is the other side's piece, and the lift was the
         next move's. Read the other way, the move is committed now, before this place; the
@@ -141,7 +153,12 @@ class Hands(TrackerParts):
         deferred, self._deferred = self._deferred, None
         assert deferred is not None  # called only while a lift is deferred
         when, lifted, capture_ways = deferred
-        if capture_ways & bit(sq) or sq == lifted:
+        reading = self._reading
+        if not reading.others_off & self._committed & ~reading.own:
+            # No piece of the other side off the board: no capture can land; the piece
+            # put down again, or the slide going on, else set down elsewhere after all.
+            other_way = not (sq == lifted or self._ways_beyond(lifted) & bit(sq))
+        elif capture_ways & bit(sq) or sq == lifted:
             other_way = bool(capture_ways & bit(sq))
         else:
             other_way = not self._ways_beyond(lifted) & bit(sq)
@@ -167,6 +184,15 @@ class Hands(TrackerParts):
     def _committed_early(self) -> bool:
         """Was a move committed early by inference, that what follows may overturn?"""
         return any(choice.kind in EARLY for choice in self._choices)
+
+    def _could_slide_on(self, found: Footprint, sq: int) -> bool:
+        """Could ``found``'s piece, just landed on ``sq``, have slid on from there: does a
+        legal move of that piece from its square pass over ``sq``?"""
+        origin = found.move.from_square
+        return any(
+            m.from_square == origin and between(origin, m.to_square) & bit(sq)
+            for m in self._reading.legal
+        )
 
     def _snatchable(self, found: Footprint, sq: int) -> bool:
         """Is a lift of ``sq``, where ``found`` just landed and rested, the other side
@@ -208,6 +234,7 @@ class Hands(TrackerParts):
         stood = False
         if self._setup is not None:
             self._setup.place(sq)
+        held_choice = self._held_choice is not None
         if self._playing():
             self._warned = None
             if self._deferred is not None:
@@ -223,6 +250,9 @@ class Hands(TrackerParts):
                     released = self._before_place(t, sq)
                     out += released
                     stood = stood and not released
+            if held_choice:
+                taken = stood or bool(out) or bool(reading.others_off & self._committed)
+                self._held_choice_set_down(sq, taken)
             self._reading.note_place(t, sq)
         self.board |= b
         if self._pending_choice is not None and sq == self._promotion_square:

@@ -26,11 +26,11 @@ nothing for the mover, and is handed to the next move once this one is committed
 
 from __future__ import annotations
 
-from board_driver.arbiter.footprint import Footprint, bit
+from board_driver.arbiter.footprint import Footprint, between, bit
 from board_driver.arbiter.options import Timing
 from board_driver.arbiter.touch import TouchMove
 from board_driver.physical.squares import squares_of
-from rules import KING, QUEEN, ROOK, Move, Position
+from rules import KING, KNIGHT, PAWN, QUEEN, ROOK, Move, Position
 
 _NEVER = -(1 << 62)
 
@@ -194,14 +194,43 @@ class MoveReading:
         only put its pieces right, unless its piece is the first of the mover's lifted (the
         king or the rook, for castling: after an illegal move the replacing move is made
         with the piece touched first, FIDE 7.5.1 with 4.3), or the board showed it done
-        before the illegal state (what was seen counts)."""
+        before the illegal state (what was seen counts), or every other piece the hands
+        moved was only displaced and put back on its own square (knocked over, lifted and
+        replaced, FIDE 7.4: that undoes nothing else, and ``fp`` was made meanwhile)."""
         if not self._only_put_right_since(index, fp.touched):
             return False
         move = fp.move
         first = self.first_own_lifted()
         if first == move.from_square or (move.is_castling and first == move.rook_from):
             return False
-        return not self.shown_done(fp, index)
+        return not (self.shown_done(fp, index) or self.only_displaced_besides(fp))
+
+    def only_displaced_besides(self, fp: Footprint) -> bool:
+        """Were the pieces this move's hands took off squares ``fp`` leaves alone only
+        displaced: knocked over or lifted, and put back on their own squares, never set
+        down anywhere they could move to (a piece set down there made a move, or part of
+        one: the king of an illegal castling set on g1 before it went back to e1)?
+
+        Switches do not tell pieces apart: a piece set down is taken to be its square's
+        own, if in the hand, else one of those ``fp`` moves, else a displaced one (one
+        that could move there, if any)."""
+        displaced = self.before & ~fp.touched
+        position = self.position
+        origin = {sq: sq for sq in squares_of(self.start_board)}  # whose piece stands where
+        hand: list[int] = []  # the home squares of the pieces in the hand
+        for _, lifted, sq in self.history:
+            if lifted:
+                hand.append(origin.pop(sq, sq))
+                continue
+            if not hand:
+                return False  # a piece from nowhere: no reading of hands explains it
+            home = _set_down(hand, sq, displaced, position, self.before)
+            hand.remove(home)
+            origin[sq] = home
+            moved = home != sq and displaced >> home & 1
+            if moved and _could_move(position, self.before, home, sq):
+                return False  # a move of its own (or part of one), not a displacement
+        return True
 
     def _only_put_right_since(self, index: int, squares: int) -> bool:
         """After the first ``index`` events of :attr:`history`, did hands only put pieces
@@ -377,3 +406,41 @@ class MoveReading:
             return 0
         lifted = max(squares_of(in_hand), key=lambda sq: self.lift_t.get(sq, -1))
         return sum(bit(m.to_square) for m in self.legal if m.from_square == lifted)
+
+
+def _set_down(hand: list[int], sq: int, displaced: int, position: Position, before: int) -> int:
+    """Which piece in the hand (by its home square) was set down on ``sq``: its own, else
+    one the move under way moves, else a displaced one (one that could move there first)."""
+    if sq in hand:
+        return sq
+    moving = [home for home in hand if not displaced >> home & 1]
+    if moving:
+        return moving[-1]
+    return next((home for home in hand if _could_move(position, before, home, sq)), hand[-1])
+
+
+def _could_move(position: Position, before: int, home: int, to: int) -> bool:
+    """Could the piece standing on ``home`` in ``position`` (whose occupancy is
+    ``before``) go to ``to`` the way its kind moves, check and castling rights aside?
+    (A king's two steps along its first rank count: castling.)"""
+    piece, there = position.piece_at(home), position.piece_at(to)
+    if piece is None or to == home or (there is not None and there.color == piece.color):
+        return False
+    df, dr = (to & 7) - (home & 7), (to >> 3) - (home >> 3)
+    kind = piece.piece_type
+    if kind == KNIGHT:
+        return {abs(df), abs(dr)} == {1, 2}
+    if kind == KING:
+        return max(abs(df), abs(dr)) == 1 or (dr == 0 and abs(df) == 2)
+    if kind == PAWN:
+        forward = 1 if piece.color else -1
+        if df == 0:
+            double = dr == 2 * forward and home >> 3 == (1 if piece.color else 6)
+            return (dr == forward or double) and not before & (bit(to) | between(home, to))
+        return (
+            abs(df) == 1 and dr == forward and (bool(before >> to & 1) or to == position.ep_square)
+        )
+    straight, diagonal = df == 0 or dr == 0, abs(df) == abs(dr)
+    if not {ROOK: straight, QUEEN: straight or diagonal}.get(kind, diagonal):
+        return False
+    return not before & between(home, to)

@@ -8,13 +8,14 @@ later, and the tracker then reads the hands again.
 tells which was meant (board-script.md, "Rulings for fast and messy hands"):
 
 - ``snatch``: the piece that just landed and rested, lifted where the other side can
-  capture it: the other side taking its victim first (the move is committed), or the
-  mover's hand going on (a slide that paused);
+  capture it (and it could not have slid on from there): the other side taking its
+  victim first (the move is committed), or the mover's hand going on;
 - ``release``: the other side's piece set down elsewhere while the mover's piece stands
   (its move, releasing the mover's): the move is committed; or only a piece put down, a
   slide that paused;
 - ``deferred``: the mover's piece lifted again after resting the pass time while the
-  other side holds a piece it lifted during the slide: the slide going on (nothing
+  other side holds a piece it lifted during the slide, or where the other side can
+  capture it on a square it could have slid on from: the slide going on (nothing
   committed), or the move let go there and the lift the next move's (the other side's
   capture, its victim lifted; or its hand going on). The next place decides at once
   (see :mod:`.hands`); a board that stops making sense later reads it again like the

@@ -28,7 +28,8 @@ Take-backs go one move at a time, as soon as the pieces set back have rested the
 (:mod:`.takebacks`). An illegal position ends only when the board matches the last
 position again or shows a legal move from it, not the remains of an action being undone
 (putting right is not moving: a move shown once pieces were put back counts if its piece
-was the first lifted, or if the board showed it done before); its ``illegal`` event says
+was the first lifted, if the board showed it done before, or if every other piece moved
+was only displaced and put back on its own square, FIDE 7.4); its ``illegal`` event says
 why, once (:mod:`.words`). The
 board is in sync only while one move on its way explains what it shows besides the
 position (the other side's hand may hold one piece of its own). The game events it
@@ -96,6 +97,8 @@ __all__ = [
     "Tracker",
 ]
 
+ALL_SQUARES = (1 << 64) - 1
+
 
 class Tracker(Amendments, Controls, Hands, Lights, NewGameSetup, OtherSide, Rereading, TakeBacks):
     """Turns board events into game events, holding a :class:`rules.Game`.
@@ -146,6 +149,7 @@ class Tracker(Amendments, Controls, Hands, Lights, NewGameSetup, OtherSide, Rere
         self._promotion_square: int | None = None
         self._choice: int | None = None
         self._pending_choice: int | None = None
+        self._held_choice: tuple[int, int] | None = None
         self._warned: int | None = None  # a touched square lit after a move it did not make
         self._setup = None  # a position being set up, kind by kind (setup)
         self._keep_game = False
@@ -206,6 +210,7 @@ class Tracker(Amendments, Controls, Hands, Lights, NewGameSetup, OtherSide, Rere
             and self._promotion_square is None
             and self._choice is None
             and self._pending_choice is None
+            and self._held_choice is None
             and self._draw_offer is None
             and self._setup is None
             and self._expected is None  # a player away chose a move the hands have not made
@@ -314,6 +319,7 @@ class Tracker(Amendments, Controls, Hands, Lights, NewGameSetup, OtherSide, Rere
         # hands): its time and square, and the squares the other side's captures of it
         # land on or pass over.
         self._deferred: tuple[int, int, int] | None = None
+        self._held_choice = None
         self._reading = self._fresh_reading()
 
     def _fresh_reading(self, start_board: int | None = None) -> MoveReading:
@@ -491,6 +497,11 @@ class Tracker(Amendments, Controls, Hands, Lights, NewGameSetup, OtherSide, Rere
             if self._expected is None:
                 return "the other side has not chosen its move yet"
             return f"the other side's move is {self._position.san(self._expected)}"
+        reading = self._reading
+        if self.options.touch_move == "enforce" and reading.on_the_way(self.board, "off"):
+            # On the way to a move only touch-move forbids: say so, not "no legal move".
+            owed, _ = reading.touch.demand(reading.legal)
+            return why_touch_move(self._position, owed)
         return why_illegal(self._position, self.board)
 
     # ------------------------------------------------------------------ changing the game
@@ -535,7 +546,10 @@ class Tracker(Amendments, Controls, Hands, Lights, NewGameSetup, OtherSide, Rere
         castling = self._castling_to_come(move)
         was_over = self._outcome
         occupancy = self._committed
-        released = reading.released_at(fp.lifts | fp.places, t)
+        # Pieces displaced are set back in the mover's own time (FIDE 7.4.1): the hand
+        # lets go with the last of them, the mover's own (out of sync: any put right).
+        squares = ALL_SQUARES if self._out_of_sync else fp.lifts | fp.places | reading.own
+        released = reading.released_at(squares, t)
         san, mover = self._push(move)
         if move.promotion is not None:
             self._choice = None

@@ -128,6 +128,11 @@ class ScriptFeeder:
     (the running board's :class:`~board_driver.door.Door`): pieces move on the simulated
     board, buttons and choices go through the door as a page's would.
 
+    The simulated board is the one truth about its pieces: other hands move them too (the
+    web page, the API, another script), so each line's lifts and places are checked
+    against the pieces standing when the line is read, not against the pieces the script
+    itself has moved so far.
+
     Each line is read once (:class:`ScriptReader`), so a long pipe costs the same per line
     at its end as at its start.
     """
@@ -147,18 +152,19 @@ class ScriptFeeder:
         async for raw in _aiter(lines):
             line = raw.rstrip("\n")
             if not begun and _is_event(line):
-                # The header is complete: set up its game, and take the pieces as they stand.
+                # The header is complete: set up its game.
                 await self._begin(reader.script)
-                if not starts_new_game(reader.script) and _keyword(line) != "scan":
-                    reader.set_standing(self.board.pieces)
                 begun = True
+            if begun and _keyword(line) != "scan":
+                # The pieces as they stand now, whoever moved them since the last line.
+                reader.set_standing(self.board.pieces)
             try:
                 items = reader.feed(line)
             except ScriptError as error:
                 log.error("script %s:%d: %s", name, error.line, error.problem)
                 continue
             for item in items:
-                await self._play(item)
+                await self._play(item, f"{name}:{reader.number}")
         if not begun and reader.number:
             await self._begin(reader.script)
 
@@ -182,7 +188,7 @@ class ScriptFeeder:
         for sq in squares_of(bitmap & ~current):
             self.board.place(sq)
 
-    async def _play(self, item: Any) -> None:
+    async def _play(self, item: Any, where: str = "") -> None:
         loop = asyncio.get_running_loop()
         assert self.start is not None
         spacing = (item.t_ms - self.last_t_ms) / 1000
@@ -204,9 +210,11 @@ class ScriptFeeder:
             elif isinstance(item, Button):
                 self.door.press(item.name)
         except ValueError as error:  # the pieces were moved by other hands meanwhile
-            log.error("script: %s", error)
+            log.error("script %s: %s", where or "-", error)
         except OSError as error:  # the simulated board could not keep its pieces
-            log.error("script: %s (the pieces are moved; saving them is retried)", error)
+            log.error(
+                "script %s: %s (the pieces are moved; saving them is retried)", where or "-", error
+            )
         if not isinstance(item, Wait):
             log.debug("script: %s", describe(item))
 

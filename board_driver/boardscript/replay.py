@@ -19,13 +19,8 @@ from typing import Any
 
 from board_driver.arbiter.tracker import GameOptions, Timing, Tracker
 from board_driver.boardscript.script import Scan, Script, Wait
-from board_driver.clock.keeper import (
-    Timekeeper,
-    clk_comments,
-    pgn_headers,
-    timekeeper_for,
-    without_clock,
-)
+from board_driver.clock.keeper import Timekeeper, timekeeper_for, without_clock
+from board_driver.clock.texts import clk_comments, pgn_headers
 from board_driver.physical.debounce import DEFAULT_DEBOUNCE_MS, Debouncer
 from board_driver.physical.events import BoardEvent, Lift, Place
 from rules import STARTING_FEN, Game, Position

@@ -56,6 +56,9 @@ OPTION_TEXTS = {"clock": "a time control: 3+2, 5+3 delay, 40/5400+30:1800+30 or 
 _EVENT_KEYWORDS = ("lift", "place", "choose", "button", "scan", "wait")
 _HEADER_KEYWORDS = ("fen", "option", "gap")
 _MS = re.compile(r"[0-9]+")
+#: The longest time a script names (a wait, a gap, an event's ``@`` time), in ms: bounded,
+#: so that no arithmetic on it overflows (a float of 309 digits is infinite).
+MAX_MS = 10**12
 _HEX = re.compile(r"[0-9a-fA-F]{16}")
 
 
@@ -162,7 +165,11 @@ def _parse_square(text: str) -> int:
 
 def _parse_ms(text: str, what: str) -> int:
     if not _MS.fullmatch(text):
-        raise ValueError(f"bad {what} {text!r} (expected a whole number of milliseconds)")
+        shown = text if len(text) <= 20 else f"{text[:20]}..."
+        raise ValueError(f"bad {what} {shown!r} (expected a whole number of milliseconds)")
+    if len(text) > len(str(MAX_MS)) or int(text) > MAX_MS:
+        shown = text if len(text) <= 20 else f"{text[:20]}... ({len(text)} digits)"
+        raise ValueError(f"bad {what} {shown} (at most {MAX_MS} ms: some thirty years)")
     return int(text)
 
 
@@ -370,9 +377,9 @@ class ScriptReader:
         return self._parser.script
 
     def set_standing(self, occupancy: int) -> None:
-        """The pieces standing before the first event, when they are not the ``fen``'s (a
-        script that goes on with the game on the board): lifts and places are checked
-        against them."""
+        """The pieces standing now, when they are not the ones the script's own lines left
+        (a script that goes on with the game on the board, or a board other hands move
+        too): the next lines' lifts and places are checked against them."""
         self._parser.board = occupancy
 
     def feed(self, line: str) -> list[ScriptItem]:

@@ -7,7 +7,9 @@ a game kept from the tracker's events. Pure: no I/O, and every call is told the 
   simple delays, stages, pause, adjust, set back;
 - :mod:`.keeper`: :class:`Timekeeper`, the clock of the game on the board: switched at the
   hand's release (or by clock buttons), flag fall judged by the laws (FIDE 6.9, through
-  ``rules``' ``unwinnable``), FIDE 7.5.5, each change an entry for the store.
+  ``rules``' ``unwinnable``), FIDE 7.5.5, each change an entry for the store;
+- :mod:`.texts`: a clock as people and programs read it (``4:59``, ``%clk``, PGN's
+  ``TimeControl``).
 
 The daemon (:mod:`board_driver.service.clock`) and ``magboard replay`` drive a
 :class:`Timekeeper` the same way, so a replayed script gives the ``%clk`` the board gave.
@@ -22,10 +24,8 @@ from board_driver.clock.keeper import (
     SWITCHES,
     ClockEntry,
     Timekeeper,
-    clk_comments,
-    clock_text,
-    pgn_clock,
 )
+from board_driver.clock.texts import clk_comments, clock_text, pgn_clock
 
 __all__ = [
     "CLOCK_BUTTONS",

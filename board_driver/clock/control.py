@@ -68,6 +68,11 @@ _EXPECTED = (
     "(40/5400+30:1800+30) or none; and after it, optionally, fischer, bronstein or delay"
 )
 _SIMPLE = re.compile(r"(\d+(?:\.\d+)?)(s?)(?:\+(\d+))?")
+#: The most digits a number of a time control has: ten hours is 36000 seconds, and a
+#: number far past any bound is refused before any arithmetic (a float of 309 digits is
+#: infinite).
+MAX_DIGITS = 9
+_NUMBER = re.compile(r"\d+")
 _PGN_STAGE = re.compile(r"(?:(\d+)/)?(\d+)(?:\+(\d+))?")
 
 
@@ -101,12 +106,12 @@ class TimeControl:
             where = f"stage {i + 1}"
             if not 1000 <= stage.time_ms <= MAX_STAGE_MS or stage.time_ms % 1000:
                 raise ValueError(
-                    f"{where}: {stage.time_ms / 1000:g} s is not a whole number of seconds "
+                    f"{where}: {_seconds(stage.time_ms)} s is not a whole number of seconds "
                     f"from 1 s to {MAX_STAGE_MS // 1000} s"
                 )
             if not 0 <= stage.bonus_ms <= MAX_BONUS_MS or stage.bonus_ms % 1000:
                 raise ValueError(
-                    f"{where}: a bonus of {stage.bonus_ms / 1000:g} s is not a whole number of "
+                    f"{where}: a bonus of {_seconds(stage.bonus_ms)} s is not a whole number of "
                     f"seconds up to {MAX_BONUS_MS // 1000} s"
                 )
             if stage.moves is not None and not 1 <= stage.moves <= MAX_STAGE_MOVES:
@@ -224,6 +229,19 @@ class TimeControl:
         return text
 
 
+def _seconds(ms: int) -> str:
+    """Milliseconds as seconds, in whole-number arithmetic (``ms`` may be any size).
+
+    >>> _seconds(1500), _seconds(3000), _seconds(-250), _seconds(10**40)
+    ('1.5', '3', '-0.25', 'over 10^12')
+    """
+    if abs(ms) >= 10**15:
+        return "over 10^12"
+    whole, rest = divmod(abs(ms), 1000)
+    text = f"{whole}.{rest:03d}".rstrip("0").rstrip(".")
+    return f"-{text}" if ms < 0 else text
+
+
 def _duration(ms: int) -> str:
     if ms % 60_000 == 0:
         return f"{ms // 60_000} min"
@@ -242,6 +260,13 @@ def parse_time_control(text: str) -> TimeControl | None:
     spec = "".join(words)
     if spec in NO_CLOCK and (words or mode == "fischer"):
         return None
+    longest = max((len(n) for n in _NUMBER.findall(spec)), default=0)
+    if longest > MAX_DIGITS:
+        shown = text if len(text) <= 40 else f"{text[:37]}..."
+        raise ValueError(
+            f"time control {shown!r}: a number of {longest} digits is no time a clock can hold "
+            f"(at most {MAX_STAGE_MS // 1000} s a stage, {MAX_BONUS_MS // 1000} s a move)"
+        )
     try:
         if "/" in spec or ":" in spec:
             return _control(_pgn_stages(spec), mode)
@@ -270,6 +295,8 @@ def from_pgn(text: str) -> TimeControl | None:
     spec = text.strip()
     if spec in ("-", "?", ""):
         return None
+    if max((len(n) for n in _NUMBER.findall(spec)), default=0) > MAX_DIGITS:
+        raise ValueError(f"TimeControl {spec[:40]!r}: a number far past any clock")
     try:
         return _control(_pgn_stages(spec), "fischer")
     except _Unreadable:

@@ -55,6 +55,8 @@ SWITCHES = ("board", "buttons")
 ILLEGAL_MOVE_RULES = ("guide", "fide")
 #: FIDE 7.5.5: what the opponent gets for the first illegal move.
 PENALTY_MS = 120_000
+#: The most a clock can show (five stages of ten hours, bonuses and penalties, and more).
+MAX_CLOCK_MS = 1000 * 3600 * 1000
 #: The board-script buttons of the clock: the running side's clock (``clock``), either
 #: player's (``clock_white``, ``clock_black``), and pause/resume (``pause``).
 CLOCK_BUTTONS = ("clock", "clock_white", "clock_black", "pause")
@@ -134,6 +136,7 @@ class Timekeeper:
         #: Who may lose time or the game for an illegal move (people at the board).
         self.people: set[Color] = {WHITE, BLACK}
         self._pending: list[ClockEntry] = []
+        self._holding = False  # following replayed events: a pause after a restart stays
         self._start(game, clock, clks)
 
     def _start(
@@ -173,7 +176,15 @@ class Timekeeper:
     ) -> Timekeeper:
         """The clock of ``game`` as its stored ``entries`` left it, paused at the last
         stored move (or stopped, if the game is over; waiting, if it never started)."""
-        entries = [e for e in entries if e.ply <= len(game.moves)]
+        # Only entries a clock can have made (the store's rows are a file's: one of another
+        # version, or edited, must not set a clock to years or below zero).
+        entries = [
+            e
+            for e in entries
+            if 0 <= e.ply <= len(game.moves)
+            and 0 <= e.white_ms <= MAX_CLOCK_MS
+            and 0 <= e.black_ms <= MAX_CLOCK_MS
+        ]
         since = max((i for i, e in enumerate(entries) if e.kind == "set"), default=-1)
         set_ply = entries[since].ply if since >= 0 else 0
         clks: list[int | None] = [None] * len(game.moves)
@@ -324,6 +335,21 @@ class Timekeeper:
                 out += self.pause(t, "new game")  # the pieces go home: nobody's time runs
         return out
 
+    def follow_replayed(self, events: list[Event]) -> None:
+        """Events replayed after a restart (the hands journal's), followed with the clock
+        held paused: a move gets its ``%clk`` and its entry, the mover's time as it was
+        stored plus its bonus (the time it took, while the board was away, is not known).
+        The clock's own buttons among them are not pressed again."""
+        self._holding = True
+        try:
+            self.after(None, [e for e in events if e.get("type") != "clock_button"])
+        finally:
+            self._holding = False
+        clock = self.clock
+        if clock.running:  # a first move from a clock still waiting: free, as it was
+            clock.pause(clock.since if clock.since is not None else 0)
+            self.reason = "restart"
+
     def _moved(self, event: Event, t: int) -> int:
         clock = self.clock
         ply = int(event.get("ply", len(self.game.moves)))
@@ -334,10 +360,11 @@ class Timekeeper:
         # Switches of this ply or later belong to moves read again: set them back.
         while (last := clock.last_switch()) is not None and last[0] >= ply:
             clock.unswitch()
-        if clock.state == "paused" and self.reason == "restart":
+        if clock.state == "paused" and self.reason == "restart" and not self._holding:
             clock.state = "waiting"  # the first move after a restart starts the clock
             self.reason = None
-        if self.switch == "buttons" or clock.state == "stopped":
+        # Replayed (held), a move switches as its press did: the presses are not replayed.
+        if (self.switch == "buttons" and not self._holding) or clock.state == "stopped":
             # A clock beside the board: a move switches nothing until its button is
             # pressed; the %clk stands as the mover's time now, until then.
             self.clks[ply - 1] = self.remaining(mover, released)
@@ -517,86 +544,6 @@ def without_clock(events: list[Event]) -> list[Event]:
     ]
 
 
-def times_at(reading: Mapping[str, Any], t: int) -> tuple[int, int]:
-    """``(white_ms, black_ms)`` at ``t`` from a :meth:`Timekeeper.reading` taken earlier
-    (at its ``at``): the running side counted down, after what was left of its delay.
-
-    >>> times_at({"white_ms": 60_000, "black_ms": 50_000, "turn": "black",
-    ...           "state": "running", "delay_ms": 0, "at": 1_000}, 3_500)
-    (60000, 47500)
-    """
-    white, black = int(reading["white_ms"]), int(reading["black_ms"])
-    if reading.get("state") != "running":
-        return white, black
-    spent = max(0, t - int(reading.get("at", t)) - int(reading.get("delay_ms") or 0))
-    if reading.get("turn") == "white":
-        return max(0, white - spent), black
-    return white, max(0, black - spent)
-
-
-def clock_text(ms: int) -> str:
-    """A time as a clock shows it: ``4:59``, ``1:30:00``; tenths under ten seconds.
-
-    >>> clock_text(299_400), clock_text(5_400_000), clock_text(9_870), clock_text(0)
-    ('4:59', '1:30:00', '9.8', '0.0')
-    """
-    if ms < 10_000:
-        return f"{max(0, ms) // 1000}.{max(0, ms) % 1000 // 100}"
-    seconds = ms // 1000
-    hours, rest = divmod(seconds, 3600)
-    minutes, secs = divmod(rest, 60)
-    return f"{hours}:{minutes:02}:{secs:02}" if hours else f"{minutes}:{secs:02}"
-
-
-def clock_words(clock: Mapping[str, Any]) -> str:
-    """The clock in a line: both times, the running one marked.
-
-    >>> clock_words({"white_ms": 178_000, "black_ms": 9_400, "turn": "black",
-    ...              "state": "running", "control": "3+2", "reason": None})
-    'Clock 3+2: White 2:58 · Black > 9.4'
-    >>> clock_words({"white_ms": 60_000, "black_ms": 60_000, "turn": "white",
-    ...              "state": "paused", "control": "1+0", "reason": "restart"})
-    'Clock 1+0: White 1:00 · Black 1:00 (paused: restart)'
-    """
-    marks = {
-        side: (" > " if clock["state"] == "running" and clock["turn"] == side else " ")
-        for side in ("white", "black")
-    }
-    text = (
-        f"Clock {clock['control']}: White{marks['white']}{clock_text(clock['white_ms'])} · "
-        f"Black{marks['black']}{clock_text(clock['black_ms'])}"
-    )
-    if clock["state"] == "paused":
-        text += f" (paused: {clock['reason']})" if clock.get("reason") else " (paused)"
-    elif clock["state"] == "waiting":
-        text += " (starts with the first move)"
-    return text
-
-
-def pgn_clock(ms: int) -> str:
-    """A ``%clk`` command for a PGN comment: hours, minutes, seconds, and tenths when
-    the time is not a whole second (rounded down: never more than was left).
-
-    >>> pgn_clock(178_000), pgn_clock(5_400_000), pgn_clock(7_250)
-    ('[%clk 0:02:58]', '[%clk 1:30:00]', '[%clk 0:00:07.2]')
-    """
-    ms = max(0, ms)
-    seconds, rest = divmod(ms, 1000)
-    hours, seconds = divmod(seconds, 3600)
-    minutes, seconds = divmod(seconds, 60)
-    tenths = f".{rest // 100}" if rest >= 100 else ""
-    return f"[%clk {hours}:{minutes:02}:{seconds:02}{tenths}]"
-
-
-def clk_comments(clks: Iterable[int | None]) -> dict[int, str]:
-    """The PGN comments of a game's ``%clk`` values, by ply (1: the first move).
-
-    >>> clk_comments([180_000, None, 177_250])
-    {1: '[%clk 0:03:00]', 3: '[%clk 0:02:57.2]'}
-    """
-    return {ply: pgn_clock(ms) for ply, ms in enumerate(clks, 1) if ms is not None}
-
-
 def timekeeper_for(options: Any, game: Game) -> Timekeeper | None:
     """The clock a game's options ask for (``clock``, ``clock_switch``, ``illegal_move``:
     see :class:`~board_driver.arbiter.options.GameOptions`), None for no clock."""
@@ -608,22 +555,6 @@ def timekeeper_for(options: Any, game: Game) -> Timekeeper | None:
     return Timekeeper(
         control, game=game, switch=options.clock_switch, illegal_move=options.illegal_move
     )
-
-
-def pgn_headers(control: TimeControl | None) -> dict[str, str]:
-    """The PGN tags of a control: ``TimeControl`` (``-``: no clock), and ``Clock`` with
-    its full name where PGN's notation cannot say it (a delay).
-
-    >>> from board_driver.clock.control import parse_time_control
-    >>> pgn_headers(parse_time_control("3+2")), pgn_headers(parse_time_control("5+3 delay"))
-    ({'TimeControl': '180+2'}, {'TimeControl': '300', 'Clock': '5+3 delay'})
-    """
-    if control is None:
-        return {}
-    headers = {"TimeControl": control.pgn()}
-    if control.mode != "fischer" and any(s.bonus_ms for s in control.stages):
-        headers["Clock"] = control.name()
-    return headers
 
 
 def entries_from_rows(rows: Iterable[Mapping[str, Any]]) -> list[ClockEntry]:

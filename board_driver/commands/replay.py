@@ -118,7 +118,7 @@ def _account(data: dict[str, Any], *, frames: bool) -> str:
     lines.append(f"  fen: {data['fen']}")
     lines.append(f"  in sync: {'yes' if data['in_sync'] else 'no'}")
     if data.get("clock"):
-        from board_driver.clock.keeper import clock_words
+        from board_driver.clock.texts import clock_words
 
         lines.append(f"  {clock_words(data['clock'])}")
     return "\n".join(lines)

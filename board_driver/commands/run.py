@@ -19,11 +19,13 @@ from board_driver.boardscript.feed import parse_on_board
 from board_driver.boardscript.record import record
 from board_driver.boardscript.script import ScriptError, read_script_file, script_file_problem
 from board_driver.connectors.terminal import terminal_view
-from board_driver.service.config import Config, ConfigError, load_config
+from board_driver.service.config import Config, ConfigError, default_config_path, load_config
 from board_driver.service.config.paths import file_problems
 from board_driver.service.daemon import Daemon, DaemonConfigError, DaemonError
 from board_driver.service.hardware import Hardware, HardwareError, gpio_present, open_hardware
+from board_driver.service.recorder import StoreInUseError, lock_store
 from board_driver.service.store import EXIT_STORE_REFUSED, StoreError, StoreRefusedError
+from board_driver.service.store_errors import EXIT_STORE_IN_USE
 from board_driver.user_files import UnusableFile
 
 log = logging.getLogger("magboard")
@@ -134,7 +136,7 @@ def choose_config(args: argparse.Namespace) -> Config:
             "no config file (%s) and no GPIO on this machine: running against the simulated "
             "board. Its pieces are in %s; move them with `magboard run --sim --script -` "
             "(type lift e2, place e4, ...). For a real board write the config file.",
-            args.config or os.environ.get("MAGBOARD_CONFIG") or "/etc/magboard/config.toml",
+            args.config or os.environ.get("MAGBOARD_CONFIG") or default_config_path(),
             config.sim_state_file(),
         )
     return config
@@ -152,9 +154,18 @@ def run(args: argparse.Namespace) -> int:
     if problems:  # the same words as `magboard config check`
         source = str(config.source or "the config")
         return _fail("config is not usable:\n" + "\n".join(f"{source}: {p}" for p in problems), 2)
+    # The store first: a second daemon on it must touch nothing of the first's (its pieces,
+    # its lights), and is said once, with a status systemd does not restart.
+    try:
+        lock = lock_store(config.store_path())
+    except StoreInUseError as exc:
+        return _fail(str(exc), EXIT_STORE_IN_USE)
+    except StoreError as exc:
+        return _fail(str(exc), 1)
     try:
         hardware = open_hardware(config)
     except HardwareError as exc:
+        lock.close()
         return _fail(
             f"{exc}\n(check the config with `magboard config check`; "
             "`magboard run --sim` runs without hardware)",
@@ -187,7 +198,7 @@ def run(args: argparse.Namespace) -> int:
         watchers.append(functools.partial(terminal_view, colour=sys.stdout.isatty()))
         watchers.append(_say_what_to_type)  # once ready: a daemon refused says only why
     daemon = Daemon(
-        config, hardware, script=script, script_text=text, web=True, watchers=watchers
+        config, hardware, script=script, script_text=text, web=True, watchers=watchers, lock=lock
     )
     try:
         return asyncio.run(daemon.run())

@@ -20,7 +20,7 @@ import sys
 from collections.abc import Iterable, Mapping
 from typing import Any, TextIO
 
-from board_driver.clock.keeper import clock_words
+from board_driver.clock.texts import clock_words
 from board_driver.physical.frame import COLOUR_NAMES, Frame
 from board_driver.physical.squares import square_name
 from rules.fen import piece_letters

@@ -201,6 +201,10 @@ class Snapshot:
     #: ``unchecked``, ``extra``, ``wrong``, ``early``: see
     #: :meth:`board_driver.arbiter.kinds.SetupGuide.state`); None otherwise.
     setup: Mapping[str, Any] | None = None
+    #: What the board says about its own files, for a person to know: one it could not use
+    #: at its start (a hands journal set aside, and why; the simulated board's pieces file),
+    #: newest last. Empty when all is well.
+    notices: tuple[str, ...] = ()
 
     def position(self) -> rules.Position:
         """The position after the last committed move, as a :class:`rules.Position`."""
@@ -362,6 +366,12 @@ class Door(Protocol):
         """The promotion piece chosen: ``q``, ``r``, ``b`` or ``n``."""
         ...
 
+    def resign(self, side: str, *, t_ms: int | None = None) -> list[dict[str, Any]]:
+        """``side`` (``white`` or ``black``) resigns, whoever is to move (FIDE 5.1.2). As a
+        button it judges the board first: a move whose pieces stand counts before it. (The
+        ``resign`` button is the side to move's, or the people's against a player away.)"""
+        ...
+
     def lift(self, square: str | int) -> None:
         """Lift the piece on ``square`` of the simulated board (ActionRefused on a real
         board, or when no piece stands there). It reaches the tracker as a real lift
@@ -390,8 +400,10 @@ class Door(Protocol):
     ) -> list[dict[str, Any]]:
         """Start a new game from ``fen`` (None: the start position) and ``moves`` (UCI)
         already played from it elsewhere, on the pieces standing (the lights guide the
-        set-up), with ``options`` and ``headers`` changed and the sides given to
-        ``players`` (the others keep theirs). The game on the board is kept in the store
+        set-up; from the start position with no moves, none of the pieces standing is read
+        as a move until all 32 stand home, as after the ``new_game`` button), with
+        ``options`` and ``headers`` changed and the sides given to ``players`` (the others
+        keep theirs). The game on the board is kept in the store
         as it stands (it can be resumed). ``online``: a server decides the result (see
         :meth:`end_game`); the board's own automatic endings that a server may not know
         (a dead position) are then only a note, and no one at the board gets help (no

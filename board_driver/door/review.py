@@ -37,6 +37,10 @@ from dataclasses import dataclass
 WINNING_CHANCES_K = 0.00368208
 #: Scores past this many centipawns (and mates) count as this, for win percentages.
 CEILING_CP = 1000
+#: The largest scores taken from an engine (Stockfish's own bound is 32000 centipawns,
+#: mates of a few hundred moves): anything past them is no score.
+MAX_CP = 100_000
+MAX_MATE = 10_000
 #: Drops of winning chances (on [-1, +1]) that make a mark, the worst first.
 JUDGEMENTS: tuple[tuple[float, str], ...] = (
     (0.3, "blunder"),
@@ -63,17 +67,33 @@ class Score:
     def __post_init__(self) -> None:
         if (self.cp is None) == (self.mate is None):
             raise ValueError("a score is centipawns or a mate, one of the two")
+        for name, value, limit in (("cp", self.cp, MAX_CP), ("mate", self.mate, MAX_MATE)):
+            if value is None:
+                continue
+            if isinstance(value, bool) or not isinstance(value, int) or abs(value) > limit:
+                raise ValueError(f"a score's {name} is a whole number from -{limit} to {limit}")
 
     @classmethod
     def from_uci(cls, words: str, *, white_to_move: bool) -> Score:
-        """A UCI ``score`` (``"cp 35"``, ``"mate -2"``: the side to move's view).
-        ValueError for anything else."""
+        """A UCI ``score`` (``"cp 35"``, ``"mate -2"``: the side to move's view), within
+        what any engine reports (:data:`MAX_CP`, :data:`MAX_MATE`). ValueError for
+        anything else.
+
+        >>> Score.from_uci("cp " + "9" * 30, white_to_move=True)  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        ValueError: not a UCI score: 'cp 999999999999999999999...'
+        """
         kind, _, value = words.strip().partition(" ")
         sign = 1 if white_to_move else -1
-        try:
-            number = int(value)
-        except ValueError:
-            raise ValueError(f"not a UCI score: {words!r}") from None
+        shown = words if len(words) <= 24 else f"{words[:24]}..."
+        value = value.strip()
+        digits = value[1:] if value[:1] == "-" else value
+        if not (0 < len(digits) <= 6 and digits.isascii() and digits.isdigit()):
+            raise ValueError(f"not a UCI score: {shown!r}")
+        number = int(value)
+        if abs(number) > (MAX_CP if kind == "cp" else MAX_MATE):
+            raise ValueError(f"not a UCI score: {shown!r}")
         if kind == "cp":
             return cls(cp=sign * number)
         if kind == "mate":

@@ -26,6 +26,9 @@ ASK_BUTTONS = {
 #: The controls a player can press (board-script ``button <name>``).
 BUTTON_NAMES = frozenset(
     {"adjust", "resign", "draw_offer", "draw_accept", "claim_draw", "new_game", "hint"}
+    # A resignation for a named side (FIDE 5.1.2: either player may resign at any moment;
+    # ``resign`` is the side to move's, or the people's against a player away).
+    | {"resign_white", "resign_black"}
     # The clock's: the running side's clock, either player's, pause and resume.
     | {"clock", "clock_white", "clock_black", "pause"}
     | set(ASK_BUTTONS)

@@ -21,10 +21,13 @@ import asyncio
 import logging
 from typing import Any
 
+import rules
 from board_driver.clock.control import parse_time_control
-from board_driver.clock.keeper import ClockEntry, Timekeeper, clock_text, without_clock
+from board_driver.clock.keeper import ClockEntry, Timekeeper, without_clock
 from board_driver.clock.lights import LowTimeLights
+from board_driver.clock.texts import clock_text
 from board_driver.door import HUMAN, SIDES
+from board_driver.service.journal_lines import Decided
 from rules import BLACK, WHITE
 
 log = logging.getLogger("magboard")
@@ -44,28 +47,51 @@ class DaemonClock:
 
     # ------------------------------------------------------------------ the game's clock
 
-    def load(self, stored: list[ClockEntry]) -> list[Event]:
+    def load(
+        self,
+        stored: list[ClockEntry],
+        replayed: list[tuple[list[Event], tuple[str, ...]]] = (),  # type: ignore[assignment]
+        stored_line: tuple[str, ...] | None = None,
+    ) -> list[Event]:
         """The game on the board was loaded (the daemon's start, a game resumed): its
-        clock as the store left it, paused at its last stored move. Returns the events."""
+        clock as the store left it, paused at its last stored move (``stored_line``, when
+        the game on the board went on from it: the hands journal replayed). Each replayed
+        step (its events, and the line after it) is then followed with the clock held
+        paused: a replayed move gets its ``%clk`` (the time it took, while the daemon was
+        away, is not known: not charged). Returns the events."""
         tracker = self.daemon.tracker
         control = self._control(tracker.options)
         self.keeper = None
         if control is None:
             return []
+        line = tuple(map(str, tracker.game.moves)) if stored_line is None else stored_line
+        replayed = list(replayed)
+        if any(e.get("type") == "new_game" for found, _ in replayed for e in found):
+            replayed, stored = [], []  # another game on the board: a clock of its own
+        at = rules.Game.from_record(tracker.game.start.copy(), list(line))
+        at.dead_position_ends = tracker.game.dead_position_ends
         if stored:
             options = tracker.options
             self.keeper = Timekeeper.restored(
                 control,
                 stored,
-                game=tracker.game,
+                game=at,
                 switch=options.clock_switch,
                 illegal_move=options.illegal_move,
             )
-            self.seats_changed()
         else:
-            self._new_keeper(control)
+            options = tracker.options
+            self.keeper = Timekeeper(
+                control, game=at, switch=options.clock_switch, illegal_move=options.illegal_move
+            )
+        self.seats_changed()
         keeper = self.keeper
-        assert keeper is not None  # made just above
+        for found, after in replayed:
+            keeper.game = rules.Game.from_record(tracker.game.start.copy(), list(after))
+            keeper.game.dead_position_ends = tracker.game.dead_position_ends
+            keeper.follow_replayed(found)
+        keeper.game = tracker.game
+        keeper.clks = (keeper.clks + [None] * len(tracker.game.moves))[: len(tracker.game.moves)]
         if keeper.clock.state != "paused":
             return []
         now = self.daemon.now_ms()
@@ -154,7 +180,7 @@ class DaemonClock:
             return without_clock(events)
         if self.keeper.game is not self.daemon.tracker.game:
             return []  # a tracker given another game (loaded): its clock comes by load()
-        return self.keeper.after(self.daemon.tracker, events)
+        return self.keeper.after(_Kept(self.daemon), events)
 
     def pending(self) -> list[ClockEntry]:
         """The changes not stored yet (the recorder writes them with the step's moves)."""
@@ -234,13 +260,14 @@ class DaemonClock:
             return
         tracker = daemon.tracker
         daemon.after(tracker.tick(due))  # what fell due before the flag first
+        arbiter = _Kept(daemon)
         if self.keeper is keeper and keeper.switch == "board" and keeper.due() == due:
-            daemon.after(tracker.judge_now(due))  # a move let go in time stops the clock
+            daemon.after(arbiter.judge_now(due))  # a move let go in time stops the clock
         flagged = keeper.flagged(due) if self.keeper is keeper else None
         if flagged is not None:
             side = "white" if flagged == WHITE else "black"
             log.info("clock: %s's flag fell", side)
-            daemon.after(tracker.forfeit(flagged, "timeout", due))
+            daemon.after(arbiter.forfeit(flagged, "timeout", due))
         self.schedule()
 
     # ------------------------------------------------------------------ lights
@@ -269,3 +296,21 @@ class DaemonClock:
             self._timer = None
         if self._lights is not None:
             self._lights.stop()
+
+
+class _Kept:
+    """The tracker, as the clock acts on it: each judgement and forfeit is a line of the
+    hands journal first, so that a restart replays it in its place among the hands."""
+
+    def __init__(self, daemon: Any) -> None:
+        self.daemon = daemon
+        self.game = daemon.tracker.game
+
+    def judge_now(self, t: int) -> list[Event]:
+        self.daemon.keep(Decided(t, "judge"))
+        return self.daemon.tracker.judge_now(t)
+
+    def forfeit(self, color: Any, termination: str, t: int) -> list[Event]:
+        side = "white" if color == WHITE else "black"
+        self.daemon.keep(Decided(t, f"forfeit {side} {termination}"))
+        return self.daemon.tracker.forfeit(color, termination, t)

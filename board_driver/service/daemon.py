@@ -16,12 +16,13 @@ A committed move is in the store (one transaction, ``synchronous=FULL``) before 
 confirm it, or the board shows that it could not store it (the store-failing pattern on
 the edge squares; the game is kept in memory and written again every second until the
 store takes it; the log says "stored" only of what the store took, and a stop that still
-cannot store says what it could not, and where it was kept instead). Every event given to
-the tracker is first written to the hands journal beside the store
-(:mod:`.hands_journal`). After a crash the daemon resumes the game on the board at its
-last stored move, replays the hands of the move that was in progress, then judges the
-pieces as the sensors find them; what the pieces alone cannot tell is asked
-(:mod:`.resumption`), and the lights guide anything else back.
+cannot store says what it could not, and where it was kept instead: :mod:`.storing`).
+Every event given to the tracker, and every decision made beside the board, is first
+written to the hands journal beside the store (:mod:`.hands_journal`). After a crash the
+daemon resumes the game on the board at its last stored move, replays the journal (the
+hands of the move that was in progress; everything the store lacked, if it was failing),
+then judges the pieces as the sensors find them (:mod:`.restart`); what the pieces alone
+cannot tell is asked (:mod:`.questions`), and the lights guide anything else back.
 
 Everything else (the page, the engine, online play, app protocols, broadcasting) is an
 extension (:mod:`board_driver.door.extension`) that sees the board only through its door
@@ -35,7 +36,6 @@ import contextlib
 import dataclasses
 import logging
 import signal
-import sqlite3
 import sys
 from collections.abc import Callable, Coroutine, Iterable, Sequence
 from typing import Any, TextIO
@@ -50,14 +50,7 @@ from board_driver.physical.squares import square, square_name, squares_of
 from board_driver.service.clock import DaemonClock
 from board_driver.service.config import Config
 from board_driver.service.doorway import BoardDoor
-from board_driver.service.hands_journal import (
-    Anchor,
-    Asked,
-    Decided,
-    HandsJournal,
-    JournalEvent,
-    journal_path,
-)
+from board_driver.service.hands_journal import Decided, HandsJournal, journal_path
 from board_driver.service.hardware import Hardware, HardwareError, gpio_present, open_hardware
 from board_driver.service.intake import Intake
 from board_driver.service.journal import (
@@ -66,26 +59,23 @@ from board_driver.service.journal import (
     log_announcement,
     loop_exception_handler,
 )
+from board_driver.service.journal_lines import data_line, headers_line, newgame_line
 from board_driver.service.lights import (
     EDGE_SQUARES,
     FAULT_FRAME,
     LINK_LOST_FRAME,
     STARTING_FRAME,
-    STORE_FAILING_FRAME,
     Lights,
 )
 from board_driver.service.notify import Notifier
+from board_driver.service.questions import Questions
 from board_driver.service.recorder import Recorder, lock_store, options_record
-from board_driver.service.resumption import Question, Reading, readings, replay
+from board_driver.service.restart import Restart
+from board_driver.service.resumption import Question
 from board_driver.service.store import Store, StoreError
-from board_driver.service.store_errors import EXIT_STORE_REFUSED, StoreRefusedError
+from board_driver.service.storing import Storing
 
 log = logging.getLogger("magboard")
-
-#: A store that failed is tried again this often.
-STORE_RETRY_S = 1.0
-#: What a store write can raise that is the world's fault (a full disk, a file removed).
-STORE_ERRORS = (StoreError, OSError, sqlite3.Error)
 
 __all__ = [
     "EDGE_SQUARES",
@@ -110,8 +100,10 @@ class DaemonConfigError(DaemonError):
     """The config asks for something that cannot be had: exit 2 (restarting will not help)."""
 
 
-class Daemon:
-    """``magboard run``: the loop, its timers, and the parts it wires together."""
+class Daemon(Restart, Questions, Storing):
+    """``magboard run``: the loop, its timers, and the parts it wires together (a restart's
+    journal replay, :class:`.Restart`; what it asks, :class:`.Questions`; the store's
+    failures, :class:`.Storing`)."""
 
     def __init__(
         self,
@@ -125,6 +117,7 @@ class Daemon:
         on_frame: Callable[[Frame], None] | None = None,
         web: bool = False,
         watchers: Sequence[Callable[[BoardDoor], Coroutine[Any, Any, Any]]] = (),
+        lock: Any = None,
     ) -> None:
         self.config = config
         #: Serve the web page (when ``[web] enabled``); ``magboard run`` turns it on.
@@ -156,7 +149,8 @@ class Daemon:
         self._timers: dict[str, asyncio.TimerHandle] = {}
         self._in_sync: bool | None = None
         self._tasks: list[asyncio.Task] = []
-        self._lock: Any = None
+        #: The store's lock (:func:`.recorder.lock_store`), taken by the caller or at start.
+        self._lock: Any = lock
         self._extensions: list[tuple[str, Any]] = []
         self._store_failing: str | None = None
         self._store_problem = ""  # the store's own words for the failure
@@ -165,6 +159,12 @@ class Daemon:
         #: What the board cannot tell after a restart, asked until answered (resumption).
         self.question: Question | None = None
         self._question_lights = self.lights.layer("question")
+        #: What the board says about its own files (one set aside, and why), for the page.
+        self.notices: list[str] = []
+        self._unstored_checked: int | None = None  # the game whose unstored PGN was looked for
+        self._new_game_replayed = False  # a new game the store lacked, from the journal
+        #: A new game's headers and texts, replayed from the journal (set once it is stored).
+        self._replayed: tuple[dict, dict] | None = None
 
     # ------------------------------------------------------------------ clock
 
@@ -250,26 +250,38 @@ class Daemon:
     async def _start(self) -> None:
         config = self.config
         path = config.store_path()
-        self._lock = lock_store(path)
+        if self._lock is None:
+            self._lock = lock_store(path)
         self.recorder = Recorder(Store.open(path), config.game, config.clock)
+        game, options = self._recorder.resume()
+        self._note_online(game)
+        self.tracker = Tracker(game, options=options, timing=self._timing)
+        self.door.restore_seats()
+        stored_line = tuple(map(str, game.moves))
+        self.journal = HandsJournal.open(journal_path(path))
+        replayed, steps = self._replay_journal(game)
+        sim = self.hw.sim_board
+        if sim is not None and getattr(sim, "set_aside", None) is not None:
+            # Its pieces file could not be read (set aside): the pieces stand as the game.
+            with contextlib.suppress(OSError):  # saved at the next change, if not now
+                sim.pieces = self.tracker.board
+            self._notice(f"the simulated board's pieces file could not be read: {sim.set_aside}")
         try:
             first = self.hw.sensing.scan()
         except Exception as exc:  # any backend, any failure: name it, no traceback
             raise DaemonError(f"cannot read the board: {exc}") from exc
-        game, options = self.recorder.resume()
-        self._note_online(game)
-        self.tracker = Tracker(game, options=options, timing=self._timing)
-        self.door.restore_seats()
-        self.journal = HandsJournal.open(journal_path(path))
-        replayed = self._replay_journal(game)
         self.intake = Intake(self, first)
         self.intake.start()
         self.lights.set_pattern(LINK_LOST_FRAME if self.intake.link_up is False else None)
-        # The replayed moves first, with no clock yet (their switches were not stored):
-        # the clock then comes back paused at the game as it now stands, so a press of its
-        # buttons among them is not judged again (it would read as a game without a clock).
-        self.after([e for e in replayed if e.get("type") != "clock_button"])
-        self.after(self.clock.load(self.recorder.clock_log()))
+        # The clock comes back from the store, paused at the stored game, and follows the
+        # replayed steps while paused (a replayed move gets its %clk; the time it took,
+        # while the daemon was away, is not known and not charged).
+        clocked = self.clock.load(self._recorder.clock_log(), steps, stored_line)
+        self._store_steps(steps)
+        self.after([*replayed, *clocked], clocked=True)
+        if self._replayed is not None:  # the new game's, now that the recorder has it
+            self._set_replayed(*self._replayed)
+            self._replayed = None
         self._catch_up(first)
 
     def _ready(self) -> None:
@@ -325,296 +337,6 @@ class Daemon:
 
     # ------------------------------------------------------------------ the game
 
-    def _catch_up(self, standing: int) -> None:
-        """Pieces that moved while the daemon was away (a crash, a power cut): as if moved now.
-
-        With a move in progress (its hands replayed from the journal) the changes are its
-        next events. With none, the pieces alone are read (:func:`.resumption.readings`):
-        one reading is taken (a move completed but not yet judged is judged, half a move
-        waits to be finished); several are asked, never one stored silently; none is out
-        of sync, and the lights show what to put right.
-        """
-        tracker = self.tracker
-        if self.question is not None:  # asked before the restart, asked again
-            if standing == self.question.board:
-                self._decide_when_still()
-            else:
-                self._hand_differences(self.question.board, standing)
-            return
-        committed = tracker.board
-        if standing == committed:
-            return
-        lifted = squares_of(committed & ~standing)
-        placed = squares_of(standing & ~committed)
-        log.info(
-            "the pieces differ from the %s:%s%s",
-            "stored game" if tracker.at_rest() else "move in progress",
-            " lifted " + " ".join(map(square_name, lifted)) if lifted else "",
-            " placed " + " ".join(map(square_name, placed)) if placed else "",
-        )
-        if tracker.at_rest() and tracker.game.outcome() is None:
-            found = readings(tracker.game.position, standing)
-            if len(found) > 1 and any(reading.moves for reading in found):
-                self._ask(found, standing)
-                return
-            if len(found) == 1 and found[0].moves:
-                self._play_unseen(found[0], standing)
-                return
-        self._hand_differences(committed, standing)
-
-    def _hand_differences(self, committed: int, standing: int) -> None:
-        """The tracker is given what changed from ``committed`` to ``standing``, now."""
-        t = self.now_ms()
-        lifted = squares_of(committed & ~standing)
-        placed = squares_of(standing & ~committed)
-        self.handle([*(Lift(t, sq) for sq in lifted), *(Place(t, sq) for sq in placed)])
-
-    # ------------------------------------------------------------------ after a restart
-
-    def _replay_journal(self, game: rules.Game) -> list[dict]:
-        """The hands of the move that was in progress, from the journal, replayed through a
-        tracker made from the stored game at the journal's anchor. Returns the game events
-        to announce (the moves the store did not have yet); none, and the journal starts
-        again here, when it holds nothing of this game's line."""
-        journal, loop = self.journal, self.loop
-        assert journal is not None and loop is not None  # opened by _start, on the loop
-        kept = journal.kept
-        stored = [str(m) for m in game.moves]
-        why = (
-            "it holds nothing"
-            if kept is None
-            else kept.fits(self.game_id, self._recorder.started, game.start.fen(), stored)
-        )
-        if why or kept is None or (not kept.events and kept.board is None):
-            if kept is not None and why:
-                log.warning("the hands journal %s is not replayed: %s", journal.path, why)
-            self._restart_journal()
-            return []
-        events = list(kept.events)
-        asked = next((e for e in events if isinstance(e, Asked)), None)
-        if asked is not None:
-            events = events[: events.index(asked)]
-        while len(game.moves) > kept.plies:  # the same game, so that the store goes on with it
-            game.pop()
-        tracker = Tracker(game, options=self.tracker.options, timing=self._timing, board=kept.board)
-        self.tracker = tracker
-        self.door.restore_seats()
-        # The daemon's clock goes on from the journal's: the board has been left alone since
-        # its last event for at least the settle time (the time the daemon was away).
-        if kept.events:
-            last_t = max(event.t_ms for event in kept.events)
-            self._t0 = loop.time() - (last_t + self._timing.settle_ms + 1) / 1000
-        out = replay(tracker, events)
-        out += tracker.tick(asked.t_ms if asked is not None else self.now_ms())
-        line = [str(m) for m in tracker.game.moves]
-        if line[: len(stored)] != stored:
-            log.warning(
-                "the hands journal %s is not replayed: its %d events do not lead to the "
-                "stored moves (they lead to %s)",
-                journal.path,
-                len(kept.events),
-                " ".join(line[kept.plies :]) or "none",
-            )
-            game, options = self._recorder.reload()
-            self._note_online(game)
-            self.tracker = Tracker(game, options=options, timing=self._timing)
-            self.door.restore_seats()
-            self._restart_journal()
-            return []
-        log.info(
-            "the hands of the move in progress replayed: %d events since ply %d, from %s",
-            len(kept.events),
-            kept.plies,
-            journal.path,
-        )
-        journal.go_on()
-        if asked is not None:
-            self._ask_again(asked, kept.events[kept.events.index(asked) + 1 :])
-        fresh = next(
-            (i for i, e in enumerate(out) if e.get("type") == "move" and e["ply"] > len(stored)),
-            None,
-        )
-        return [] if fresh is None else out[fresh:]
-
-    def _restart_journal(self) -> None:
-        """The journal starts again from the game as it stands (the store has it), and the
-        pieces standing (a tracker made afresh from both reads on as this one)."""
-        if self.journal is None or self.recorder is None or self.recorder.game_id is None:
-            return
-        tracker = self.tracker
-        game = tracker.game
-        self.journal.start(
-            Anchor(
-                self.recorder.game_id,
-                self.recorder.started,
-                game.start.fen(),
-                tuple(map(str, game.moves)),
-                None if tracker.board == game.position.occupancy() else tracker.board,
-            )
-        )
-
-    def _keep_journal(self, fresh: bool) -> None:
-        """After a step the store took: the journal starts again when the tracker holds
-        nothing but its game (or a new game began)."""
-        journal = self.journal
-        if journal is None or self.question is not None:
-            return
-        if fresh or (
-            self.tracker.at_rest()
-            and journal.unsettled(self._recorder.game_id, len(self.tracker.game.moves))
-        ):
-            self._restart_journal()
-
-    def keep(self, event: JournalEvent) -> None:
-        """Write ``event`` to the journal, before the tracker is given it (or held back
-        for a question)."""
-        if self.journal is not None:
-            self.journal.add(event)
-
-    def game_changed_outside(self) -> None:
-        """Another game on the board, or moves read from the pieces: the journal starts
-        again from the game as it now stands, once the store has it. (A take-back or an
-        ending decided elsewhere, and new options, are lines of the journal instead:
-        :class:`.Decided`.)"""
-        if self._store_failing is None:
-            self._restart_journal()
-
-    # ------------------------------------------------------------------ what the board cannot tell
-
-    def _ask(self, found: list[Reading], standing: int) -> None:
-        """Several readings of the pieces after a restart: asked on the page and lit, the
-        board's lifts and places held back until the answer (and kept in the journal, so
-        that a restart asks again)."""
-        self.keep(Asked(self.now_ms(), standing))
-        self._set_question(Question(found, self.tracker.game.position.copy(), standing, standing))
-
-    def _ask_again(self, asked: Asked, held: Sequence[Any]) -> None:
-        """The question in the journal, asked again after a restart, with the lifts and
-        places held since (the tracker is where it was when it was first asked)."""
-        found = readings(self.tracker.game.position, asked.standing)
-        if not self.tracker.at_rest() or len(found) < 2:
-            return  # not the same question: the pieces are judged as they stand
-        question = Question(found, self.tracker.game.position.copy(), asked.standing,
-                            asked.standing)  # fmt: skip
-        for event in held:
-            if isinstance(event, Lift | Place):
-                question.note(event)
-        self._set_question(question)
-
-    def _set_question(self, question: Question) -> None:
-        self.question = question
-        log.warning("%s", question.words())
-        frame = Frame.off()
-        for sq in squares_of(question.squares()):
-            frame = frame.with_square(sq, "y", blink=True)
-        self._question_lights.show(frame)
-        self.after(
-            [
-                {
-                    "t": self.now_ms(),
-                    "type": "question",
-                    "readings": list(question.options()),
-                    "squares": [square_name(sq) for sq in squares_of(question.squares())],
-                }
-            ]
-        )
-
-    def answer(self, choice: int) -> list[dict]:
-        """The answer to the question asked after a restart: reading ``choice`` (numbered
-        as :meth:`Question.options`) is what happened. ValueError if none stands."""
-        question = self.question
-        if question is None:
-            raise ValueError("the board asks nothing now")
-        if not 0 <= choice < len(question.choices):
-            raise ValueError(f"reading: {choice} is not one of 0..{len(question.choices) - 1}")
-        return self._resolve(choice, "answered")
-
-    def _resolve(self, choice: int, how: str) -> list[dict]:
-        """Reading ``choice`` is what happened: its moves stored, then the lifts and places
-        held meanwhile given to the tracker."""
-        question = self.question
-        assert question is not None  # only while one is asked
-        reading = question.choices[choice]
-        words = question.options()[choice]
-        log.info("%s: %s", how, words)
-        self._end_question()
-        events = [{"t": self.now_ms(), "type": "answered", "reading": words}]
-        self.after(events)
-        # As Question.decided tried it: a tracker of the game the reading makes, on the
-        # pieces standing when asked, given the hands since.
-        events += self._play_unseen(reading, question.standing)
-        events += self.handle(question.held)
-        return events
-
-    def _end_question(self) -> None:
-        self.question = None
-        self._question_lights.show(None)
-
-    def _held(self, event: BoardEvent) -> None:
-        """A lift or place while a question stands: held for after the answer. The pieces
-        put back as the game stands answer it (nothing was played); the hands since, once
-        the board is still, may leave only one reading (:meth:`.Question.decided`)."""
-        question = self.question
-        assert question is not None  # only while one is asked
-        question.note(event)
-        if question.board == self.tracker.board:
-            log.info("the pieces are back as stored: nothing was played while the daemon was away")
-            self._end_question()
-            self._restart_journal()
-            self.after([{"t": self.now_ms(), "type": "answered", "reading": "nothing"}])
-            return
-        self._decide_when_still()
-
-    def _decide_when_still(self) -> None:
-        """Once the board has been still for the settle time since the last hand: has it
-        left only one reading? (Not before: pieces being put right pass through boards no
-        reading explains.)"""
-        handle = self._timers.pop("question", None)
-        if handle is not None:
-            handle.cancel()
-        held = self.question.held if self.question is not None else []
-        if held and self.loop is not None:
-            when = self.loop_time(held[-1].t_ms + self._timing.settle_ms + 1)
-            self._timers["question"] = self.loop.call_at(when, self._check_decided)
-
-    def _check_decided(self) -> None:
-        self._timers.pop("question", None)
-        question = self.question
-        if question is None:
-            return
-        tracker = self.tracker
-        choice = question.decided(tracker.game, tracker.options, self._timing)
-        if choice is not None:
-            self._resolve(choice, "the hands since tell")
-
-    def _play_unseen(self, reading: Reading, standing: int) -> list[dict]:
-        """Moves played while nothing was kept, read from the pieces (the one reading, or
-        the one answered; perhaps none, a piece in the hand): committed as they are, the
-        pieces then standing given to a tracker of the game they lead to."""
-        from board_driver.arbiter.game_events import check_event, move_event
-
-        game = self.tracker.game
-        t = self.now_ms()
-        events: list[dict] = []
-        for move in reading.moves:
-            position = game.position
-            san, mover = position.san(move), position.turn
-            game.push(move)
-            events.append(move_event(game, t, "move", move, san, mover))
-            check = check_event(game, t)
-            if check is not None:
-                events.append(check)
-        if events:
-            log.info("read from the pieces: %s played while the daemon was away",
-                     " ".join(e["san"] for e in events if e["type"] == "move"))  # fmt: skip
-        options = self.tracker.options
-        self.tracker = Tracker(game, options=options, timing=self._timing, board=standing)
-        self.door.restore_seats()
-        events += self.tracker.starting_events(t)
-        self.after(events)
-        self.game_changed_outside()
-        return events
-
     def new_game(
         self,
         fen: str | None,
@@ -632,6 +354,10 @@ class Daemon:
         game = rules.Game.from_record(start, list(moves))
         if online:
             game.dead_position_ends = False  # the server decides; a dead position is a note
+        line = newgame_line(
+            start.fen(), [str(m) for m in game.moves], online, options_record(merged)
+        )
+        self.keep(Decided(self.now_ms(), line))  # replayed if the store cannot take it yet
         board = self.intake.debouncer.stable if self.intake else None
         known = self.tracker.known_pieces()  # what the board knows stands where
         self.tracker = Tracker(game, options=merged, timing=self._timing, board=board)
@@ -650,9 +376,17 @@ class Daemon:
         return events
 
     def resume_game(self, game_id: int) -> list[dict]:
-        """Make stored game ``game_id`` the game on the board again (LookupError if none)."""
+        """Make stored game ``game_id`` the game on the board again (LookupError if none;
+        StoreUnavailable while the store cannot be written: the game on the board waits for
+        it, and stays)."""
+        from board_driver.door import StoreUnavailable
         from board_driver.service.store import NoSuchGame
 
+        if self._store_failing is not None or self._recorder.behind(self.tracker.game):
+            raise StoreUnavailable(
+                f"a stored game is resumed once the store can be written: "
+                f"{self._store_problem or 'it has not taken the game on the board yet'}"
+            )
         try:
             game, options = self._recorder.load(game_id)
         except NoSuchGame as exc:
@@ -705,6 +439,20 @@ class Daemon:
         self.after(events)
         return events
 
+    def set_game_data(self, name: str, data: dict[str, str | None]) -> None:
+        """Texts extension ``name`` keeps with the game on the board: kept in the journal
+        and stored, or stored once the store can be written. ValueError past the limits."""
+        extension, checked = self._recorder.check_game_data(name, data)
+        self.keep(Decided(self.now_ms(), data_line(extension, checked)))
+        self.store_call(self._recorder.set_game_data, extension, checked)
+
+    def set_headers(self, headers: dict[str, str]) -> None:
+        """PGN headers of the game on the board (``""`` removes one): kept in the journal and
+        stored, or stored once the store can be written. ValueError names a bad one."""
+        checked = self._recorder.check_headers(headers)
+        self.keep(Decided(self.now_ms(), headers_line(checked)))
+        self.store_call(self._recorder.set_headers, checked)
+
     def announce(self, events: list[dict]) -> None:
         """Game events from beside the tracker (players, the door): stored, logged, lit."""
         self.after(events)
@@ -740,9 +488,13 @@ class Daemon:
 
     # ------------------------------------------------------------------ after each step
 
-    def after(self, announced: list[dict], board_events: Iterable[Any] = ()) -> None:
-        """What follows a tracker step: store first, then logs, then lights, then the door."""
-        announced = [*announced, *self.clock.follow(announced)]
+    def after(
+        self, announced: list[dict], board_events: Iterable[Any] = (), *, clocked: bool = False
+    ) -> None:
+        """What follows a tracker step: store first, then logs, then lights, then the door.
+        (``clocked``: the clock has followed these events already.)"""
+        if not clocked:
+            announced = [*announced, *self.clock.follow(announced)]
         if self.intake is not None:
             self.intake.schedule_tick()
         fresh = any(e.get("type") == "new_game" for e in announced)
@@ -770,102 +522,6 @@ class Daemon:
         self.door.publish_board(board_events)
         self.door.publish(announced)
         self.clock.schedule()
-
-    def _sync_store(self, fresh: bool) -> bool:
-        """The game in the store; a failure is loud, lit, and retried (the game is kept)."""
-        before = len(self._recorder.stored_line)
-        entries = self.clock.pending()
-        try:
-            self._recorder.sync(self.tracker.game, self.tracker.options, fresh, entries)
-            self.clock.stored(len(entries))
-        except StoreRefusedError as exc:  # damaged under us: retrying cannot mend it
-            self.fault(f"{exc}", code=EXIT_STORE_REFUSED)
-            return False
-        except STORE_ERRORS as exc:
-            self._store_failed("cannot store the game", exc)
-            return False
-        if self._store_failing is not None:
-            self._store_failing = None
-            handle = self._timers.pop("store", None)
-            if handle is not None:
-                handle.cancel()
-            sans = self.tracker.game.san_moves()[before:]
-            log.warning(
-                "the store works again: game %s is stored (%d plies%s)",
-                self.game_id,
-                len(self.tracker.game.moves),
-                f"; now stored: {' '.join(sans)}" if sans else "",
-            )
-            self._keep_journal(False)
-            self.lights.set_warning(None)
-            self.door.announce_state()
-        return True
-
-    def store_call(self, write: Callable[..., Any], *args: Any) -> None:
-        """A write beside the moves (options, headers, an extension's data): like the
-        moves, a failure is loud and lit (it is not retried: the next step writes again)."""
-        try:
-            write(*args)
-        except StoreRefusedError as exc:
-            self.fault(f"{exc}", code=EXIT_STORE_REFUSED)
-        except STORE_ERRORS as exc:
-            self._store_failed("cannot store", exc)
-
-    def _store_failed(self, what: str, exc: BaseException) -> None:
-        message = f"{what}: {exc}"
-        self._store_problem = str(exc)
-        if self._store_failing != message:
-            log.error("%s (the game is kept in memory; retrying every %g s)",
-                      message, STORE_RETRY_S)  # fmt: skip
-        first = self._store_failing is None
-        self._store_failing = message
-        self.lights.set_warning(STORE_FAILING_FRAME)
-        if first:
-            self.door.announce_state()
-        if "store" not in self._timers and self.loop is not None:
-            self._timers["store"] = self.loop.call_later(STORE_RETRY_S, self._retry_store)
-
-    def _retry_store(self) -> None:
-        self._timers.pop("store", None)
-        if self._sync_store(False):
-            self.lights.refresh()
-
-    def _say_unstored(self) -> None:
-        """At a stop with the store still failing: what could not be stored, loudly, and
-        where it was kept instead (the journal, which the next start replays; a PGN beside
-        the store, if it can be written)."""
-        game = self.tracker.game
-        stored = self._recorder.stored_line
-        moves = tuple(game.moves)
-        same = 0
-        while same < min(len(stored), len(moves)) and stored[same] == moves[same]:
-            same += 1
-        sans = game.san_moves()[same:]
-        what = (
-            f"ply {same + 1}{f'-{len(moves)}' if len(sans) > 1 else ''} ({' '.join(sans)})"
-            if sans
-            else f"as it stands (the store has {len(stored)} plies, the game {len(moves)})"
-        )
-        kept = []
-        journal = self.journal
-        if journal is not None and journal.keeps(self.game_id, len(stored)):
-            kept.append(f"in the hands journal {journal.path} (the next start stores them)")
-        pgn = self.config.store_path().with_name(
-            f"{self.config.store_path().name}.game-{self.game_id}-unstored.pgn"
-        )
-        try:
-            headers = {"Event": f"magboard game {self.game_id} (not stored)", "Site": "magboard"}
-            pgn.write_text(game.pgn({**headers, **self._recorder.headers()}), encoding="utf-8")
-            kept.append(f"as PGN in {pgn}")
-        except OSError as exc:
-            kept.append(f"not as PGN ({pgn}: {exc.strerror})")
-        log.error(
-            "NOT STORED: game %s, %s: %s. Kept %s.",
-            self.game_id,
-            what,
-            self._store_problem,
-            "; ".join(kept),
-        )
 
     def _mismatch(self) -> str:
         empty_bits, fill_bits = self.tracker.to_put_right()
@@ -915,3 +571,4 @@ class Daemon:
                 text = read_script_file(script)
             await feeder.play(text_lines(text), script)
         log.info("script finished")
+

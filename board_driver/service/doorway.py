@@ -134,6 +134,7 @@ class BoardDoor:
                 "debounce_ms": board.config.sensing.debounce_ms,
             },
             clock=board.clock.reading(),
+            notices=tuple(board.notices),
         )
 
     def _san(self, game: rules.Game) -> tuple[str, ...]:
@@ -273,6 +274,10 @@ class BoardDoor:
             raise ActionRefused(f"choose: {piece!r} is not a promotion piece (q, r, b or n)")
         return self._board.handle_outside(Choose(self._t(t_ms), piece))
 
+    def resign(self, side: str, *, t_ms: int | None = None) -> list[dict[str, Any]]:
+        _color(side)  # ActionRefused names a bad side
+        return self.press(f"resign_{side}", t_ms=t_ms)
+
     def _sim(self) -> Any:
         sim = self._board.hw.sim_board
         if sim is None:
@@ -326,7 +331,7 @@ class BoardDoor:
         finally:
             self._pending_seats = None
         if online:
-            self._board.store_call(self._board.recorder.set_game_data, "door", {"online": "1"})
+            self._board.set_game_data("door", {"online": "1"})
         if headers:
             events += self.set_headers(**headers)
         return events
@@ -351,7 +356,8 @@ class BoardDoor:
         for name, value in headers.items():
             if not name.isidentifier() or not isinstance(value, str) or "\n" in value:
                 raise ActionRefused(f"header {name!r}: expected a tag name and one line of text")
-        self._board.recorder.set_headers(headers)
+        # Kept in memory and the journal, stored now or once the store can be written.
+        self._board.set_headers(headers)
         event = {"t": self.now_ms(), "type": "headers", "headers": self._board.recorder.headers()}
         self._board.announce([event])
         return [event]
@@ -364,7 +370,7 @@ class BoardDoor:
     ) -> None:
         recorder = self._board.recorder
         if game_id is None or game_id == recorder.game_id:
-            self._board.store_call(recorder.set_game_data, name, data)
+            self._board.set_game_data(name, dict(data))
         else:
             self._board.store_call(recorder.store.set_game_data, game_id, name, data)
 
@@ -446,7 +452,7 @@ class BoardDoor:
         events = []
         self._board.clock.seats_changed()
         if stored != self.seats:
-            self._board.store_call(self._board.recorder.set_game_data, "seats", self.seats)
+            self._board.set_game_data("seats", dict(self.seats))
             events.append({"t": self.now_ms(), "type": "players", **self.seats})
         if announce:
             self._board.announce(events)

@@ -11,9 +11,12 @@ pieces that read several ways, the question it asks is a line too, and the lifts
 places held back while it stands follow it.
 
 The journal starts again from an *anchor* whenever the tracker holds nothing but its game
-(:meth:`~board_driver.arbiter.tracker.Tracker.at_rest`) and the store has every move: it
-holds the events since the last moment when a tracker made afresh from the stored game
-was in the same state, usually the hands of one move or two.
+(:meth:`~board_driver.arbiter.tracker.Tracker.at_rest`) and the store has everything (every
+move, and every option and header set): it holds the events since the last moment when a
+tracker made afresh from the stored game was in the same state, usually the hands of one
+move or two. While the store cannot be written (a full disk) it does not start again: it
+then holds everything the store lacks, take-backs and new games included, and the next
+start replays it (:mod:`.replay`).
 
 Crash safety, as the daemon dies at any instruction or the power goes:
 
@@ -24,11 +27,14 @@ Crash safety, as the daemon dies at any instruction or the power goes:
   into it with ``pwrite``: a full disk does not stop the journal, so the moves the store
   could not take are kept here until it can. Written without waiting for the card; a
   thread of its own asks the kernel to put them on it (``fdatasync``) right after.
-- The anchor names the game (its number, when it started) and its line of moves (a digest
-  of the start position and the moves): a journal of another game or store, or of a line
-  that a take-back or a new game changed since, is not replayed (:meth:`Kept.fits`).
+- The anchor names the game (its number, when it started, its start position) and its
+  whole line of moves: a journal of another game or store is not replayed
+  (:meth:`Kept.fits`).
 - A write that fails stops the journal there (a prefix of what happened is still true);
   the next anchor tries again.
+- A journal that cannot be used (another version's, a damaged first line, one whose
+  replay fails for any reason) is never written over: it is renamed aside
+  (:meth:`HandsJournal.set_aside`) and a new one begun.
 
 The lines read like a board script's (``@1200 lift g7``), for a person reading one:
 
@@ -45,129 +51,62 @@ The lines read like a board script's (``@1200 lift g7``), for a person reading o
 
 from __future__ import annotations
 
+import datetime as _dt
 import hashlib
 import logging
 import os
+import re
 import stat
 import threading
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from board_driver.physical.events import (
-    BUTTON_NAMES,
-    PROMOTION_LETTERS,
-    BoardEvent,
-    Button,
-    Choose,
-    Lift,
-    Place,
+from board_driver.service.journal_lines import (
+    MAX_PLIES,
+    Asked,
+    Decided,
+    Expect,
+    JournalEvent,
+    event_line,
+    parse_event,
 )
-from board_driver.physical.squares import square, square_name
+
+__all__ = [
+    "Anchor",
+    "Asked",
+    "Decided",
+    "Expect",
+    "HandsJournal",
+    "JournalEvent",
+    "Kept",
+    "event_line",
+    "journal_path",
+    "parse",
+    "parse_event",
+    "read",
+]
 
 log = logging.getLogger("magboard")
 
-#: The journal's first word, and the version of its format.
+#: The journal's first word, and the version of its format: 2 names the anchor's whole line
+#: of moves (1, read still, named a digest of a line the store had to hold).
 MAGIC = "magboard-hands"
-VERSION = 1
+VERSION = 2
+READ_VERSIONS = (1, 2)
 #: Room is made this many bytes at a time (a move's events take a few dozen bytes each).
 CHUNK = 64 * 1024
 #: Past this size the journal stops: a restart then judges by the occupancy, as without one.
 MAX_BYTES = 16 * CHUNK
+_HEX = re.compile(r"[0-9a-f]{16}")
+_STARTED = re.compile(r"[0-9A-Za-z:.+_-]{1,40}")
+_FEN = re.compile(r"[0-9A-Za-z/_-]{1,100}")
+_UCI = re.compile(r"[a-h][1-8][a-h][1-8][qrbn]?")
 
 
 def journal_path(store: Path) -> Path:
     """Where the journal of the store at ``store`` lives: beside it."""
     return store.with_name(store.name + ".hands")
-
-
-@dataclass(frozen=True, slots=True)
-class Expect:
-    """A player not at the board chose its move (``uci``): the only one the board accepts."""
-
-    t_ms: int
-    uci: str
-
-
-@dataclass(frozen=True, slots=True)
-class Asked:
-    """After a restart the board asked what the pieces ``standing`` then cannot tell: the
-    lifts and places after this line were held back from the tracker, for the answer."""
-
-    t_ms: int
-    standing: int
-
-
-@dataclass(frozen=True, slots=True)
-class Decided:
-    """The game changed by a decision from outside the board, as the door was told it:
-    ``takeback N`` (plies), ``end TERMINATION WINNER`` (``white``, ``black`` or ``-``),
-    ``options touch_move=warn,takeback=true,hints=false``."""
-
-    t_ms: int
-    what: str
-
-
-JournalEvent = BoardEvent | Expect | Asked | Decided
-
-
-def event_line(event: JournalEvent) -> str:
-    """An event as its journal line (without the CRC).
-
-    >>> event_line(Choose(300, "n")), event_line(Expect(900, "e7e5"))
-    ('@300 choose n', '@900 expect e7e5')
-    >>> event_line(Asked(950, 0xFFFF00000000FFF7))
-    '@950 question ffff00000000fff7'
-    """
-    if isinstance(event, Lift | Place):
-        what = f"{type(event).__name__.lower()} {square_name(event.square)}"
-    elif isinstance(event, Choose):
-        what = f"choose {event.piece}"
-    elif isinstance(event, Button):
-        what = f"button {event.name}"
-    elif isinstance(event, Expect):
-        what = f"expect {event.uci}"
-    elif isinstance(event, Asked):
-        what = f"question {event.standing:016x}"
-    elif isinstance(event, Decided):
-        what = event.what
-    else:
-        raise TypeError(f"not a journal event: {event!r}")
-    return f"@{int(event.t_ms)} {what}"
-
-
-def parse_event(line: str) -> JournalEvent:
-    """The event of a journal line (without its CRC); ValueError if it is none.
-
-    >>> parse_event("@700 end timeout white")
-    Decided(t_ms=700, what='end timeout white')
-    """
-    stamp, kind, *args = line.split(" ")
-    if kind == "end" and len(args) == 2 and args[1] in ("white", "black", "-"):
-        return Decided(int(stamp[1:]), line.split(" ", 1)[1])
-    if kind == "options" and args and "=" in args[0]:  # a value may hold a space: "5+3 delay"
-        return Decided(int(stamp[1:]), line.split(" ", 1)[1])
-    if len(args) != 1:
-        raise ValueError(f"not an event: {line!r}")
-    arg = args[0]
-    if not stamp.startswith("@"):
-        raise ValueError(f"no time: {line!r}")
-    t = int(stamp[1:])
-    if kind == "lift":
-        return Lift(t, square(arg))
-    if kind == "place":
-        return Place(t, square(arg))
-    if kind == "choose" and arg in PROMOTION_LETTERS:
-        return Choose(t, arg)
-    if kind == "button" and arg in BUTTON_NAMES:
-        return Button(t, arg)
-    if kind == "expect" and 4 <= len(arg) <= 5:
-        return Expect(t, arg)
-    if kind == "question" and len(arg) == 16:
-        return Asked(t, int(arg, 16))
-    if (kind == "takeback" and arg.isdigit()) or (kind == "options" and "=" in arg):
-        return Decided(t, f"{kind} {arg}")
-    raise ValueError(f"not an event: {line!r}")
 
 
 @dataclass(frozen=True)
@@ -194,7 +133,10 @@ def line_digest(start_fen: str, moves: tuple[str, ...] | list[str]) -> str:
 
 @dataclass(frozen=True)
 class Kept:
-    """What a journal holds: its anchor and the events since, in order."""
+    """What a journal holds: its anchor and the events since, in order.
+
+    A journal of format 2 names its anchor's whole line (``start_fen``, ``line``); one of
+    format 1 only its length (``plies``) and a digest, of a line the store must hold."""
 
     game_id: int
     started: str
@@ -206,20 +148,33 @@ class Kept:
     generation: str = ""
     #: Where the last whole line ends in the file (the next one goes there).
     end: int = 0
+    start_fen: str | None = None
+    line: tuple[str, ...] | None = None
+    #: Whole lines (their CRC holds) that were no event this magboard knows: skipped.
+    skipped: int = 0
 
     def fits(self, game_id: int | None, started: str, start_fen: str, moves: list[str]) -> str:
         """Why this journal is not of the stored game ``game_id`` (started ``started``)
-        whose line is ``moves``: "" when it is (its anchor is that game at one of the
-        line's plies)."""
+        whose line is ``moves``: "" when it is. A journal of format 2 carries its anchor's
+        line: the store may have gone on past it, or have fewer moves (a take-back stored
+        while a move was under way); one of format 1 must be anchored on the store's line."""
         if game_id != self.game_id:
             return f"it is of game {self.game_id}, not of the game on the board ({game_id})"
         if started != self.started:
             return f"it is of another game {game_id} (started {self.started}, not {started})"
+        if self.line is not None:
+            if self.start_fen != start_fen:
+                return "it starts from another position than the stored game"
+            return ""
         if self.plies > len(moves):
             return f"it starts at ply {self.plies}; the store has {len(moves)}"
         if line_digest(start_fen, moves[: self.plies]) != self.digest:
             return f"the stored moves before its ply {self.plies} are not the ones it followed"
         return ""
+
+    def anchor_line(self, stored: list[str]) -> list[str]:
+        """The anchor's moves (format 1: the stored moves up to its ply)."""
+        return list(self.line) if self.line is not None else stored[: self.plies]
 
 
 def _crc(generation: str, line: str) -> str:
@@ -228,26 +183,49 @@ def _crc(generation: str, line: str) -> str:
 
 def _header(generation: str, anchor: Anchor) -> str:
     board = "-" if anchor.board is None else f"{anchor.board:016x}"
+    fen = anchor.start_fen.replace(" ", "_")
     return (
-        f"{MAGIC} {VERSION} {generation} {anchor.game_id} {anchor.started} "
-        f"{len(anchor.moves)} {anchor.digest()} {board}"
+        f"{MAGIC} {VERSION} {generation} {anchor.game_id} {anchor.started or '-'} {board} "
+        f"{fen} {','.join(anchor.moves) or '-'}"
     )
+
+
+class Unreadable(ValueError):
+    """A journal file that holds something this magboard cannot read (another version's,
+    a damaged first line): set aside, never written over."""
 
 
 def parse(data: bytes) -> Kept | None:
     """What ``data`` (a journal file's bytes) holds, or None when no anchor can be read."""
-    text = data.split(b"\0", 1)[0].decode("ascii", errors="replace")
-    lines = text.split("\n")
     try:
-        header, crc = lines[0].rsplit(" ", 1)
-        magic, version, generation, game_id, started, plies, digest, board = header.split(" ")
-        if magic != MAGIC or int(version) != VERSION or crc != _crc(generation, header):
-            return None
-        standing = None if board == "-" else int(board, 16)
-        anchor = (int(game_id), started, int(plies), digest, standing)
-    except ValueError:
+        return read(data)
+    except Unreadable:
         return None
+
+
+def read(data: bytes) -> Kept | None:
+    """What ``data`` (a journal file's bytes) holds; None when it holds nothing (empty, or
+    only the room made beforehand); :class:`Unreadable` says why it cannot be used."""
+    text = data.split(b"\0", 1)[0].decode("ascii", errors="replace")
+    if not text.strip():
+        return None
+    lines = text.split("\n")
+    head, _, crc = lines[0].rpartition(" ")
+    fields = head.split(" ")
+    if fields[0] != MAGIC:
+        raise Unreadable("it is not a hands journal (its first line is not one)")
+    if len(fields) < 2 or not fields[1].isdigit() or int(fields[1][:3]) not in READ_VERSIONS:
+        version = fields[1][:12] if len(fields) > 1 else "?"
+        raise Unreadable(
+            f"it was written by another magboard (format {version}; this one reads "
+            f"{' and '.join(map(str, READ_VERSIONS))})"
+        )
+    generation = fields[2] if len(fields) > 2 else ""
+    if not _HEX.fullmatch(generation) or crc != _crc(generation, head):
+        raise Unreadable("its first line is damaged (its check does not hold)")
+    anchor = _anchor_fields(fields)
     events: list[JournalEvent] = []
+    skipped = 0
     end = len(lines[0]) + 1
     for raw in lines[1:]:
         body, _, crc = raw.rpartition(" ")
@@ -255,11 +233,54 @@ def parse(data: bytes) -> Kept | None:
             break  # torn, or a line of an older anchor, or not ended: the journal ends here
         try:
             events.append(parse_event(body))
-        except ValueError:
-            # Whole (its CRC holds) but not understood: one event skipped, not the rest lost.
-            log.warning("hands journal: line skipped, not an event: %r", body)
+        except ValueError as exc:
+            # Whole (its CRC holds) but not understood: one line skipped, not the rest lost.
+            skipped += 1
+            if skipped <= 3:
+                log.warning("hands journal: line skipped: %s", exc)
         end += len(raw) + 1
-    return Kept(*anchor, tuple(events), generation, end)
+    if skipped > 3:
+        log.warning("hands journal: %d lines skipped in all", skipped)
+    return Kept(**anchor, events=tuple(events), generation=generation, end=end, skipped=skipped)
+
+
+def _anchor_fields(fields: list[str]) -> dict:
+    """The anchor of a journal's first line, every field checked."""
+    version = int(fields[1])
+    if len(fields) != 8:
+        raise Unreadable(f"its first line is damaged ({len(fields)} fields, not 8)")
+    game_id, started = fields[3], fields[4]
+    if not (game_id.isdigit() and len(game_id) <= 18 and int(game_id) >= 1):
+        raise Unreadable(f"its first line is damaged (no game number: {game_id[:20]!r})")
+    if not _STARTED.fullmatch(started):
+        raise Unreadable("its first line is damaged (no time of the game's start)")
+    if version == 1:
+        plies, digest, board = fields[5], fields[6], fields[7]
+        if not (plies.isdigit() and len(plies) <= 5 and int(plies) <= MAX_PLIES):
+            raise Unreadable(f"its first line is damaged (no number of plies: {plies[:20]!r})")
+        if not _HEX.fullmatch(digest):
+            raise Unreadable("its first line is damaged (no digest of a line of moves)")
+        line, fen, count = None, None, int(plies)
+    else:
+        board, fen, moves = fields[5], fields[6], fields[7]
+        if not _FEN.fullmatch(fen):
+            raise Unreadable("its first line is damaged (no position it starts from)")
+        fen = fen.replace("_", " ")
+        line = () if moves == "-" else tuple(moves.split(","))
+        if len(line) > MAX_PLIES or not all(_UCI.fullmatch(m) for m in line):
+            raise Unreadable("its first line is damaged (not a line of moves)")
+        digest, count = line_digest(fen, line), len(line)
+    if board != "-" and not _HEX.fullmatch(board):
+        raise Unreadable(f"its first line is damaged (not the pieces standing: {board[:20]!r})")
+    return {
+        "game_id": int(game_id),
+        "started": "" if started == "-" else started,
+        "plies": count,
+        "digest": digest,
+        "board": None if board == "-" else int(board, 16),
+        "start_fen": fen,
+        "line": line,
+    }
 
 
 class HandsJournal:
@@ -273,6 +294,8 @@ class HandsJournal:
         self.path = path
         self.kept = kept
         self.problem = problem
+        #: Why what the file held at open cannot be used (None: it can, or held nothing).
+        self.unreadable: str | None = None
         self._fd = fd
         self._size = 0
         self._end = 0  # where the next line goes
@@ -298,7 +321,12 @@ class HandsJournal:
         except OSError as exc:
             os.close(fd)
             return cls._aside(path, None, f"cannot read it ({exc.strerror})")
-        journal = cls(path, fd, parse(data), None)
+        try:
+            kept, unreadable = read(data), None
+        except Unreadable as exc:
+            kept, unreadable = None, str(exc)
+        journal = cls(path, fd, kept, None)
+        journal.unreadable = unreadable
         journal._size = info.st_size
         return journal
 
@@ -311,6 +339,47 @@ class HandsJournal:
             why,
         )
         return cls(path, None, kept, why)
+
+    def set_aside(self) -> Path | None:
+        """Rename the file aside (``NAME.unreplayed-STAMP``, beside it) and begin a new one:
+        what it holds is kept for a person to read, never written over. Returns where it
+        went; None when it could not be moved (the journal is then not kept at all, so
+        that nothing writes over it)."""
+        stamp = _dt.datetime.now(_dt.UTC).strftime("%Y%m%dT%H%M%SZ")
+        target = self.path.with_name(f"{self.path.name}.unreplayed-{stamp}")
+        number = 1
+        while os.path.lexists(target):
+            number += 1
+            target = self.path.with_name(f"{self.path.name}.unreplayed-{stamp}-{number}")
+        try:
+            os.rename(self.path, target)
+        except OSError as exc:
+            log.error(
+                "cannot set the hands journal %s aside (%s): it is left as it is and not "
+                "kept this time",
+                self.path,
+                exc.strerror or exc,
+            )
+            self._close_fd()
+            self.problem = f"cannot be set aside ({exc.strerror or exc})"
+            return None
+        self._close_fd()
+        fresh = HandsJournal.open(self.path)
+        self._fd, self._size, self.problem = fresh._fd, fresh._size, fresh.problem
+        self._syncer = fresh._syncer
+        fresh._fd = None
+        self.kept, self.unreadable = None, None
+        self._anchored, self._anchor, self._count, self._end = False, None, 0, 0
+        return target
+
+    def _close_fd(self) -> None:
+        if self._fd is None:
+            return
+        if self._syncer is not None:
+            self._syncer.stop()
+        fd, self._fd = self._fd, None
+        self._syncer = None
+        os.close(fd)
 
     # ------------------------------------------------------------------ writing
 
@@ -363,7 +432,7 @@ class HandsJournal:
         self._generation, self._end = kept.generation, kept.end
         self._anchored = True
         self._anchor = (kept.game_id, kept.plies)
-        self._count = len(kept.events)
+        self._count = len(kept.events) + kept.skipped
 
     def unsettled(self, game_id: int | None, plies: int) -> bool:
         """Does the journal need to start again for game ``game_id`` at ``plies`` with no
@@ -372,15 +441,11 @@ class HandsJournal:
             return False
         return not self._anchored or self._count > 0 or self._anchor != (game_id, plies)
 
-    def keeps(self, game_id: int | None, stored_plies: int) -> bool:
-        """Does it hold every event since a position of game ``game_id`` the store has (at
-        most ``stored_plies`` plies in): a restart then replays what the store lacks?"""
-        return (
-            self._anchored
-            and self._anchor is not None
-            and self._anchor[0] == game_id
-            and self._anchor[1] <= stored_plies
-        )
+    def keeps(self) -> bool:
+        """Does it hold every event since its anchor (no write failed since)? The journal
+        starts again only when the store has everything, so a restart then replays what
+        the store lacks."""
+        return self._fd is not None and self._anchored
 
     def _make_room(self, needed: int) -> None:
         """Zeros up to ``needed`` bytes (a chunk at a time), so that lines never need new
@@ -411,7 +476,8 @@ class HandsJournal:
     def close(self) -> None:
         if self._fd is None or self._syncer is None:
             return
-        self._syncer.stop()
+        if self._syncer is not None:
+            self._syncer.stop()
         fd, self._fd = self._fd, None
         try:
             os.fdatasync(fd)

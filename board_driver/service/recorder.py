@@ -25,7 +25,15 @@ from typing import Any
 
 import rules
 from board_driver.arbiter.tracker import GameOptions
+from board_driver.door.config_values import quote
 from board_driver.service.store import Store, StoreError, rebuild_game
+from board_driver.service.store_values import (
+    GAME_DATA_LIMITS,
+    data_key,
+    data_value,
+    header_name,
+    header_value,
+)
 
 log = logging.getLogger("magboard")
 
@@ -66,14 +74,41 @@ def options_from_record(
         "clock_switch": record.get("clock_switch", clock.switch if clock else "board"),
         "illegal_move": record.get("illegal_move", clock.illegal_move if clock else "guide"),
     }
+    values = {**base, **clocked}
     try:
-        return GameOptions(**base, **clocked)
-    except ValueError:  # a clock this magboard cannot read: the game goes on without it
-        return GameOptions(**base)
+        return GameOptions(**values)
+    except ValueError:
+        pass
+    # A value this magboard cannot use (another version's, a clock it cannot read): the
+    # game goes on with the default there (no clock), and the log says which.
+    good: dict[str, Any] = {}
+    for name, value in values.items():
+        try:
+            GameOptions(**{**good, name: value})
+        except ValueError as exc:
+            log.warning("the stored game option %s cannot be used (%s): its default instead",
+                        name, exc)  # fmt: skip
+            continue
+        good[name] = value
+    return GameOptions(**good)
+
+
+class _GameKey:
+    """The stored number of a game on the board, once the store has it (``id``)."""
+
+    __slots__ = ("id",)
+
+    def __init__(self, game_id: int | None = None) -> None:
+        self.id = game_id
 
 
 class Recorder:
-    """Keeps the game on the board in ``store`` (see the module docstring)."""
+    """Keeps the game on the board in ``store`` (see the module docstring).
+
+    What the store cannot take now (a full disk) is kept in memory, in order, and written
+    by the next :meth:`sync` that can (the daemon retries every second): the moves, a new
+    game itself, and beside them the options, headers and extensions' texts set meanwhile
+    (:meth:`behind` says whether anything is waiting)."""
 
     def __init__(self, store: Store, defaults: Any = None, clock: Any = None) -> None:
         from board_driver.service.config.sections import ClockConfig, GameConfig
@@ -82,17 +117,23 @@ class Recorder:
         self.defaults = defaults or GameConfig()
         #: The config's ``[clock]``: the clock of a new game.
         self.clock_defaults = clock or ClockConfig()
+        #: The stored number of the game on the board (None: a new game not stored yet).
         self.game_id: int | None = None
         #: When the game on the board was started (the store's time: it tells games apart).
         self.started = ""
+        self._key = _GameKey()
         self._game: rules.Game | None = None
         self._line: tuple = ()
         self._result: tuple[str, str | None] | None = None
-        # What the store keeps with the game on the board, as last written or read.
+        # What the game on the board keeps beside its moves, as it stands (the store has it
+        # once the writes waiting are done).
         self._options: dict[str, str] = {}
         self._headers: dict[str, str] = {}
         self._data: dict[str, dict[str, str]] = {}
         self._clock: list[Any] = []  # the clock's changes of the game last loaded
+        #: Writes beside the moves the store has not taken yet, oldest first: (game, what,
+        #: arguments).
+        self._waiting: list[tuple[_GameKey, str, Any]] = []
 
     # ------------------------------------------------------------------ start
 
@@ -103,8 +144,7 @@ class Recorder:
             options = options_from_record({}, self.defaults, self.clock_defaults)
             game = rules.Game()
             self._options = options_record(options)
-            self.game_id = self.store.new_game(game.start.fen(), self._options)
-            self.started = self.store.started(self.game_id)
+            self._set_id(self.store.new_game(game.start.fen(), self._options))
             log.info("new game %d", self.game_id)
         else:
             game, options = self._load(latest)
@@ -115,14 +155,6 @@ class Recorder:
                 len(game.moves),
                 f" (ended {outcome.result()}, {outcome.termination})" if outcome else "",
             )
-        self._game = game
-        self._line = tuple(game.moves)
-        return game, options
-
-    def reload(self) -> tuple[rules.Game, GameOptions]:
-        """The game on the board, read again from the store (the one in memory is set
-        aside)."""
-        game, options = self._load(self._id())
         self._game = game
         self._line = tuple(game.moves)
         return game, options
@@ -141,8 +173,7 @@ class Recorder:
     def _load(self, game_id: int) -> tuple[rules.Game, GameOptions]:
         stored = self.store.game(game_id)
         game = rebuild_game(stored)
-        self.game_id = game_id
-        self.started = stored.started
+        self._set_id(game_id, stored.started)
         # The stored result, not the rebuilt one: a daemon stopped between storing the
         # last move and its result left it unwritten, and the first sync writes it.
         self._result = (stored.result, stored.termination) if stored.result != "*" else None
@@ -151,6 +182,26 @@ class Recorder:
         self._data = {name: dict(data) for name, data in stored.data.items()}
         self._clock = list(stored.clock)
         return game, options_from_record(stored.options, self.defaults)
+
+    def _set_id(self, game_id: int, started: str | None = None) -> None:
+        self._key = _GameKey(game_id)
+        self.game_id = game_id
+        self.started = started if started is not None else self.store.started(game_id)
+
+    def adopt(self, game: rules.Game) -> None:
+        """``game`` is the stored game on the board, gone on (its hands replayed after a
+        restart): the next sync stores what it adds, not a new game."""
+        self._game = game
+
+    def store_line(self, game: rules.Game) -> None:
+        """Store ``game``'s line of moves as the stored game's (a step on the way to the
+        game on the board: a take-back replayed, then the moves after it, are kept as the
+        store would have kept them). Raises the store's errors."""
+        moves = tuple(game.moves)
+        if self.game_id is not None and moves != self._line:
+            line = list(zip(map(str, moves), game.san_moves(), strict=True))
+            self.store.sync_moves(self.game_id, line)
+            self._line = moves
 
     @property
     def stored_line(self) -> tuple:
@@ -167,6 +218,31 @@ class Recorder:
         """The stored changes of the clock of the game last loaded (resumed or loaded)."""
         return list(self._clock)
 
+    def behind(self, game: rules.Game | None = None) -> bool:
+        """Does anything wait for the store: a write beside the moves, the game on the board
+        itself (a new game), or (given the game on the board) its moves or result?"""
+        if self._waiting or self._key.id is None:
+            return True
+        if game is None:
+            return False
+        if game is not self._game or tuple(game.moves) != self._line:
+            return True
+        outcome = game.outcome()
+        return ((outcome.result(), outcome.termination) if outcome else None) != self._result
+
+    def waiting(self) -> list[str]:
+        """What waits for the store beside the moves, in words (``headers White, Black``)."""
+        words = []
+        for key, what, args in self._waiting:
+            game = f"game {key.id}" if key.id is not None else "the new game"
+            if what == "options":
+                words.append(f"the options of {game}")
+            elif what == "headers":
+                words.append(f"the headers {', '.join(args)} of {game}")
+            else:
+                words.append(f"the data of {args[0]} of {game}")
+        return list(dict.fromkeys(words))
+
     # ------------------------------------------------------------------ after each step
 
     def sync(
@@ -178,18 +254,23 @@ class Recorder:
     ) -> bool:
         """Write what changed in ``game`` since the last sync, with the clock's changes
         (``clock``: :class:`~board_driver.clock.keeper.ClockEntry` s, in the moves'
-        transaction when the moves changed); ``fresh``: a ``new_game`` was announced. True
-        when a new game was stored. Raises the store's errors."""
-        started = False
+        transaction when the moves changed), and whatever waits beside the moves;
+        ``fresh``: a ``new_game`` was announced. True when a new game was stored. Raises
+        the store's errors (what was not written waits for the next call)."""
         if game is not self._game or (fresh and self._line):
-            self._options = options_record(options)
-            self._headers, self._data = {}, {}
-            self.game_id = self.store.new_game(game.start.fen(), self._options)
-            self.started = self.store.started(self.game_id)
-            log.info("new game %d", self.game_id)
+            # Another game on the board: stored as a new one (now, or when the store can).
             self._game = game
+            self._key = _GameKey()
+            self.game_id, self.started = None, ""
             self._line = ()
             self._result = None
+            self._options = options_record(options)
+            self._headers, self._data = {}, {}
+        self._write_waiting(ready_only=True)  # the games before this one first
+        started = False
+        if self._key.id is None:
+            self._set_id(self.store.new_game(game.start.fen(), self._options))
+            log.info("new game %d", self.game_id)
             started = True
         game_id = self._id()
         moves = tuple(game.moves)
@@ -210,30 +291,58 @@ class Recorder:
             else:
                 self.store.reopen(game_id)
             self._result = result
+        self._write_waiting()
         return started
+
+    def _write_waiting(self, *, ready_only: bool = False) -> None:
+        """The writes beside the moves, in order, up to the first of a game not stored yet
+        (``ready_only``: of games stored already). A failure raises; the rest wait."""
+        while self._waiting:
+            key, what, args = self._waiting[0]
+            if key.id is None or (ready_only and key is self._key):
+                return
+            try:
+                if what == "options":
+                    self.store.set_options(key.id, args)
+                elif what == "headers":
+                    self.store.set_headers(key.id, args)
+                else:
+                    self.store.set_game_data(key.id, *args)
+            except ValueError as exc:  # checked when kept: the store's limits reached since
+                log.warning("not stored with game %s: %s", key.id, exc)
+            self._waiting.pop(0)
+
+    def _keep(self, what: str, args: Any) -> None:
+        """A write beside the moves of the game on the board: done now if the store can
+        (and nothing waits before it), else kept for the next sync. Raises the store's
+        error when it cannot (the caller says so and retries)."""
+        self._waiting.append((self._key, what, args))
+        self._write_waiting()
 
     # ------------------------------------------------------------------ what a game keeps
 
     def set_options(self, options: GameOptions) -> None:
-        if self.game_id is not None:
-            record = options_record(options)
-            self.store.set_options(self.game_id, record)
-            self._options.update(record)
+        record = options_record(options)
+        self._options.update(record)
+        self._keep("options", record)
 
     def headers(self) -> dict[str, str]:
         """The PGN headers set for the game on the board."""
         return dict(self._headers)
 
+    def check_headers(self, headers: Mapping[str, str]) -> dict[str, str]:
+        """``headers`` as the store takes them; ValueError names a bad one."""
+        return {header_name(name): header_value(name, value) for name, value in headers.items()}
+
     def set_headers(self, headers: Mapping[str, str]) -> None:
-        """Set (``""``: remove) PGN headers; ValueError names a bad one, nothing stored."""
-        if self.game_id is None:
-            return
-        self.store.set_headers(self.game_id, headers)
-        for name, value in headers.items():
+        """Set (``""``: remove) PGN headers; ValueError names a bad one, nothing changed."""
+        checked = self.check_headers(headers)
+        for name, value in checked.items():
             if value:
                 self._headers[name] = value
             else:
                 self._headers.pop(name, None)
+        self._keep("headers", checked)
 
     def game_data(self, name: str, game_id: int | None = None) -> dict[str, str]:
         """What extension ``name`` stored with the game on the board (or game ``game_id``;
@@ -249,18 +358,33 @@ class Recorder:
             data = {new: options[old] for old, new in _LEGACY_ENGINE_KEYS.items() if old in options}
         return data
 
-    def set_game_data(self, name: str, data: Mapping[str, str]) -> None:
+    def check_game_data(
+        self, name: str, data: Mapping[str, str | None]
+    ) -> tuple[str, dict[str, str | None]]:
+        """``(extension, texts)`` as the store takes them; ValueError past its limits."""
+        extension = data_key("extension name", name)
+        checked = {data_key("key", key): data_value(key, value) for key, value in data.items()}
+        merged: dict[str, str | None] = dict(self._data.get(extension, {}))
+        merged.update(checked)
+        if len([v for v in merged.values() if v is not None]) > GAME_DATA_LIMITS["names"]:
+            raise ValueError(
+                f"game data of {quote(extension)}: {len(merged)} keys, more than "
+                f"{GAME_DATA_LIMITS['names']} (nothing stored)"
+            )
+        return extension, checked
+
+    def set_game_data(self, name: str, data: Mapping[str, str | None]) -> None:
         """Keep texts for extension ``name`` with the game on the board (merged with what
-        it kept before); ValueError past the store's limits, nothing stored then."""
-        if self.game_id is None:
-            return
-        self.store.set_game_data(self.game_id, name, data)
-        kept = self._data.setdefault(name, {})
-        for key, value in data.items():
+        it kept before); ValueError past the store's limits, nothing changed then."""
+        extension, checked = self.check_game_data(name, data)
+        merged = dict(self._data.get(extension, {}))
+        for key, value in checked.items():
             if value is None:
-                kept.pop(key, None)
+                merged.pop(key, None)
             else:
-                kept[key] = str(value)
+                merged[key] = value
+        self._data[extension] = merged
+        self._keep("data", (extension, checked))
 
 
 class StoreInUseError(StoreError):

@@ -10,8 +10,8 @@
   same call can be made again later (it succeeds once there is room again).
 
 The daemon exits with :data:`EXIT_STORE_REFUSED` when it cannot use its store (damaged or
-too new), which the systemd unit lists in ``RestartPreventExitStatus``: restarting would
-not mend it.
+too new), and :data:`EXIT_STORE_IN_USE` when another daemon has it, both of which the
+systemd unit lists in ``RestartPreventExitStatus``: restarting would not mend it.
 
 >>> error = failure("/var/lib/magboard/magboard.sqlite",
 ...                 sqlite3.OperationalError("database or disk is full"), writing=True)
@@ -27,6 +27,10 @@ import sqlite3
 #: The daemon's exit status when its store is refused (damaged, or from a newer magboard):
 #: EX_DATAERR of sysexits.h. The unit's ``RestartPreventExitStatus`` lists it.
 EXIT_STORE_REFUSED = 65
+#: The daemon's exit status when another daemon runs with its store (the same board twice):
+#: EX_UNAVAILABLE of sysexits.h, also in the unit's ``RestartPreventExitStatus`` (started
+#: again, it would only be refused again).
+EXIT_STORE_IN_USE = 69
 
 
 class StoreError(Exception):

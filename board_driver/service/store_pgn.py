@@ -97,7 +97,8 @@ def _clock(stored: StoredGame, game: rules.Game) -> tuple[dict[str, str], dict[i
     """The PGN tags of the game's time control and each move's ``%clk`` comment (by ply),
     from its clock's stored changes (none for a game without a clock)."""
     from board_driver.clock.control import parse_time_control
-    from board_driver.clock.keeper import Timekeeper, clk_comments, pgn_headers
+    from board_driver.clock.keeper import Timekeeper
+    from board_driver.clock.texts import clk_comments, pgn_headers
 
     try:
         control = parse_time_control(stored.options.get("clock", "none"))

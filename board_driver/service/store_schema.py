@@ -273,6 +273,21 @@ _LAYOUT[5] = {
         _T,
     ),
 }
+#: Tables of what can be worked out again (an engine's review): a row out of shape there
+#: does not make the store damaged (it would keep the board from starting); reads leave it
+#: out (:data:`REVIEW_ROWS`).
+DERIVED = frozenset({"review"})
+#: The review rows a read takes: those of the shapes magboard writes, within the bounds of
+#: an engine's score (board_driver.door.review.MAX_CP, MAX_MATE) and depth.
+REVIEW_ROWS = (
+    "typeof(ply) = 'integer' AND ply BETWEEN 0 AND 100000"
+    " AND typeof(depth) = 'integer' AND depth BETWEEN 0 AND 10000"
+    " AND (uci IS NULL OR (typeof(uci) = 'text' AND {uci}))"
+    " AND (best IS NULL OR (typeof(best) = 'text' AND {best}))"
+    " AND ((cp IS NULL AND typeof(mate) = 'integer' AND mate BETWEEN -10000 AND 10000)"
+    " OR (mate IS NULL AND typeof(cp) = 'integer' AND cp BETWEEN -100000 AND 100000))"
+).format(uci=_UCI_SQL.format(c="uci"), best=_UCI_SQL.format(c="best"))
+
 #: How a message names a row, by table.
 _ROW_NAME: dict[str, Callable[[dict[str, str]], str]] = {
     "games": lambda r: f"game {r['id']}",
@@ -313,6 +328,8 @@ def check(db: sqlite3.Connection) -> None:
         wanted = [c.name for c in columns]
         if found != wanted:
             raise Damage(f"the table {table} has the columns {found}, not {wanted}")
+        if table in DERIVED:
+            continue  # its rows are read through REVIEW_ROWS: one out of shape is left out
         _check_table(db, table, columns)
     missing_links = db.execute("PRAGMA foreign_key_check").fetchone()
     if missing_links is not None:
@@ -326,15 +343,6 @@ def check(db: sqlite3.Connection) -> None:
         raise Damage(
             f"moves of game {gap[0]}: {gap[1]} plies stored, numbered {gap[3]} to {gap[2]}"
         )
-    if "review" in layout:
-        both = db.execute(
-            "SELECT game_id, ply FROM review WHERE (cp IS NULL) = (mate IS NULL) LIMIT 1"
-        ).fetchone()
-        if both is not None:
-            raise Damage(
-                f"review of game {both[0]}, ply {both[1]}: a score is centipawns or a mate, "
-                "one of the two"
-            )
 
 
 def _sql_out_of_shape(column: _Column) -> str:

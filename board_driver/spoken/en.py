@@ -106,7 +106,11 @@ WORDS = {
     "why.king_in_check": "the king would be in check on {to}",
     "why.in_check": "{side} is in check and this {piece} move does not end it",
     "why.pinned": "{the_piece} on {from} is pinned, the move would leave {side_of} king in check",
-    "why.castling": "castling is not allowed here (it needs the right, empty squares between king and rook, and no check on the king's path)",
+    "why.castling": (
+        "castling is not allowed here (it needs the rook's right, every square between king"
+        " and rook and their final squares empty, and no attack on the king's square, its"
+        " path or its final square)"
+    ),
     "why.castling_unfinished": "castling was not finished: the rook stands on {square}",
     "why.en_passant_back": "{the_piece} on {square}, taken en passant, was set back on its square",
     "why.no_legal_move": "{the_piece} on {square} has no legal move",

@@ -16,11 +16,6 @@ LONG_ONES = {
     "inlined for speed (bench/)",
     "firmware_bridge/link.py": "the serial link's state machine (handshake, resync, "
     "reconnect): one loop",
-    # Being split by issue 32 (the journal replay and the questions after a restart apart
-    # from the daemon, and the store's and the keeper's parts): out of here once it lands.
-    "board_driver/service/daemon.py": "being split (issue 32)",
-    "board_driver/service/store.py": "being split (issue 32)",
-    "board_driver/clock/keeper.py": "being split (issue 32)",
 }
 #: The folders of board_driver/, in the order of the flow, then what stands beside it.
 FOLDERS = {

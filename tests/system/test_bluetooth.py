@@ -4,12 +4,15 @@ Two machines, as in life: the board's, where BlueZ's ``btvirt`` makes an emulate
 with the board's controller on the kernel's virtual HCI driver and the real ``bluetoothd``
 runs it (``guest/boot/bluetooth.sh``); and the phone's, its own kernel and bluetoothd, whose
 controller is another of btvirt's on the same radio, reaching it as a serial line
-(``harness/wires.py``). The installed service advertises the board as a DGT Pegasus or a
-Millennium board; ``guest/ble_game.py``, a phone's app written on a real BLE client
-library (``bleak``), scans, connects, subscribes and plays a whole game of ``selfplay.pgn``
-into the board (through the board's page, across the machines' network), reading the board
-after every move, lighting squares with the protocol's LED commands, and disconnecting in
-the middle of the game and coming back.
+(``harness/wires.py``). The installed service advertises the board as a DGT Pegasus, a
+Millennium board or a Chessnut Air; ``guest/ble_game.py``, a phone's app written on a real
+BLE client library (``bleak``), scans, connects, subscribes and plays a whole game of
+``selfplay.pgn`` into the board (through the board's page, across the machines' network),
+reading the board after every move, lighting squares with the protocol's LED commands, and
+disconnecting in the middle of the game and coming back. Other projects' drivers play too
+when they are checked out here (python-mchess's for Millennium, ChessnutPy's for Chessnut);
+the Chessnut game with ChessnutPy is recorded as a fixture for the default suite when
+``MAGBOARD_RECORD_FIXTURES`` names a directory.
 
 Why two machines: with both ends in one bluetoothd (btvirt's two controllers in one
 kernel, as first built) bleak connected and bluetoothd dropped the link before the services
@@ -25,6 +28,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 from pathlib import Path
 
 import chess
@@ -63,13 +67,27 @@ token = "{token}"
 [emulation]
 protocol = "{protocol}"
 transport = "ble"
+trace = "{trace}"
 """
-#: Whole games of selfplay.pgn (index): castling, captures, a promotion in each.
-GAMES = {"pegasus": 69, "chesslink": 73}
+#: The emulation's trace (every byte in and out, every board event): a transcript.
+TRACE = "/var/lib/magboard/emulation-trace.jsonl"
+#: Whole games of selfplay.pgn (index): castling, captures, a promotion in each (two, one
+#: of them Black's, and 20 captures in the Chessnut game).
+GAMES = {"pegasus": 69, "chesslink": 73, "chessnut": 28}
+NAMES = {
+    "pegasus": "DGT_PEGASUS_00001",
+    "chesslink": "MILLENNIUM CHESS",
+    "chessnut": "Chessnut Air",
+}
 #: python-mchess's own protocol code, when it is checked out here (outside the repository:
 #: tests/board_driver/connectors/emulation/fixtures/README.md says how).
 MCHESS = Path(os.environ.get("MAGBOARD_EXT", "/work/ext")) / "python-mchess" / "mchess"
 MCHESS_FILES = ("chess_link.py", "chess_link_agent.py", "chess_link_protocol.py")
+#: ChessnutPy's Chessnut Air driver (staubsauger/ChessnutPy), when it is checked out here
+#: (``fixtures/README.md`` in tests/board_driver/connectors/emulation says how).
+CHESSNUTPY = Path(os.environ.get("MAGBOARD_EXT", "/work/ext")) / "ChessnutPy"
+CHESSNUTPY_FILES = ("ChessnutAir.py", "ChessnutAir_Helpers/constants.py")
+FIXTURES = Path(__file__).resolve().parents[1] / "board_driver/connectors/emulation/fixtures"
 
 
 def game_file(index: int) -> dict:
@@ -160,10 +178,12 @@ def _until_up(side, check, what: str, again, attempts: int = 4) -> None:
 
 
 def start_board(machine, phone, protocol: str) -> None:
-    """The installed service as a Bluetooth LE board of ``protocol``, on a fresh store; the
-    phone meets it anew."""
-    machine.write(CONFIG, BOARD_CONFIG.format(token=TOKEN, protocol=protocol))
-    machine.sh("rm -f /var/lib/magboard/bluetooth-sim.json /var/lib/magboard/bluetooth.sqlite*")
+    """The installed service as a Bluetooth LE board of ``protocol``, on a fresh store and a
+    fresh trace (Chessnut's games are traced); the phone meets it anew."""
+    trace = TRACE if protocol == "chessnut" else ""
+    machine.write(CONFIG, BOARD_CONFIG.format(token=TOKEN, protocol=protocol, trace=trace))
+    machine.sh("rm -f /var/lib/magboard/bluetooth-sim.json /var/lib/magboard/bluetooth.sqlite* "
+               f"{TRACE}")  # fmt: skip
     cursor = journal_cursor(machine)
     machine.run("systemctl", "restart", "magboard", check=True, timeout=300)
     wait_active(machine, timeout=300)
@@ -207,6 +227,20 @@ def play_game(machine, phone, protocol: str, *, disconnect_at: int, extra: tuple
     return report
 
 
+def assert_whole_game(report: dict, name: str, board: str) -> None:
+    """The app found the board by ``name`` at ``board``'s address, read the game's position
+    after every move, the board stored every move, its LEDs reached the board's lights and
+    went out, and it came back after ply 22 to the board as it was."""
+    game = report["game"]
+    assert report["found"]["name"] == name
+    assert report["found"]["address"] == board
+    assert not report["problems"], report["problems"]
+    assert report["moves"] == len(game["moves"])
+    assert report["stored"] == [m["san"] for m in game["moves"]]
+    assert report["led_checks"] and all("lit, out" in c for c in report["led_checks"])
+    assert report["reconnects"] == [{"after_ply": 22, "reading_matches": True, "stored": True}]
+
+
 def test_the_board_and_the_phone_each_have_a_controller_on_the_emulated_radio(
     machine, phone, bluetooth
 ):
@@ -214,24 +248,23 @@ def test_the_board_and_the_phone_each_have_a_controller_on_the_emulated_radio(
     assert controllers(machine) == [board] and controllers(phone) == [app] and board != app
 
 
-@pytest.mark.parametrize("protocol", ["pegasus", "chesslink"])
+@pytest.mark.parametrize("protocol", ["pegasus", "chesslink", "chessnut"])
 def test_an_app_on_a_phone_plays_a_whole_game_through_bluetoothd(
     machine, phone, bluetooth, protocol
 ):
     start_board(machine, phone, protocol)
     report = play_game(machine, phone, protocol, disconnect_at=20)
-    game = report["game"]
-    expected_name = {"pegasus": "DGT_PEGASUS_00001", "chesslink": "MILLENNIUM CHESS"}[protocol]
-    assert report["found"]["name"] == expected_name
-    assert report["found"]["address"] == bluetooth[0]
-    assert not report["problems"], report["problems"]
-    assert report["moves"] == len(game["moves"])
-    sans = [m["san"] for m in game["moves"]]
-    assert report["stored"] == sans
-    assert report["led_checks"] and all("lit, out" in c for c in report["led_checks"])
-    assert report["reconnects"] == [{"after_ply": 22, "reading_matches": True, "stored": True}]
+    assert_whole_game(report, NAMES[protocol], bluetooth[0])
     if protocol == "pegasus":
         assert report["opening"]["version"].startswith("1.")
+    if protocol == "chessnut":
+        # Positions whole (38 bytes, one a notification) on their own characteristic; the
+        # acknowledgements, the battery and the version on the answers' characteristic.
+        assert report["cut_positions"] == 0 and report["largest_notification"] == 38
+        channels = {uuid[4:8]: kinds for uuid, kinds in report["channels"].items()}
+        assert channels == {"8262": [0x01], "8273": [0x23, 0x28, 0x2A]}, channels
+        assert report["opening"]["battery"] == [100, False]
+        assert report["opening"]["version"].startswith("magboard ")
     # Each notification within the connection's MTU (BlueZ would cut a longer one short).
     assert report["largest_notification"] <= report["found"]["mtu"] - 3
 
@@ -247,10 +280,71 @@ def test_python_mchess_own_driver_on_bleak_plays_a_whole_game_through_bluetoothd
     report = play_game(
         machine, phone, "chesslink", disconnect_at=20, extra=("--mchess", "/run/ble/mchess")
     )
-    game = report["game"]
     assert report["found"]["name"] == "MILLENNIUM CHESS"
     assert not report["problems"], report["problems"]
-    assert report["moves"] == len(game["moves"])
-    assert report["stored"] == [m["san"] for m in game["moves"]]
+    assert report["moves"] == len(report["game"]["moves"])
+    assert report["stored"] == [m["san"] for m in report["game"]["moves"]]
     assert report["led_checks"] and all("lit, out" in c for c in report["led_checks"])
     assert report["reconnects"] == [{"after_ply": 22, "reading_matches": True, "stored": True}]
+
+
+def test_chessnutpy_own_driver_plays_a_whole_game_through_bluetoothd(machine, phone, bluetooth):
+    if not all((CHESSNUTPY / name).exists() for name in CHESSNUTPY_FILES):
+        pytest.skip(f"ChessnutPy is not checked out at {CHESSNUTPY}")
+    for name in CHESSNUTPY_FILES:
+        phone.write(f"/run/ble/chessnutpy/{name}", (CHESSNUTPY / name).read_text())
+    start_board(machine, phone, "chessnut")
+    report = play_game(
+        machine, phone, "chessnut", disconnect_at=20, extra=("--chessnutpy", "/run/ble/chessnutpy")
+    )
+    game = report["game"]
+    assert_whole_game(report, "Chessnut Air", bluetooth[0])  # found by ChessnutPy's own scan
+    driver = report["driver"]
+    assert driver["whole"] and report["largest_notification"] == 38
+    read = [r["fen"] for r in driver["readings"]]
+    unseen = {20}  # the first move played while the app was away
+    for ply, move in enumerate(game["moves"]):
+        if ply not in unseen:
+            assert move["fen"].split()[0] in read, f"ChessnutPy never read {move['san']}"
+    directory = os.environ.get("MAGBOARD_RECORD_FIXTURES")
+    if directory:
+        trace = [json.loads(line) for line in machine.run("cat", TRACE).stdout.splitlines()]
+        record_fixture(Path(directory), game, report, trace, unseen)
+
+
+def record_fixture(directory: Path, game: dict, report: dict, trace: list, unseen: set) -> None:
+    """The ChessnutPy game as a fixture (``fixtures/README.md``): the emulation's trace in the
+    board's machine and what the driver read in the phone's."""
+    commit = (CHESSNUTPY / "COMMIT").read_text().strip()
+    magboard = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=FIXTURES,
+                              capture_output=True, text=True).stdout.strip()  # fmt: skip
+    meta = {
+        "protocol": "chessnut",
+        "driver": "ChessnutPy",
+        "repository": "https://github.com/staubsauger/ChessnutPy",
+        "commit": commit,
+        "files": list(CHESSNUTPY_FILES),
+        "harness": "tests/system/guest/chessnutpy_view.py (with tests/system/guest/ble_game.py)",
+        "command": "MAGBOARD_RECORD_FIXTURES=DIR .venv/bin/python -m pytest -m system "
+        "tests/system/test_bluetooth.py -k chessnutpy",
+        "transport": "Bluetooth LE: the installed service under the board's bluetoothd, the "
+        "driver on bleak under the phone's bluetoothd, btvirt's emulated radio between",
+        "game": f"selfplay.pgn game {game['index'] + 1} (index {game['index']}), lifts and "
+        "places from tests/system/test_bluetooth.py's game_file",
+        "touch_move": "off",
+        "moves": [m["san"] for m in game["moves"]],
+        "unseen": sorted(unseen),
+        "magboard": magboard,
+        "mtu": report["found"]["mtu"],
+        "problems": report["problems"],
+        # The emulated machine on a busy host: a timer, or the daemon between a command and
+        # its answer, held up for up to 1.7 s in the first recording (the mean 49 ms).
+        "time_slack_ms": 2000,
+        "notes": [
+            "the app left after ply 20 and came back after ply 22 (a new connection)",
+            "timed in an emulated machine (TCG) on a busy host: the replay allows 2 s",
+        ],
+    }
+    driver = [{"t": r["t"], "fen": r["fen"]} for r in report["driver"]["readings"]]
+    path = directory / "chessnut-chessnutpy.json"
+    path.write_text(json.dumps({"meta": meta, "trace": trace, "driver": driver}) + "\n")

@@ -317,3 +317,16 @@ def test_lgpio_makes_its_pipes_in_the_state_directory_not_in_the_read_only_root(
     assert "ProtectSystem" in s and s["ProtectSystem"] == ["strict"]
     assert "LG_WD=%S/magboard" in s["Environment"]
     assert s["StateDirectory"] == ["magboard"]  # %S/magboard is the service's own
+
+
+def test_help_prints_the_whole_usage_comment():
+    """The usage is the script's first comment, to its end, however long it grows (it was
+    cut at a fixed line, and lost its last lines when options were added)."""
+    result = subprocess.run(["bash", str(INSTALL), "--help"], capture_output=True, text=True)
+    assert result.returncode == 0
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("Install (or remove) magboard as a system service")
+    assert lines[-1] == "Running it again is safe: every step checks before it acts."
+    for option in ("--uninstall", "--purge", "--with-engine", "--with-speech", "--prefix"):
+        assert option in result.stdout
+    assert "set -euo" not in result.stdout and "chroot" in result.stdout

@@ -116,7 +116,7 @@ def _clocks(snapshot: Any) -> dict[str, int] | None:
 def _clock_headers(snapshot: Any) -> dict[str, str]:
     """The board's clock's PGN tags (``TimeControl``), which its stored PGN has too."""
     from board_driver.clock.control import parse_time_control
-    from board_driver.clock.keeper import pgn_headers
+    from board_driver.clock.texts import pgn_headers
 
     clock = getattr(snapshot, "clock", None)
     if not clock:

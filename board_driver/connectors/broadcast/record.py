@@ -245,7 +245,7 @@ def movetext(
     >>> movetext("8/8/8/8/8/8/4k3/4K2R b K - 3 40", ["Kd2", "O-O"], "*", [59000, 7250])
     ['40... Kd2 { [%clk 0:00:59] } 41. O-O { [%clk 0:00:07.2] } *']
     """
-    from board_driver.clock.keeper import pgn_clock
+    from board_driver.clock.texts import pgn_clock
     fields = start_fen.split()
     white = len(fields) < 2 or fields[1] != "b"
     counter = fields[5] if len(fields) > 5 else ""

@@ -1,12 +1,14 @@
-"""Apps use the board as a DGT board, a Millennium ChessLink board or a DGT Pegasus.
+"""Apps use the board as a DGT board, a Millennium ChessLink board, a DGT Pegasus or a
+Chessnut eBoard.
 
 ``[emulation] protocol = "dgt"`` or ``"chesslink"`` on a serial ``device`` (the Pi's USB
-gadget port ``/dev/ttyGS0``, or an RFCOMM port ``/dev/rfcomm0``); ``"chesslink"`` or
-``"pegasus"`` with ``transport = "ble"`` over Bluetooth LE, advertised as ``name``;
+gadget port ``/dev/ttyGS0``, or an RFCOMM port ``/dev/rfcomm0``); ``"chesslink"``, ``"pegasus"`` or
+``"chessnut"`` with ``transport = "ble"`` over Bluetooth LE, advertised as ``name``;
 ``docs/emulation.md`` says how to set them up and which programs were seen working.
 
 - :mod:`.view`: the board as the app is told it (pass time held, pieces named from the game);
-- :mod:`.dgt`, :mod:`.chesslink`, :mod:`.pegasus`: the protocols, bytes in and bytes out;
+- :mod:`.dgt`, :mod:`.chesslink`, :mod:`.pegasus`, :mod:`.chessnut`: the protocols, bytes
+  in and bytes out;
 - :mod:`.serial_port`: the serial transport (pyserial);
 - :mod:`.gatt` and :mod:`.ble`: the Bluetooth LE transport (BlueZ over D-Bus, dbus-fast);
 - :mod:`.connector`: a protocol and a transport joined on the door.
@@ -23,10 +25,16 @@ from typing import Any, ClassVar
 from board_driver.door.config_values import Bad, Check, FilePath, one_of, quote, text
 from board_driver.door.extension import Extension, ExtensionError
 
-PROTOCOLS = ("none", "dgt", "chesslink", "pegasus")
+PROTOCOLS = ("none", "dgt", "chesslink", "pegasus", "chessnut")
 TRANSPORTS = ("serial", "ble")
-#: Which transports each protocol's boards have (DGT's Bluetooth LE board is the Pegasus).
-PROTOCOL_TRANSPORTS = {"dgt": ("serial",), "chesslink": ("serial", "ble"), "pegasus": ("ble",)}
+#: Which transports each protocol's boards have (DGT's Bluetooth LE board is the Pegasus;
+#: Chessnut's boards speak to apps over Bluetooth LE, and over USB HID, which is not here).
+PROTOCOL_TRANSPORTS = {
+    "dgt": ("serial",),
+    "chesslink": ("serial", "ble"),
+    "pegasus": ("ble",),
+    "chessnut": ("ble",),
+}
 #: A name longer than this does not fit a scan response (31 bytes, less 2 of header).
 NAME_LIMIT = 29
 #: The colours the app's lights may take (the LED palette's names).
@@ -38,7 +46,8 @@ class EmulationConfig:
     """``[emulation]``: the board as a commercial board, for apps (``docs/emulation.md``).
 
     ``protocol``: ``"dgt"`` (DGT's serial protocol), ``"chesslink"`` (Millennium's),
-    ``"pegasus"`` (DGT Pegasus, Bluetooth LE) or ``"none"``; ``transport``: ``"serial"``
+    ``"pegasus"`` (DGT Pegasus, Bluetooth LE), ``"chessnut"`` (Chessnut Air, Bluetooth LE)
+    or ``"none"``; ``transport``: ``"serial"``
     or ``"ble"``; ``device``: the serial device the app is on; ``name``: the Bluetooth
     name (``""``: the one apps look for); ``adapter``: the Bluetooth controller
     (``"hci0"``; ``""``: the first); ``colour``: the colour of the lights the app asks
@@ -91,7 +100,11 @@ class EmulationExtension(Extension):
         if protocol == "none":
             return []
         if transport not in PROTOCOL_TRANSPORTS[protocol]:
-            boards = {"dgt": "DGT's serial boards", "pegasus": "the Pegasus"}[protocol]
+            boards = {
+                "dgt": "DGT's serial boards",
+                "pegasus": "the Pegasus",
+                "chessnut": "Chessnut's boards",
+            }[protocol]
             other = PROTOCOL_TRANSPORTS[protocol][0]
             return [
                 f'[emulation] transport: "{transport}" is not for protocol "{protocol}" '

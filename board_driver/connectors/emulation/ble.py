@@ -106,14 +106,17 @@ class BleTransport:
             on_subscribe=self._subscribed,
             on_read=self._read,
             on_release=self._released,
+            on_other_write=self._written_elsewhere,
         )
         #: The adapter's object path once registered (``/org/bluez/hci0``), else None.
         self.adapter_path: str | None = None
         #: The connected app's device (its object path), or None.
         self.central: str | None = None
-        #: The app is subscribed: what the board sends reaches it.
-        self.subscribed = False
+        #: The notify characteristics the app is subscribed to (what the board sends on
+        #: them reaches it).
+        self.subscriptions: set[str] = set()
         self.mtu = DEFAULT_MTU
+        self._mtu_warned = False
         self._bus: Any = None
         self._bluez: str | None = None  # org.bluez's unique name on the bus
         self._advertising = False
@@ -124,6 +127,11 @@ class BleTransport:
         self._last_problem = ""
         self._refused: set[str] = set()
         self._pending: set[asyncio.Task] = set()
+
+    @property
+    def subscribed(self) -> bool:
+        """The app is subscribed to at least one of the board's notify characteristics."""
+        return bool(self.subscriptions)
 
     @property
     def connected(self) -> bool:
@@ -374,6 +382,7 @@ class BleTransport:
         if connected and self.central is None:
             self.central = path
             self.mtu = DEFAULT_MTU
+            self._mtu_warned = False
             self._refused.clear()
             log.info("emulation: Bluetooth LE: %s connected", _address(path))
             self._advertise_soon(False)  # one app at a time
@@ -385,7 +394,7 @@ class BleTransport:
 
     def _link_lost(self, reason: str) -> None:
         if self.subscribed:
-            self.subscribed = False
+            self.subscriptions.clear()
             self.on_link(False, reason)
 
     # ------------------------------------------------------------------ the app's calls
@@ -413,15 +422,25 @@ class BleTransport:
         self._from(options)
         self.on_data(data)
 
+    def _written_elsewhere(self, uuid: str, data: bytes, options: dict[str, Any]) -> None:
+        """A write to a characteristic that carries no command of ours: accepted, dropped."""
+        self._from(options)
+        log.debug("emulation: Bluetooth LE: %d bytes written to %s, not used", len(data), uuid)
+
     def _read(self, options: dict[str, Any]) -> None:
         self._from(options)
 
-    def _subscribed(self, on: bool) -> None:
-        if on and not self.subscribed:
-            self.subscribed = True
-            self.on_link(True, "")
-        elif not on:
-            self._link_lost("unsubscribed")
+    def _subscribed(self, uuid: str, on: bool) -> None:
+        if on:
+            first = not self.subscriptions
+            self.subscriptions.add(uuid)
+            if first:
+                self.on_link(True, "")
+        elif uuid in self.subscriptions:
+            if len(self.subscriptions) == 1:
+                self._link_lost("unsubscribed")
+            else:
+                self.subscriptions.discard(uuid)
 
     def _released(self) -> None:
         self._advertising = False
@@ -429,12 +448,23 @@ class BleTransport:
     # ------------------------------------------------------------------ to the app
 
     def write(self, data: bytes) -> None:
-        """Notify the app of one protocol message, in pieces that fit the MTU (dropped
-        while no app is subscribed)."""
-        if not data or not self.subscribed or self._bus is None:
+        """Notify the app of one protocol message on the characteristic the profile says,
+        in pieces that fit the MTU (dropped while the app is not subscribed to it)."""
+        uuid = self.profile.notify_for(data)
+        if not data or uuid not in self.subscriptions or self._bus is None:
             return
-        for piece in cut(data, self.mtu - ATT_HEADER):
-            self.app.notify_characteristic.notify(piece)
+        room = self.mtu - ATT_HEADER
+        if self.profile.whole_messages and len(data) > room and not self._mtu_warned:
+            self._mtu_warned = True
+            log.warning(
+                "emulation: Bluetooth LE: the app's MTU is %d: a %d-byte %s message does not "
+                "fit one notification and it is sent in pieces, which %s apps do not put "
+                "together (they ask for a larger MTU on connecting)",
+                self.mtu, len(data), self.profile.protocol, self.profile.protocol,
+            )  # fmt: skip
+        characteristic = self.app.characteristics[uuid]
+        for piece in cut(data, room):
+            characteristic.notify(piece)
 
 
 def _value(variant: Any, default: Any) -> Any:

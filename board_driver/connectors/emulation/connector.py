@@ -1,10 +1,11 @@
 """The emulation on the door: the board's events to the app, the app's commands to the board.
 
 One :class:`Emulation` joins three parts that know nothing of each other: the door (the
-running board), a protocol session (:mod:`.dgt` or :mod:`.chesslink`: bytes in, bytes
-out) and a transport (:mod:`.serial_port`, or anything with ``start``, ``write`` and
-``close``). Between them sits the :class:`~.view.BoardView`: the tracker's lifts and
-places, held for the pass time, with pieces named from the game.
+running board), a protocol session (:mod:`.dgt`, :mod:`.chesslink`, :mod:`.pegasus`,
+:mod:`.chessnut`: bytes in, bytes out) and a transport (:mod:`.serial_port`, :mod:`.ble`,
+or anything with ``start``, ``write`` and ``close``). Between them sits the
+:class:`~.view.BoardView`: the tracker's lifts and places, held for the pass time, with
+pieces named from the game.
 
 Everything runs on the daemon's loop; nothing here blocks it. With ``trace`` set, every
 byte in and out and every board event is written to that file as JSON lines with the
@@ -65,7 +66,7 @@ SessionFactory = Callable[..., Session]
 
 
 #: The door's events after which the clock's reading is read again (between them it only
-#: counts down, which a reading already says: see board_driver.clock.keeper.times_at).
+#: counts down, which a reading already says: see board_driver.clock.texts.times_at).
 CLOCK_EVENTS = frozenset(
     {
         "move",
@@ -358,7 +359,8 @@ async def start_emulation(door: Any, section: Any) -> Emulation:
 
 
 def session_class(protocol: str) -> SessionFactory:
-    """The session of ``protocol``: ``"dgt"``, ``"chesslink"`` or ``"pegasus"``."""
+    """The session of ``protocol``: ``"dgt"``, ``"chesslink"``, ``"pegasus"`` or
+    ``"chessnut"``."""
     if protocol == "dgt":
         from board_driver.connectors.emulation.dgt import DgtSession
 
@@ -367,6 +369,10 @@ def session_class(protocol: str) -> SessionFactory:
         from board_driver.connectors.emulation.pegasus import PegasusSession
 
         return PegasusSession
+    if protocol == "chessnut":
+        from board_driver.connectors.emulation.chessnut import ChessnutSession
+
+        return ChessnutSession
     from board_driver.connectors.emulation.chesslink import ChessLinkSession
 
     return ChessLinkSession

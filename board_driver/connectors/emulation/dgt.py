@@ -44,7 +44,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, ClassVar
 
-from board_driver.clock.keeper import times_at
+from board_driver.clock.texts import times_at
 from board_driver.connectors.emulation.view import BoardView, Change
 from board_driver.physical.frame import Frame
 

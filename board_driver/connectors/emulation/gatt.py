@@ -46,41 +46,127 @@ ADVERTISEMENT = "org.bluez.LEAdvertisement1"
 
 
 @dataclass(frozen=True)
+class Characteristic:
+    """One characteristic of a board's GATT table: its UUID and BlueZ's flags for it."""
+
+    uuid: str
+    flags: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Service:
+    """One service of a board's GATT table, with its characteristics in order."""
+
+    uuid: str
+    characteristics: tuple[Characteristic, ...]
+
+
+#: The characteristics apps write to take writes with and without a response.
+WRITE_FLAGS = ("write", "write-without-response")
+
+
+@dataclass(frozen=True)
 class Profile:
-    """A board's Bluetooth LE face: its service, the characteristic the app writes its
-    commands to, the one the board notifies its answers on (with its flags), and the
-    name apps look for."""
+    """A board's Bluetooth LE face: its services (the first is the one advertised), the
+    characteristic the app writes its commands to, the one the board notifies its answers
+    on, where messages of some kinds go instead (``routes``: first byte, characteristic),
+    and the name apps look for. ``whole_messages``: the apps take each notification as one
+    whole message and do not put pieces together (a message must fit the MTU)."""
 
     protocol: str
-    service: str
+    services: tuple[Service, ...]
     write: str
     notify: str
-    notify_flags: tuple[str, ...]
     default_name: str
+    routes: tuple[tuple[int, str], ...] = ()
+    whole_messages: bool = False
+
+    @property
+    def service(self) -> str:
+        """The service advertised (and the one apps look for)."""
+        return self.services[0].uuid
+
+    @property
+    def characteristics(self) -> dict[str, Characteristic]:
+        return {c.uuid: c for service in self.services for c in service.characteristics}
+
+    @property
+    def notify_flags(self) -> tuple[str, ...]:
+        return self.characteristics[self.notify].flags
+
+    def notify_for(self, message: bytes) -> str:
+        """The characteristic a message to the app goes out on.
+
+        >>> CHESSNUT.notify_for(bytes([0x01, 0x24]))[4:8], CHESSNUT.notify_for(b"#")[4:8]
+        ('8262', '8273')
+        """
+        kind = message[0] if message else None
+        return next((uuid for first, uuid in self.routes if first == kind), self.notify)
+
+
+def _uart(protocol: str, service: str, write: str, notify: str, flags: tuple[str, ...],
+          name: str) -> Profile:  # fmt: skip
+    """A board with one service: a characteristic the app writes, one it is notified on."""
+    characteristics = (Characteristic(write, WRITE_FLAGS), Characteristic(notify, flags))
+    return Profile(protocol, (Service(service, characteristics),), write, notify, name)
 
 
 #: Millennium's boards: Microchip's "transparent UART" (python-mchess's
 #: ``chess_link_bluepy.py``). python-mchess reads the notify characteristic as well.
-MILLENNIUM = Profile(
-    protocol="chesslink",
-    service="49535343-fe7d-4ae5-8fa9-9fafd205e455",
-    write="49535343-8841-43f4-a8d4-ecbe34729bb3",
-    notify="49535343-1e4d-4bd9-ba61-23c647249616",
-    notify_flags=("read", "notify"),
-    default_name="MILLENNIUM CHESS",
+MILLENNIUM = _uart(
+    "chesslink",
+    "49535343-fe7d-4ae5-8fa9-9fafd205e455",
+    "49535343-8841-43f4-a8d4-ecbe34729bb3",
+    "49535343-1e4d-4bd9-ba61-23c647249616",
+    ("read", "notify"),
+    "MILLENNIUM CHESS",
 )
 #: DGT's Pegasus: Nordic's UART service (dgtdriver, Universal-Chess, DGTCentaurMods).
-PEGASUS = Profile(
-    protocol="pegasus",
-    service="6e400001-b5a3-f393-e0a9-e50e24dcca9e",
-    write="6e400002-b5a3-f393-e0a9-e50e24dcca9e",
-    notify="6e400003-b5a3-f393-e0a9-e50e24dcca9e",
-    notify_flags=("notify",),
-    default_name="DGT_PEGASUS_00001",
+PEGASUS = _uart(
+    "pegasus",
+    "6e400001-b5a3-f393-e0a9-e50e24dcca9e",
+    "6e400002-b5a3-f393-e0a9-e50e24dcca9e",
+    "6e400003-b5a3-f393-e0a9-e50e24dcca9e",
+    ("notify",),
+    "DGT_PEGASUS_00001",
 )
-PROFILES = {profile.protocol: profile for profile in (MILLENNIUM, PEGASUS)}
-#: Both characteristics the app writes to take writes with and without a response.
-WRITE_FLAGS = ("write", "write-without-response")
+
+
+def _chessnut(short: int) -> str:
+    return f"1b7e{short:04x}-2877-41c3-b46e-cf057c562023"
+
+
+#: Chessnut's eBoards (Chessnut's public API document): the position on its own service
+#: and characteristic, the commands and their answers on another. The third service (a
+#: characteristic written, one notified: the upload of games played offline) is not in the
+#: document; the real board has it (Universal-Chess's reading of one) and ChessnutPy
+#: subscribes to it, so it is offered, and stays silent.
+CHESSNUT = Profile(
+    protocol="chessnut",
+    services=(
+        Service(_chessnut(0x8261), (Characteristic(_chessnut(0x8262), ("notify",)),)),
+        Service(
+            _chessnut(0x8271),
+            (
+                Characteristic(_chessnut(0x8272), WRITE_FLAGS),
+                Characteristic(_chessnut(0x8273), ("notify",)),
+            ),
+        ),
+        Service(
+            _chessnut(0x8281),
+            (
+                Characteristic(_chessnut(0x8282), WRITE_FLAGS),
+                Characteristic(_chessnut(0x8283), ("notify",)),
+            ),
+        ),
+    ),
+    write=_chessnut(0x8272),
+    notify=_chessnut(0x8273),
+    default_name="Chessnut Air",
+    routes=((0x01, _chessnut(0x8262)),),  # the position goes out on its own characteristic
+    whole_messages=True,
+)
+PROFILES = {profile.protocol: profile for profile in (MILLENNIUM, PEGASUS, CHESSNUT)}
 
 
 class GattService(ServiceInterface):
@@ -209,17 +295,20 @@ class Advertisement(ServiceInterface):
 class GattApplication:
     """The objects of one board's application and advertisement, and their paths.
 
-    ``on_write(data, options)``, ``on_subscribe(on)``, ``on_read(options)`` and
-    ``on_release()`` are the app's writes, its subscribing, its reads and BlueZ dropping
-    the advertisement.
+    ``on_write(data, options)`` gets what the app writes to the profile's command
+    characteristic; ``on_subscribe(uuid, on)`` its subscribing to and leaving a notify
+    characteristic; ``on_read(options)`` its reads; ``on_release()`` BlueZ dropping the
+    advertisement; ``on_other_write(uuid, data, options)`` a write to any other writable
+    characteristic (which carries no command of ours).
     """
 
     profile: Profile
     name: str
     on_write: Callable[[bytes, dict[str, Any]], None]
-    on_subscribe: Callable[[bool], None]
+    on_subscribe: Callable[[str, bool], None]
     on_read: Callable[[dict[str, Any]], None]
     on_release: Callable[[], None]
+    on_other_write: Callable[[str, bytes, dict[str, Any]], None] | None = None
     base: str = "/org/magboard/emulation"
 
     def __post_init__(self) -> None:
@@ -227,26 +316,41 @@ class GattApplication:
         #: beside it.
         self.root = f"{self.base}/gatt"
         self.advertisement_path = f"{self.base}/advertisement"
-        service_path = f"{self.root}/service0"
-        self.write_path = f"{service_path}/char0"
-        self.notify_path = f"{service_path}/char1"
-        self.service = GattService(self.profile.service, [self.write_path, self.notify_path])
-        self.write_characteristic = GattCharacteristic(
-            self.profile.write, service_path, WRITE_FLAGS, on_write=self.on_write
-        )
-        self.notify_characteristic = GattCharacteristic(
-            self.profile.notify,
-            service_path,
-            self.profile.notify_flags,
-            on_subscribe=self.on_subscribe,
-            on_read=self.on_read,
-        )
+        self.objects: list[tuple[str, ServiceInterface]] = []
+        #: The characteristics by UUID, and their paths.
+        self.characteristics: dict[str, GattCharacteristic] = {}
+        self.paths: dict[str, str] = {}
+        for s, service in enumerate(self.profile.services):
+            service_path = f"{self.root}/service{s}"
+            paths = [f"{service_path}/char{c}" for c in range(len(service.characteristics))]
+            self.objects.append((service_path, GattService(service.uuid, paths)))
+            for path, spec in zip(paths, service.characteristics, strict=True):
+                characteristic = self._characteristic(spec, service_path)
+                self.objects.append((path, characteristic))
+                self.characteristics[spec.uuid] = characteristic
+                self.paths[spec.uuid] = path
         self.advertisement = Advertisement(self.name, self.profile.service, self.on_release)
-        self.objects: list[tuple[str, ServiceInterface]] = [
-            (service_path, self.service),
-            (self.write_path, self.write_characteristic),
-            (self.notify_path, self.notify_characteristic),
-        ]
+
+    def _characteristic(self, spec: Characteristic, service_path: str) -> GattCharacteristic:
+        uuid = spec.uuid
+        on_write: Callable[[bytes, dict[str, Any]], None] | None = None
+        if uuid == self.profile.write:
+            on_write = self.on_write
+        elif "write" in spec.flags and self.on_other_write is not None:
+            on_other = self.on_other_write
+
+            def on_write(data: bytes, options: dict[str, Any]) -> None:
+                on_other(uuid, data, options)
+
+        notifies = "notify" in spec.flags
+        return GattCharacteristic(
+            uuid,
+            service_path,
+            spec.flags,
+            on_write=on_write,
+            on_subscribe=(lambda on: self.on_subscribe(uuid, on)) if notifies else None,
+            on_read=self.on_read if "read" in spec.flags else None,
+        )
 
     def export(self, bus: Any) -> None:
         """Put the objects on ``bus`` (a dbus-fast ``MessageBus``)."""

@@ -39,6 +39,14 @@ class Actions:
         self.door.press(name)
         return {}
 
+    async def do_resign(self, body: dict) -> dict:
+        """``side`` resigns (``white`` or ``black``), whoever is to move: the page asks for
+        whom; the board's own ``resign`` button is the side to move's."""
+        side = inputs.parse_side(inputs.field(body, "side"))
+        log.info("web: %s resigns", side)
+        self.door.resign(side)
+        return {}
+
     async def do_choose(self, body: dict) -> dict:
         piece = inputs.parse_piece(inputs.field(body, "piece"))
         log.info("web: choose %s", piece)
@@ -46,17 +54,49 @@ class Actions:
         return {}
 
     async def do_new_game(self, body: dict) -> dict:
+        """A new game: from ``fen`` (or the start position), with ``options`` (a time
+        control, ...) and ``engine`` (``{"side": "black", "elo": 1650}``, as ``engine``'s
+        body; ``{"side": "none"}``: people on both sides). With any of them it starts at
+        once on the pieces standing, the lights guiding the set-up, and the game on the
+        board is kept as it stands (adjourned); with none, it is the board's ``new_game``
+        button (the game begins once the start position stands)."""
         fen = body.get("fen")
         fen = inputs.parse_fen(fen) if fen not in (None, "") else None
         options = inputs.parse_options(body.get("options") or {})
+        players = None
+        if "engine" in body:
+            players = await self._seat_engine(body["engine"])
         log.info("web: new game%s", f" from {fen}" if fen else "")
-        if fen is not None:
-            self.door.new_game(fen, options=options)
+        if fen is not None or options or players is not None:
+            self.door.new_game(fen, options=options, players=players)
             return {}
-        if options:
-            self.door.set_options(**options)
         self.door.press("new_game")
         return {}
+
+    async def _seat_engine(self, body: object) -> dict[str, str]:
+        """The engine's side and level for new games (``engine``'s body), nothing changed in
+        the game on the board: the players of the new game."""
+        side, level = inputs.parse_engine(body)
+        if "engine" not in self.door.snapshot().player_states:
+            if side == "none":
+                return {"white": "human", "black": "human"}
+            raise ActionRefused("no engine: the engine is off in this daemon")
+        if level:
+            try:
+                await self.door.command("engine", "level", level)
+            except ActionRefused:
+                raise
+            except ValueError as exc:
+                raise InputError(f"engine level: {exc}") from None
+        players = {s: "engine" if s == side else "human" for s in ("white", "black")}
+        try:
+            for s, name in players.items():
+                self.door.set_player(s, name, this_game=False)  # the engine found, or refused
+        except ActionRefused:
+            raise
+        except ValueError as exc:  # EngineNotFound
+            raise ActionRefused(f"no engine: {exc}") from None
+        return players
 
     async def do_options(self, body: dict) -> dict:
         options = inputs.parse_options(body)

@@ -37,6 +37,8 @@ MAX_FEN = 100
 #: The controls the page offers (board-script ``button`` names).
 WEB_BUTTONS = (
     "resign",
+    "resign_white",
+    "resign_black",
     "draw_offer",
     "draw_accept",
     "claim_draw",
@@ -55,6 +57,7 @@ WEB_BUTTONS = (
 #: config's own bounds, ``[engine]``).
 ENGINE_SIDES = ("none", "white", "black")
 MAX_DEPTH = 100
+MIN_ELO, MAX_ELO = 500, 4000  # as [engine] elo
 MAX_MOVETIME_MS = 600_000
 #: The simulator steps the page may send in one request.
 MAX_STEPS = 8
@@ -74,6 +77,21 @@ def parse_square(value: Any, name: str) -> int:
     if not isinstance(value, str) or not _SQUARE.fullmatch(value):
         raise InputError(f"{name}: {_show(value)} is not a square (expected a1..h8)")
     return square(value)
+
+
+def parse_side(value: Any, name: str = "side") -> str:
+    """A side of the board.
+
+    >>> parse_side("black")
+    'black'
+    >>> parse_side("none")
+    Traceback (most recent call last):
+    ...
+    board_driver.connectors.web.inputs.InputError: side: 'none' is not white or black
+    """
+    if value not in ("white", "black"):
+        raise InputError(f"{name}: {_show(value)} is not white or black")
+    return value
 
 
 def parse_piece(value: Any, name: str = "piece") -> str:
@@ -193,11 +211,14 @@ def parse_clock(body: Any) -> tuple[str, dict[str, int]]:
 
 def parse_engine(body: Any) -> tuple[str, dict[str, int | None]]:
     """The opponent: ``side`` (none, white, black) and any of the level's ``skill``
-    (0..20), ``depth`` (plies, 1..100, or null: no limit) and ``movetime_ms`` (1..600000,
-    or null: no limit). Returns the side and the level's fields to change.
+    (0..20), ``elo`` (a strength limited to this rating, 500..4000, or null: by ``skill``),
+    ``depth`` (plies, 1..100, or null: no limit) and ``movetime_ms`` (1..600000, or null:
+    no limit). Returns the side and the level's fields to change.
 
     >>> parse_engine({"side": "black", "skill": 3, "depth": 1, "movetime_ms": None})
     ('black', {'skill': 3, 'depth': 1, 'movetime_ms': None})
+    >>> parse_engine({"side": "white", "elo": 1650})
+    ('white', {'elo': 1650})
     >>> parse_engine({"side": "black", "skill": 25})
     Traceback (most recent call last):
     ...
@@ -205,7 +226,7 @@ def parse_engine(body: Any) -> tuple[str, dict[str, int | None]]:
     """
     if not isinstance(body, dict):
         raise InputError("engine: expected an object")
-    known = ("side", "skill", "depth", "movetime_ms")
+    known = ("side", "skill", "elo", "depth", "movetime_ms")
     unknown = [k for k in body if k not in known]
     if unknown:
         names = ", ".join(map(str, unknown))
@@ -216,6 +237,7 @@ def parse_engine(body: Any) -> tuple[str, dict[str, int | None]]:
     level: dict[str, int | None] = {}
     for name, low, high, optional in (
         ("skill", 0, 20, False),
+        ("elo", MIN_ELO, MAX_ELO, True),
         ("depth", 1, MAX_DEPTH, True),
         ("movetime_ms", 1, MAX_MOVETIME_MS, True),
     ):

@@ -7,7 +7,7 @@ Routes::
     GET  /favicon.ico           the icon (an SVG), where browsers look for it
     GET  /ws                    WebSocket: the state on connect, then every change, pushed
     GET  /api/state             the same state, once, as JSON
-    GET  /api/games             the stored games, newest first
+    GET  /api/games             the stored games, newest first (not those put aside empty)
     GET  /api/games/<n>/review  a stored game move by move, with the engine's review so far
     GET  /games/<n>.pgn         a stored game as PGN (``current.pgn``: the game on the board;
                                 ``?evals=1``: its review as [%eval] comments and glyphs)
@@ -47,6 +47,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import gzip
 import json
 import logging
 from importlib import resources
@@ -70,13 +71,16 @@ STATIC_FILES = {
     "review.js": "text/javascript",
     "lichess.js": "text/javascript",
     "clock.js": "text/javascript",
-    "clock.css": "text/css",
+    "play.js": "text/javascript",
+    "sound.js": "text/javascript",
     "pieces.js": "text/javascript",
     "board.css": "text/css",
     "index.html": "text/html",
     "favicon.svg": "image/svg+xml",
     "pieces.svg": "image/svg+xml",
 }
+#: What the door streams that is no message for a page (the state they change is sent).
+NOT_SHOWN = frozenset({"lights", "overflow", "lift", "place", "button", "choose"})
 #: Messages kept for a page that connects later (the newest last).
 RECENT_EVENTS = 20
 #: The WebSockets served at once; more are refused (503).
@@ -141,6 +145,12 @@ class WebServer:
             name: (resources.files("board_driver.connectors.web") / "static" / name).read_bytes()
             for name in STATIC_FILES
         }
+        # Compressed once (a phone on a weak link loads a third of the bytes); mtime 0: the
+        # same bytes at every start.
+        self._static_gzip = {
+            name: gzip.compress(body, compresslevel=9, mtime=0)
+            for name, body in self._static.items()
+        }
 
     # ------------------------------------------------------------------ life
 
@@ -181,13 +191,10 @@ class WebServer:
         log.info("web page: %s", self.url)
         if self.token is not None:
             where = f" (kept in {self.token.path})" if self.token.path else " (from the config)"
-            log.info(
-                "web page token for actions: %s%s; open %s#token=%s to act from a browser",
-                self.token.value,
-                where,
-                self.url,
-                self.token.value,
-            )
+            log.info("web page token for actions: %s%s", self.token.value, where)
+            # The link a newcomer opens (the README's quick start says so): the page keeps
+            # the token it carries, and plays at once.
+            log.info("to play on the page, open %s#token=%s", self.url, self.token.value)
         return self
 
     async def stop(self) -> None:
@@ -206,13 +213,17 @@ class WebServer:
     # ------------------------------------------------------------------ pushing changes
 
     async def _follow(self) -> None:
-        """One subscription for all pages: collect what a loop turn brings, push once."""
-        async with self.door.subscribe(lights=True, maxsize=512) as events:
+        """One subscription for all pages: collect what a loop turn brings, push once.
+
+        The board's own lifts and places are followed too: a piece lifted by other hands
+        (the terminal, a script, the API, a real player) shows on every page at once, though
+        it changes nothing else. They are not messages: only the state they change is sent."""
+        async with self.door.subscribe(board=True, lights=True, maxsize=512) as events:
             async for event in events:
                 batch = [event]
                 while (more := events.get_nowait()) is not None:
                     batch.append(more)
-                shown = [e for e in batch if e.get("type") not in ("lights", "overflow")]
+                shown = [e for e in batch if e.get("type") not in NOT_SHOWN]
                 self.page.follow(shown)
                 self._recent.extend(shown)
                 self._state_text = None
@@ -227,17 +238,32 @@ class WebServer:
 
     # ------------------------------------------------------------------ read-only views
 
-    async def _index(self, _request: Request) -> Response:
-        return Response(body=self._static["index.html"], content_type="text/html")
+    def _file(self, request: Request, name: str) -> Response:
+        """A page file, gzip-compressed for a browser that accepts it."""
+        accepted = request.headers.get("accept-encoding", "")
+        if any(part.split(";")[0].strip() == "gzip" for part in accepted.split(",")):
+            return Response(
+                body=self._static_gzip[name],
+                content_type=STATIC_FILES[name],
+                headers={"Content-Encoding": "gzip", "Vary": "Accept-Encoding"},
+            )
+        return Response(
+            body=self._static[name],
+            content_type=STATIC_FILES[name],
+            headers={"Vary": "Accept-Encoding"},
+        )
+
+    async def _index(self, request: Request) -> Response:
+        return self._file(request, "index.html")
 
     async def _static_file(self, request: Request) -> Response:
         name = request.match["name"]
         if name not in STATIC_FILES or name == "index.html":
             return Response.error(404, f"no such file: {name[:40]!r}")
-        return Response(body=self._static[name], content_type=STATIC_FILES[name])
+        return self._file(request, name)
 
-    async def _favicon(self, _request: Request) -> Response:
-        return Response(body=self._static["favicon.svg"], content_type="image/svg+xml")
+    async def _favicon(self, request: Request) -> Response:
+        return self._file(request, "favicon.svg")
 
     async def _state(self, _request: Request) -> Response:
         return Response(body=self._state_json().encode(), content_type="application/json")
@@ -272,8 +298,12 @@ class WebServer:
             self._clients.discard(client)
 
     async def _games(self, _request: Request) -> Response:
-        games = self.door.games()
+        """The stored games, newest first; a game put aside before a move was made in it (a
+        new game started on an untouched board) is not listed: there is nothing to resume."""
         on_board = self.door.snapshot().game_id
+        games = [
+            g for g in self.door.games() if g.plies or g.result != "*" or g.id == on_board
+        ]
         return Response.json(
             [
                 {

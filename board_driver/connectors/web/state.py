@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from board_driver.arbiter.expected import describe_move
+from board_driver.clock.control import parse_time_control
 from board_driver.door import Snapshot
 from rules import STARTING_FEN, Position
 
@@ -61,12 +62,34 @@ def _move_words(position: Position, uci: str) -> dict[str, Any]:
     return details
 
 
+def engine_pace(state: dict[str, Any], clock: dict[str, Any] | None) -> str:
+    """What decides how long the engine thinks, in words: the game's clock when there is
+    one (the engine plays on it: :meth:`EngineLevel.limit_with`), else its level's limit.
+
+    >>> engine_pace({"depth": None, "movetime_ms": 1000}, None)
+    '1 s a move'
+    >>> engine_pace({"depth": 8, "movetime_ms": 1000}, {"state": "running", "control": "3+2"})
+    'on its clock (3+2), depth 8 at most'
+    """
+    depth = state.get("depth")
+    deep = f"depth {depth}" if depth else ""
+    if clock is not None and clock.get("state") != "stopped":
+        return f"on its clock ({clock.get('control')})" + (f", {deep} at most" if deep else "")
+    movetime = state.get("movetime_ms")
+    time = ""
+    if movetime:
+        seconds = movetime / 1000
+        time = f"{seconds:g} s a move" if movetime % 100 == 0 else f"{movetime} ms a move"
+    return " or ".join(part for part in (time, deep) if part) or "no limit"
+
+
 def engine_snapshot(snap: Snapshot, page: PageState) -> dict[str, Any] | None:
     """The engine's side, level and what it is doing, for the page's *Opponent* part.
 
     ``status`` is ``none`` (no engine side), ``thinking``, ``to_play`` (its move waits to
     be played on the board: ``move`` says which), ``error`` (``error`` says why) or
     ``waiting`` (for the human's move). ``hint`` is a hint standing lit, with its words.
+    ``pace`` says what decides how long it thinks (:func:`engine_pace`).
     """
     state = snap.player_states.get("engine")
     if state is None:
@@ -90,9 +113,40 @@ def engine_snapshot(snap: Snapshot, page: PageState) -> dict[str, Any] | None:
         expected=snap.expected,
         hint=snap.hint,
         move=_move_words(position, snap.expected) if snap.expected is not None else None,
+        pace=engine_pace(state, dict(snap.clock) if snap.clock is not None else None),
     )
     state["hint"] = _move_words(position, snap.hint) if snap.hint is not None else None
     return state
+
+
+def clock_view(snap: Snapshot) -> dict[str, Any] | None:
+    """The clock as the page shows it: the game's, or, while a new game waits for its
+    pieces, the coming game's (its control's full times, ``waiting``, ``reason`` "setup"),
+    not the last game's stopped clock."""
+    clock = dict(snap.clock) if snap.clock is not None else None
+    if not snap.setup_pending:
+        return clock
+    control = parse_time_control(str(snap.options.get("clock", "none")))
+    if control is None:
+        return None
+    full = control.initial_ms
+    coming = {
+        "control": control.name(),
+        "pgn": control.pgn(),
+        "describe": control.describe(),
+        "mode": control.mode,
+        "switch": snap.options.get("clock_switch", "board"),
+        "illegal_move": snap.options.get("illegal_move", "guide"),
+        "illegal": {"white": 0, "black": 0},
+        "white_ms": full,
+        "black_ms": full,
+        "turn": "white",
+        "state": "waiting",
+        "reason": "setup",
+        "delay_ms": 0,
+        "clks": [],
+    }
+    return {**(clock or {}), **coming}
 
 
 def snapshot(snap: Snapshot, page: PageState) -> dict[str, Any]:
@@ -119,6 +173,9 @@ def snapshot(snap: Snapshot, page: PageState) -> dict[str, Any]:
         "fen": snap.fen,
         "turn": snap.turn,
         "moves": list(snap.moves),
+        # The last move's squares (UCI: from, to; a king's castling is its own two), lit
+        # on the page as on Lichess.
+        "last_move": [snap.ucis[-1][:2], snap.ucis[-1][2:4]] if snap.ucis else None,
         "check": snap.check,
         "result": snap.result,
         "termination": snap.termination,
@@ -144,10 +201,12 @@ def snapshot(snap: Snapshot, page: PageState) -> dict[str, Any]:
         # After a restart, the readings of the pieces the board cannot choose between: the
         # page offers each (POST /api/answer {"reading": i}).
         "question": list(snap.question),
+        # What the board says about its own files (a journal it could not replay, set aside).
+        "notices": list(snap.notices),
         "engine": engine_snapshot(snap, page),
         # The board's chess clock (None without one): the page counts the running one
         # down from ``at``, when the snapshot was read.
-        "clock": dict(snap.clock) if snap.clock is not None else None,
+        "clock": clock_view(snap),
         # The hall broadcast's link, when [broadcast] is on and has said something.
         "broadcast": page.broadcast,
         "can_take_back": bool(

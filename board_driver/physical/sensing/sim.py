@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import tempfile
 import threading
 from pathlib import Path
@@ -75,9 +76,16 @@ class SimulatedBoard:
         self._flicker_phase = False
         self.scans = 0
         self.unsaved = False  # the state file lags behind the pieces (a save failed)
+        #: Why the state file found at start could not be read, and where it was moved
+        #: (None: it was read, or there was none). The pieces are then unknown: the daemon
+        #: stands them as the game on the board.
+        self.set_aside: str | None = None
         if self.state_file is not None:
             if self.state_file.exists():
-                self._pieces = self._load(self.state_file)
+                try:
+                    self._pieces = self._load(self.state_file)
+                except SimStateError as exc:
+                    self.set_aside = self._move_aside(exc)
             else:
                 self._save()
 
@@ -145,8 +153,31 @@ class SimulatedBoard:
         names = " ".join(square_name(sq) for sq in squares_of(self._pieces))
         return f"<SimulatedBoard pieces={names or '-'} diodes={self.diodes}>"
 
-    # The state file: {"pieces": "ffff00000000ffff"}, written to a temporary file and
-    # renamed over the old one so a crash never leaves half a file.
+    # The state file: {"pieces": "ffff00000000ffff"}, always of the same length: written
+    # over in place (one write of a few dozen bytes, within a block the file has: a full
+    # disk cannot stop it, and a crash leaves the old text or the new), else to a temporary
+    # file renamed over the old one.
+    def _save_in_place(self, text: bytes) -> bool:
+        if self.state_file is None:
+            return False
+        try:
+            fd = os.open(self.state_file, os.O_WRONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        except OSError:
+            return False
+        try:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode) or info.st_size != len(text):
+                return False
+            if os.pwrite(fd, text, 0) != len(text):
+                return False
+            os.fsync(fd)
+        except OSError:
+            return False
+        finally:
+            os.close(fd)
+        self.unsaved = False
+        return True
+
     @staticmethod
     def _load(path: Path) -> int:
         try:
@@ -165,6 +196,24 @@ class SimulatedBoard:
             raise SimStateError(f"{path}: pieces {data['pieces']!r} is not a 64-bit bitmap")
         return pieces
 
+    def _move_aside(self, exc: SimStateError) -> str:
+        """The state file cannot be read: renamed aside (never written over), a new one
+        begun. SimStateError again if it cannot be moved (it is not a regular file, ...)."""
+        import datetime as _dt
+
+        path = self.state_file
+        assert path is not None
+        if not path.is_file() or path.is_symlink():
+            raise exc
+        stamp = _dt.datetime.now(_dt.UTC).strftime("%Y%m%dT%H%M%SZ")
+        target = path.with_name(f"{path.name}.unreadable-{stamp}")
+        try:
+            os.rename(path, target)
+        except OSError as error:
+            raise SimStateError(f"{exc} (and it cannot be moved aside: {error.strerror})") from exc
+        self.unsaved = True  # saved once the daemon knows the pieces
+        return f"{exc}; set aside as {target}"
+
     def save(self) -> None:
         """Write the pieces to the state file now (again, after a failed save).
 
@@ -175,16 +224,20 @@ class SimulatedBoard:
     def _save(self) -> None:
         if self.state_file is None:
             return
+        text = json.dumps({"pieces": f"{self._pieces:016x}"}).encode()
+        if self._save_in_place(text):
+            return
         directory = self.state_file.parent
         tmp = None
         try:
             directory.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(prefix=".simboard-", dir=directory)
-            with os.fdopen(fd, "w", encoding="utf-8") as out:
-                json.dump({"pieces": f"{self._pieces:016x}"}, out)
+            with os.fdopen(fd, "wb") as out:
+                out.write(text)
                 out.flush()
                 os.fsync(out.fileno())
             os.replace(tmp, self.state_file)
+            self.unsaved = False
         except OSError as exc:
             self.unsaved = True
             if tmp is not None:

@@ -107,7 +107,9 @@ class Reviewer:
         self._result = "*"  # the reviewed game's result when it was asked for
         self._auto: asyncio.TimerHandle | None = None
         self._unfinished: list[int] = []  # stopped half way, the latest first
-        self._ending: asyncio.Task | None = None  # the engine of a cancelled review
+        #: Cancelled reviews and the ends of their engines (each awaited at stop; a second
+        #: cancel must not lose the first one's).
+        self._ending: set[asyncio.Task] = set()
         self._state: dict[str, Any] = {
             "game": None, "status": "idle", "done": 0, "total": 0, "reason": None,
         }  # fmt: skip
@@ -116,8 +118,9 @@ class Reviewer:
 
     def state(self) -> dict[str, Any]:
         """``game`` (the game reviewed last, or being reviewed), ``status`` (``idle``,
-        ``running``, ``done``, ``stopped``, ``failed``, or ``off``), ``done`` and
-        ``total`` (positions), ``reason`` (why it stopped or failed)."""
+        ``scheduled``: a game just over is reviewed in a moment, ``running``, ``done``,
+        ``stopped``, ``failed``, or ``off``), ``done`` and ``total`` (positions),
+        ``reason`` (why it stopped or failed)."""
         if self.mode == "off":
             return {"game": None, "status": "off", "done": 0, "total": 0, "reason": None}
         return dict(self._state)
@@ -146,11 +149,15 @@ class Reviewer:
         if self._task is None:
             return
         self._task.cancel()
+        self._ending.add(self._task)  # awaited at stop, with its engine's end
+        self._task.add_done_callback(self._ending.discard)
         self._task = None
         if self.engine is not None:
             # Python 3.11's asyncio.wait_for drops a cancellation that arrives as the
             # engine's line does: ending the engine makes sure the review stops.
-            self._ending = asyncio.get_running_loop().create_task(self.engine.kill())
+            ending = asyncio.get_running_loop().create_task(self.engine.kill())
+            self._ending.add(ending)
+            ending.add_done_callback(self._ending.discard)
         if later:
             self._unfinished = [self._state["game"], *self._unfinished][:KEPT_UNFINISHED]
         self._state.update(status="stopped", reason=reason)
@@ -178,9 +185,9 @@ class Reviewer:
                 await self.engine.kill()
             with contextlib.suppress(BaseException):
                 await task
-        if self._ending is not None:
+        for ending in list(self._ending):
             with contextlib.suppress(BaseException):
-                await self._ending
+                await ending
 
     def follow(self, events: list[dict]) -> None:
         """The board's events (a batch, from the seat's subscription): a game over is
@@ -192,6 +199,7 @@ class Reviewer:
         if self._auto is not None and kinds & {"new_game", "new_game_pending", "game_resumed"}:
             self._auto.cancel()  # the players went on: no review of their own accord
             self._auto = None
+            self._unschedule()
         if self._task is not None:
             if "new_game" in kinds:
                 self.cancel("a new game started")
@@ -221,14 +229,25 @@ class Reviewer:
         self._auto = asyncio.get_running_loop().call_later(
             AUTO_DELAY_S, self._review_after_game, snapshot.game_id
         )
+        if self._task is None:  # a page says it comes, rather than offering to start it
+            self._state = {
+                "game": snapshot.game_id, "status": "scheduled", "done": 0, "total": 0,
+                "reason": None,
+            }  # fmt: skip
+
+    def _unschedule(self) -> None:
+        if self._state["status"] == "scheduled":
+            self._state = {**self._state, "status": "idle"}
 
     def _review_after_game(self, game_id: int) -> None:
         self._auto = None
         snapshot = self.door.snapshot()
         if snapshot.game_id != game_id or snapshot.result == "*" or snapshot.setup_pending:
+            self._unschedule()
             return
         with contextlib.suppress(ActionRefused, LookupError):
             self.request(game_id)
+        self._unschedule()
 
     def _take_up_unfinished(self) -> None:
         """A review is done: one stopped half way before goes on, if reviews may run."""
@@ -310,16 +329,7 @@ class Reviewer:
                     if ply in done:
                         continue
                     found = await engine.analyse(stored.start_fen, ucis[:ply], self.limit)
-                    white = position.turn == rules.WHITE
-                    if found.score is None:
-                        raise EngineError(f"{engine.name} gave no score at ply {ply}")
-                    entry = ReviewedPly(
-                        ply=ply,
-                        uci=ucis[ply - 1] if ply else None,
-                        score=Score.from_uci(found.score, white_to_move=white),
-                        best=found.best,
-                        depth=found.depth,
-                    )
+                    entry = checked_entry(engine.name, position, ply, ucis, found)
                     self.door.store_review(game_id, [entry])
                     done[ply] = entry
                     self._state["done"] = len(done)
@@ -336,6 +346,45 @@ class Reviewer:
         self.door.announce({"type": "review_done", "game": game_id})
         self._task = None
         self._take_up_unfinished()
+
+
+def checked_entry(engine: str, position: Any, ply: int, ucis: list[str], found: Any) -> ReviewedPly:
+    """The review of the position after ``ply`` plies from the engine's answer ``found``,
+    checked before anything is stored: a score an engine can give, a best move legal in
+    the position (none only where the game is over). EngineError says what was wrong.
+
+    >>> import rules
+    >>> from board_driver.players.engine.uci import Analysis
+    >>> checked_entry("fake", rules.Position(), 0, [], Analysis("e2e5", "cp 20", 12))
+    ... # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    board_driver...EngineError: fake answered bestmove 'e2e5' at ply 0: not a legal move there
+    """
+    import rules
+
+    if found.score is None:
+        raise EngineError(f"{engine} gave no score at ply {ply}")
+    try:
+        score = Score.from_uci(found.score, white_to_move=position.turn == rules.WHITE)
+    except ValueError as exc:
+        raise EngineError(f"{engine} at ply {ply}: {exc}") from None
+    best = found.best
+    if best is not None:
+        try:
+            best = str(position.parse_uci(best))
+        except ValueError:
+            shown = best if len(best) <= 12 else f"{best[:12]}..."
+            raise EngineError(
+                f"{engine} answered bestmove {shown!r} at ply {ply}: not a legal move there"
+            ) from None
+    return ReviewedPly(
+        ply=ply,
+        uci=ucis[ply - 1] if ply else None,
+        score=score,
+        best=best,
+        depth=max(0, min(int(found.depth), 10_000)),
+    )
 
 
 def _cancelled() -> bool:

@@ -36,6 +36,9 @@ from board_driver.players.engine.uci import EngineError, EngineNotFound, SearchL
 
 log = logging.getLogger("magboard")
 
+#: What the engine may play: a side, or none.
+ENGINE_SIDES = ("none", "white", "black")
+
 #: The player's name at the door.
 NAME = "engine"
 #: The sides an engine can play (``[engine] side``, the page), "none" for nobody.
@@ -173,8 +176,10 @@ class EngineSeat:
             self.set_level(args)
         elif action == "review" and self.reviewer is not None:
             game = args.get("game")
-            if isinstance(game, bool) or not isinstance(game, int) or game < 1:
-                raise ValueError(f"review: game {game!r} is not a game number")
+            if isinstance(game, bool) or not isinstance(game, int) or not 1 <= game < 2**63:
+                big = isinstance(game, int) and abs(game) >= 10**24
+                shown = "of 24 digits or more" if big else repr(game)[:40]
+                raise ValueError(f"review: game {shown} is not a game number")
             self.reviewer.request(game)
         elif action == "review_stop" and self.reviewer is not None:
             self.reviewer.cancel("stopped from the page", later=False)
@@ -202,6 +207,10 @@ class EngineSeat:
         door.add_player(self)
         stored = door.game_data("engine")
         side = stored.get("side", config_side)
+        if side not in ENGINE_SIDES:  # kept by another version, or edited: not a side
+            log.warning("engine: the side kept with the game, %r, is not one of %s: %s instead",
+                        side[:20], ", ".join(ENGINE_SIDES), config_side)  # fmt: skip
+            side = config_side
         self._seating = True  # an engine that cannot start is said below, not refused
         try:
             if config_side != "none":

@@ -40,6 +40,11 @@ from pathlib import Path
 DEBIAN_STOCKFISH = Path("/usr/games/stockfish")
 #: How long an engine may take to answer ``uci`` / ``isready``.
 HANDSHAKE_TIMEOUT_S = 10.0
+#: What an engine says is kept this short: its name and author, a line of its stderr.
+MAX_NAME = 80
+MAX_WORDS = 200
+#: The deepest search depth taken from an engine (a larger number is no depth).
+MAX_DEPTH = 1000
 #: How many of the engine's last stderr lines are kept for error messages.
 STDERR_LINES_KEPT = 5
 #: Time allowed on top of ``movetime`` before a search counts as hung.
@@ -195,10 +200,9 @@ def parse_info(line: str) -> tuple[str | None, int | None]:
         return None, None
     depth = None
     if "depth" in words and words.index("depth") + 1 < len(words):
-        try:
-            depth = int(words[words.index("depth") + 1])
-        except ValueError:
-            depth = None
+        text = words[words.index("depth") + 1]
+        if len(text) <= 4 and text.isascii() and text.isdigit() and int(text) <= MAX_DEPTH:
+            depth = int(text)
     return f"{words[at + 1]} {words[at + 2]}", depth
 
 
@@ -246,6 +250,12 @@ def parse_option(line: str) -> UciOption | None:
     )  # fmt: skip
 
 
+def _cut(text: str, limit: int) -> str:
+    """``text`` printable and at most ``limit`` characters (an engine's words in a log)."""
+    text = "".join(c if c.isprintable() else "?" for c in text[: limit + 1])
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 def _option_value(value: str | int | bool) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
@@ -271,10 +281,17 @@ class UciEngine:
         stream = self.process.stderr
         if stream is None:
             return
-        while line := await stream.readline():
+        while True:
+            try:
+                line = await stream.readline()
+            except ValueError:  # a line past the stream's limit: dropped, the next one read
+                self._stderr.append("(a line too long to keep)")
+                continue
+            if not line:
+                return
             text = line.decode(errors="replace").strip()
             if text:
-                self._stderr.append(text)
+                self._stderr.append(_cut(text, MAX_WORDS))
 
     async def _stderr_said(self) -> None:
         """Give the engine's last stderr lines a moment to arrive (it has ended)."""
@@ -315,9 +332,9 @@ class UciEngine:
             while True:
                 line = await engine._read(timeout, "uci")
                 if line.startswith("id name "):
-                    engine.name = line[len("id name ") :].strip()
+                    engine.name = _cut(line[len("id name ") :].strip(), MAX_NAME) or binary.name
                 elif line.startswith("id author "):
-                    engine.author = line[len("id author ") :].strip()
+                    engine.author = _cut(line[len("id author ") :].strip(), MAX_NAME)
                 elif line.startswith("option "):
                     option = parse_option(line)
                     if option is not None:
@@ -478,6 +495,12 @@ class UciEngine:
             # Not wait_for: Python 3.11's drops a cancellation that comes with the line.
             async with asyncio.timeout(timeout):
                 raw = await self.process.stdout.readline()
+        except ValueError:  # no end of line within the stream's limit (64 kB)
+            await self.kill()
+            raise EngineError(
+                f"{self.name}: a line of more than 64 kB while waiting for {waiting_for!r}: "
+                "not a UCI engine's answer (killed)"
+            ) from None
         except TimeoutError:
             await self.kill()
             hint = ": is it a UCI engine?" if waiting_for == "uci" else ""

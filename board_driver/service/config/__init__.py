@@ -17,7 +17,8 @@ The daemon's own sections are in :mod:`.sections`; each player and connector own
 section (``[engine]``, ``[web]``, ...: :mod:`board_driver.door.extension`), read here the same way.
 
 Which file is read: ``--config PATH``, else ``$MAGBOARD_CONFIG``, else
-``/etc/magboard/config.toml``. The default file may be missing (every key then takes its
+``/etc/magboard/config.toml`` (``$CONFIGURATION_DIRECTORY/config.toml`` where systemd, or a
+test, sets that). The default file may be missing (every key then takes its
 default); a file named explicitly must exist.
 
 Unknown tables and keys and bad values are rejected, and every problem is named with
@@ -201,16 +202,34 @@ def state_directory(environ: Mapping[str, str] | None = None) -> Path:
     return base / "magboard"
 
 
+def default_config_path(environ: Mapping[str, str] | None = None) -> Path:
+    """The config file read when none is named: ``config.toml`` in
+    ``$CONFIGURATION_DIRECTORY`` (systemd's ``ConfigurationDirectory=`` sets it for the
+    service: ``/etc/magboard``; the tests set one of their own, so that they never read the
+    machine's), else :data:`DEFAULT_PATH`.
+
+    >>> default_config_path({"CONFIGURATION_DIRECTORY": "/etc/magboard"})
+    PosixPath('/etc/magboard/config.toml')
+    >>> default_config_path({})
+    PosixPath('/etc/magboard/config.toml')
+    """
+    env = os.environ if environ is None else environ
+    if env.get("CONFIGURATION_DIRECTORY"):
+        return Path(env["CONFIGURATION_DIRECTORY"].split(":")[0]) / DEFAULT_PATH.name
+    return DEFAULT_PATH
+
+
 def config_path(explicit: str | os.PathLike[str] | None = None) -> tuple[Path, bool]:
     """Which file to read, and whether it was named (a named file must exist).
 
-    ``--config`` wins over ``$MAGBOARD_CONFIG``, which wins over the default path.
+    ``--config`` wins over ``$MAGBOARD_CONFIG``, which wins over the default path
+    (:func:`default_config_path`).
     """
     if explicit:
         return Path(explicit), True
     if os.environ.get("MAGBOARD_CONFIG"):
         return Path(os.environ["MAGBOARD_CONFIG"]), True
-    return DEFAULT_PATH, False
+    return default_config_path(), False
 
 
 def load_config(explicit: str | os.PathLike[str] | None = None) -> Config:
@@ -349,6 +368,7 @@ __all__ = [
     "ConfigError",
     "Extension",
     "config_path",
+    "default_config_path",
     "load_config",
     "parse_config",
     "secret_keys",

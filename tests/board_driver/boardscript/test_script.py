@@ -253,3 +253,17 @@ def scripts(draw) -> Script:
 @settings(max_examples=150, deadline=None)
 def test_any_valid_script_survives_writing_and_reading_back(script):
     assert parse_script(format_script(script)) == script
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["lift e2\nwait {n}\nplace e4\n", "@{n} lift e2\nplace e4\n", "gap {n}\nlift e2\n"],
+    ids=["wait", "an event's time", "gap"],
+)
+def test_a_time_past_any_game_is_a_script_error_not_an_overflow(text: str) -> None:
+    """Issue 32, item 4: a number of 400 digits in a script's wait, gap or @ time ended
+    `magboard replay` in an OverflowError (a float of it is infinite)."""
+    huge = text.format(n="9" * 400)
+    with pytest.raises(ScriptError, match=r"\(400 digits\) \(at most 1000000000000 ms"):
+        parse_script(huge)
+    assert parse_script(text.format(n=10**12)).items  # the most a script may say

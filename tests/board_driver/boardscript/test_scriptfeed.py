@@ -68,3 +68,62 @@ def test_run_plays_a_scan_script_into_an_ongoing_game(tmp_path):
     finally:
         if second.proc.poll() is None:
             second.terminate()
+
+
+def test_typed_lines_are_checked_against_the_pieces_as_other_hands_left_them(caplog):
+    """Issue 34, item 2: one simulated board, one truth. Lines typed at the terminal are
+    checked against its pieces as they stand when each line comes, whoever moved them
+    meanwhile (the page, the API): never against the pieces the lines alone have moved."""
+    import asyncio
+
+    from board_driver.boardscript.feed import ScriptFeeder
+    from board_driver.physical.sensing.sim import SimulatedBoard
+
+    board = SimulatedBoard()
+    played: list[str] = []
+
+    class Door:  # only what a lift/place script uses
+        def press(self, name: str) -> None:
+            played.append(name)
+
+    def page(*steps: str) -> None:  # another hand on the same board
+        for step in steps:
+            kind, name = step.split()
+            (board.lift if kind == "lift" else board.place)(square(name))
+
+    async def typed():
+        yield "gap 1"
+        yield "lift e2"  # the terminal first...
+        yield "place e4"
+        page("lift e7", "place e5")  # ...then the page
+        yield "lift g1"
+        page("place f3")  # a move begun at the terminal, ended on the page
+        page("lift d7")  # and the other way round: begun on the page...
+        yield "place d6"  # ...ended at the terminal
+        yield "lift e5"  # the page's pawn, known to the terminal's lines
+        yield "place e5"
+        yield "lift d6"  # the terminal's own piece, then a place the page emptied
+        yield "place d7"
+
+    async def play() -> None:
+        await ScriptFeeder(Door(), board, debounce_ms=1).play(typed(), "<typed>")
+
+    with caplog.at_level("ERROR", logger="magboard"):
+        asyncio.run(play())
+    assert caplog.records == [], [r.getMessage() for r in caplog.records]
+    expected = 0xFFFF00000000FFFF
+    for sq in ("e2", "e7", "g1"):
+        expected &= ~(1 << square(sq))
+    for sq in ("e4", "e5", "f3"):
+        expected |= 1 << square(sq)
+    assert board.pieces == expected
+
+    # A line the board itself refuses is still refused, naming its line.
+    async def wrong():
+        yield "lift e2"  # emptied long ago (by the lines above, and so the board)
+
+    with caplog.at_level("ERROR", logger="magboard"):
+        asyncio.run(ScriptFeeder(Door(), board, 1).play(wrong(), "<typed>"))
+    assert [r.getMessage() for r in caplog.records] == [
+        "script <typed>:1: lift e2: no piece stands on e2"
+    ]

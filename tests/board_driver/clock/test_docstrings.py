@@ -7,7 +7,12 @@ import importlib
 
 import pytest
 
-MODULES = ["board_driver.clock.control", "board_driver.clock.clock", "board_driver.clock.keeper"]
+MODULES = [
+    "board_driver.clock.control",
+    "board_driver.clock.clock",
+    "board_driver.clock.keeper",
+    "board_driver.clock.texts",
+]
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -9,9 +9,9 @@ from tests.board_driver.daemon_process import run_magboard
 
 
 def _env(tmp_path, **extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("XDG_STATE_HOME", "STATE_DIRECTORY")}
-    env.update(HOME=str(tmp_path / "home"), **extra)
-    return env
+    # Empty, not absent: run_magboard starts from the tests' own environment, which gives
+    # every process a state directory of the tests' (tests/conftest.py).
+    return {"HOME": str(tmp_path / "home"), "XDG_STATE_HOME": "", "STATE_DIRECTORY": "", **extra}
 
 
 def test_only_the_service_uses_the_services_state_directory(tmp_path):

@@ -13,7 +13,7 @@ import pytest
 
 import rules
 from board_driver.door.review import ReviewedPly, Score, chances, judge, review_moves
-from board_driver.service.store import Store, StoreDamagedError, game_pgn
+from board_driver.service.store import Store, game_pgn
 
 
 def lichess_chances(cp: float) -> float:
@@ -130,15 +130,30 @@ def test_a_take_back_drops_the_review_of_the_plies_it_changed():
     assert start == Score(cp=30) and moves[0].mark == "inaccuracy" and moves[1].score is None
 
 
-def test_a_review_row_with_two_scores_is_damage_named_where(tmp_path):
+@pytest.mark.parametrize(
+    "spoil",
+    [
+        "UPDATE review SET cp = 5 WHERE ply = 3",  # two scores
+        "UPDATE review SET best = 'zz99' WHERE ply = 3",  # an engine's move that is none
+        "UPDATE review SET cp = 999999999999999999, mate = NULL WHERE ply = 3",
+        "UPDATE review SET depth = x'00ff' WHERE ply = 3",
+        "UPDATE review SET uci = CAST(x'c328ff61' AS TEXT) WHERE ply = 3",
+    ],
+)
+def test_a_review_row_out_of_shape_is_left_out_never_a_damaged_store(tmp_path, spoil):
+    """Issue 32, item 3: a review is worked out again; a row of it out of shape (a buggy
+    engine's, another version's) made the whole store "damaged": `magboard pgn` refused
+    it and the next start exited 65. Now that row is left out, and the rest is read."""
     path = tmp_path / "games.sqlite"
     with Store.open(path) as store:
         stored_fools_mate(store)
+        kept = [r.ply for r in store.review(1)]
     import sqlite3
 
     db = sqlite3.connect(path)
-    db.execute("UPDATE review SET cp = 5 WHERE ply = 3")
+    db.execute(spoil)
     db.commit()
     db.close()
-    with pytest.raises(StoreDamagedError, match="review of game 1, ply 3: a score is"):
-        Store.open(path)
+    with Store.open(path) as store:
+        assert [r.ply for r in store.review(1)] == [p for p in kept if p != 3]
+        assert store.game(1).ucis  # the game itself, whole

@@ -56,6 +56,10 @@ def test_a_mate_in_one_allowed_is_marked_a_blunder_and_the_better_move_stops_it(
     async def scenario() -> None:
         daemon.door.new_game(moves=SCHOLARS_MATE)  # ends in mate: reviewed on its own
         game_id = daemon.door.snapshot().game_id
+        # A moment later; meanwhile a page says it comes (issue 34), rather than offering it.
+        await until(lambda: review_state(daemon)["status"] != "idle")
+        assert review_state(daemon)["status"] == "scheduled"
+        assert review_state(daemon)["game"] == game_id
         await until(
             lambda: (
                 review_state(daemon)

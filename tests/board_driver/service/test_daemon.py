@@ -17,6 +17,7 @@ from board_driver.physical.leds import Renderer
 from board_driver.physical.squares import square
 from board_driver.service.config.sections import DEFAULT_COLOURS
 from board_driver.service.daemon import gpio_present
+from board_driver.service.store_errors import EXIT_STORE_IN_USE
 from tests.board_driver.daemon_process import (
     ROOT,
     DaemonProcess,
@@ -244,7 +245,7 @@ def test_after_a_crash_a_move_made_but_not_yet_judged_is_judged_on_restart(tmp_p
     again = DaemonProcess(tmp_path)
     again.wait_ready()
     assert again.wait_for(lambda: len(again.moves_logged()) == 1), again.output()
-    assert "the hands of the move in progress replayed: 2 events" in again.output()
+    assert "the hands journal replayed: 2 events" in again.output()
     # Half a move when the power went: finished after the restart.
     again.send("gap 60", "wait 1100", "lift e7")
     assert again.wait_for(lambda: again.sim_pieces() == 0xFFEF00001000EFFF, timeout=5)
@@ -307,18 +308,31 @@ def test_on_the_serial_bridge_moves_are_stored_and_a_pulled_cable_is_lit(tmp_pat
 
 
 def test_a_second_daemon_on_the_same_store_is_refused(tmp_path):
+    """The same board twice: the second is refused before it touches anything of the
+    first's (its pieces, its lights), says why once, and exits with a status the unit does
+    not restart (issue 32, item 8: it exited 1, and systemd started it again and again)."""
     config = write_config(tmp_path)
     daemon = DaemonProcess(tmp_path)
     daemon.wait_ready()
+    lights = (tmp_path / "leds.json").read_bytes()
+    pieces = (tmp_path / "sim-board.json").stat().st_mtime_ns
     second = run_magboard("run", "--sim", "--config", str(config))
+    assert (tmp_path / "leds.json").read_bytes() == lights
+    assert (tmp_path / "sim-board.json").stat().st_mtime_ns == pieces
     daemon.terminate()
-    assert second.returncode == 1
+    assert second.returncode == EXIT_STORE_IN_USE
     why = f"another magboard daemon (pid {daemon.proc.pid}) is running with the store"
     assert why in second.stderr
     assert "Traceback" not in second.stderr
-    # Issue 16, item 4: the reason comes before "stopped (exit 1)", said once, and a
-    # store that is not the service's does not send the user to systemctl.
+    # Issue 16, item 4: said once, and a store that is not the service's does not send the
+    # user to systemctl.
     lines = second.stderr.splitlines()
-    assert lines[-1].endswith("stopped (exit 1)"), lines
-    assert sum(why in line for line in lines) == 1
+    assert lines == [line for line in lines if why in line], lines
     assert "systemctl" not in second.stderr and "[store] path" in second.stderr
+    unit = (ROOT / "systemd" / "magboard.service").read_text()
+    prevent = [
+        line.split("=", 1)[1].split()
+        for line in unit.splitlines()
+        if line.startswith("RestartPreventExitStatus=")
+    ]
+    assert [str(EXIT_STORE_IN_USE) in codes for codes in prevent] == [True]

@@ -159,7 +159,8 @@ def test_a_kill_in_a_captures_settle_time_with_a_clock_stores_the_capture_and_th
         pgn = chess.pgn.read_game(io.StringIO(game_pgn(game)))
     assert pgn.headers["TimeControl"] == "300+3"
     clocks = [node.clock() for node in pgn.mainline()]
-    # Qxg7+ was let go before the kill, its switch never stored: no %clk; the moves after
-    # the restart were played on the clock again (Ke8 let go while it was paused: free).
-    assert clocks[0] is None and all(c is not None for c in clocks[1:]), clocks
+    # Qxg7+ was let go before the kill, its switch never stored: replayed, it has its %clk
+    # (White's first move, free: the time it had); the moves after the restart were played
+    # on the clock again (Ke8 let go while it was paused: free).
+    assert clocks[0] == 300 and all(c is not None for c in clocks[1:]), clocks
     assert clocks[1] == 300 and 0 < clocks[2] <= 303 and clocks[3] < 303, clocks

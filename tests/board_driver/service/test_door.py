@@ -291,3 +291,41 @@ def test_the_board_is_not_held_up_by_a_starting_daemon_snapshot(tmp_path: Path) 
         assert daemon.door.snapshot().board_state == "ok"
 
     run(daemon, scenario)
+
+
+def test_a_new_game_on_the_last_games_pieces_waits_for_them_and_a_side_resigns(
+    tmp_path: Path,
+) -> None:
+    """Issue 34: a new game from the start position begun (with its options) on pieces left
+    as after 1. e4 does not read that pawn as its first move: it waits, as after the
+    new_game button, until all 32 stand home, and is then the same stored game; either side
+    may resign, whoever is to move."""
+    daemon, board = make_daemon(tmp_path)
+
+    async def scenario() -> None:
+        door = daemon.door
+        await play(board, daemon, SCHOLAR[:1])
+        door.resign("white")  # Black is to move
+        snap = door.snapshot()
+        assert (snap.result, snap.winner, snap.termination) == ("0-1", "black", "resignation")
+        with pytest.raises(ActionRefused, match="is not one of white, black"):
+            door.resign("nobody")
+        events = door.new_game(options={"clock": "3+2"})
+        assert [e["type"] for e in events][-1] == "setup"  # kind by kind (arbiter/setup.py)
+        snap = door.snapshot()
+        game = snap.game_id
+        assert (game, snap.setup_pending, snap.moves, snap.options["clock"]) == (2, True, (), "3+2")
+        await asyncio.sleep(0.6)  # longer than the settle time: e4 stands, and is no move
+        assert door.snapshot().moves == () and door.snapshot().setup_pending
+        await carry(board, daemon, "e4", "e2")
+        await until(lambda: not door.snapshot().setup_pending)
+        snap = door.snapshot()
+        assert (snap.game_id, snap.moves, snap.in_sync) == (game, (), True)
+        await play(board, daemon, SCHOLAR[:1])
+        assert door.snapshot().moves == ("e4",)
+
+    run(daemon, scenario)
+    with Store.open(tmp_path / "g.sqlite") as store:
+        assert [(g.id, g.result, g.plies) for g in store.games()] == [(1, "0-1", 1), (2, "*", 1)]
+        assert store.game(2).options["clock"] == "3+2"
+        assert store.game(1).options.get("clock", "none") == "none"  # its own kept

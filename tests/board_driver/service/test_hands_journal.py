@@ -31,7 +31,7 @@ from board_driver.service.hands_journal import (
     journal_path,
     parse,
 )
-from board_driver.service.store import Store
+from board_driver.service.store import Store, game_pgn
 from tests.board_driver.service.sim_daemon import sim_daemon, start, until
 from tests.board_driver.service.test_door import drain
 from tests.board_driver.service.test_store_full_disk import SmallDisk
@@ -131,8 +131,32 @@ def test_which_stored_game_a_journal_fits() -> None:
     assert kept.fits(1, "T1", START, ["e2e4", "e7e5", "g1f3"]) == ""  # the store went on
     assert "of game 1, not of the game on the board (2)" in kept.fits(2, "T1", START, [])
     assert "another game 1 (started T1, not T2)" in kept.fits(1, "T2", START, [])  # a new store
-    assert "starts at ply 2; the store has 1" in kept.fits(1, "T1", START, ["e2e4"])
-    assert "not the ones it followed" in kept.fits(1, "T1", START, ["d2d4", "d7d5"])
+    # The anchor carries its whole line: a store with fewer moves (a take-back stored while
+    # a move was under way) fits; the replay then says whether it leads through them.
+    assert kept.fits(1, "T1", START, ["e2e4"]) == ""
+    assert kept.line == ("e2e4", "e7e5")
+    assert "another position" in kept.fits(1, "T1", "8/8/8/8/8/8/8/K6k w - - 0 1", [])
+    # A journal of the format before (version 1) names a digest of a line the store holds.
+    old = parse(_version_1(_anchor(("e2e4", "e7e5"), started="T1")))
+    assert old.line is None and old.plies == 2
+    assert old.fits(1, "T1", START, ["e2e4", "e7e5", "g1f3"]) == ""
+    assert "starts at ply 2; the store has 1" in old.fits(1, "T1", START, ["e2e4"])
+    assert "not the ones it followed" in old.fits(1, "T1", START, ["d2d4", "d7d5"])
+
+
+def _version_1(anchor: Anchor, events: list | None = None) -> bytes:
+    """A journal as magboard wrote it before its anchors carried their line (format 1)."""
+    from board_driver.service.hands_journal import _crc, event_line
+
+    generation = "0123456789abcdef"
+    board = "-" if anchor.board is None else f"{anchor.board:016x}"
+    header = (
+        f"magboard-hands 1 {generation} {anchor.game_id} {anchor.started} "
+        f"{len(anchor.moves)} {anchor.digest()} {board}"
+    )
+    lines = [f"{header} {_crc(generation, header)}"]
+    lines += [f"{b} {_crc(generation, b)}" for b in map(event_line, events or [])]
+    return ("\n".join(lines) + "\n").encode() + b"\0"
 
 
 def _written(anchor: Anchor, events: list | None = None) -> bytes:
@@ -216,7 +240,7 @@ def test_a_restart_replays_a_journal_that_fits_and_stores_the_move_it_finishes(
     board = SimulatedBoard(pieces=after)
     assert _start_and_stop(sim_daemon(tmp_path, board)) == ("e4", "d5")
     said = "\n".join(r.getMessage() for r in caplog.records)
-    assert "the hands of the move in progress replayed: 2 events since ply 1" in said
+    assert "the hands journal replayed: 2 events since ply 1" in said
     with Store.open(tmp_path / "g.sqlite", readonly=True) as store:
         assert store.game(1).ucis == ["e2e4", "d7d5"]
 
@@ -227,10 +251,10 @@ def test_a_restart_replays_a_journal_that_fits_and_stores_the_move_it_finishes(
         ("another game", Anchor(7, "T0", START, ()), [Lift(10, square("d7"))],
          "it is of game 7, not of the game on the board (1)"),
         ("a line a take-back changed", None, [Lift(10, square("d7"))],
-         "are not the ones it followed"),
+         "its 1 events never lead through the stored moves (e2e4 e7e5; they lead to d2d4)"),
         ("older than the store's last move", "older",
          [Lift(10, square("e2")), Place(300, square("e4"))],
-         "do not lead to the stored moves"),
+         "its 2 events never lead through the stored moves (e2e4 e7e5; they lead to e2e4)"),
     ],
 )  # fmt: skip
 def test_a_journal_that_does_not_fit_the_store_is_not_replayed_and_says_why(
@@ -249,6 +273,10 @@ def test_a_journal_that_does_not_fit_the_store_is_not_replayed_and_says_why(
     assert _start_and_stop(sim_daemon(tmp_path, board)) == ("e4", "e5"), case
     said = "\n".join(r.getMessage() for r in caplog.records)
     assert "is not replayed" in said and why in said, said
+    # Set aside, never written over: the file keeps its events, its name in the log.
+    aside = list(tmp_path.glob("g.sqlite.hands.unreplayed-*"))
+    assert len(aside) == 1 and f"set aside as {aside[0]}" in said
+    assert len(parse(aside[0].read_bytes()).events) == len(events)
     # The journal starts again from the game as stored.
     kept = HandsJournal.open(journal_path(tmp_path / "g.sqlite")).kept
     assert kept.plies == 2 and kept.events == ()
@@ -341,3 +369,47 @@ def test_a_replayed_move_and_clock_press_in_a_game_with_a_clock_come_back_paused
     assert "no clock" not in said, said
     with Store.open(tmp_path / "g.sqlite", readonly=True) as store:
         assert store.game(1).ucis == ["e2e4", "d7d5"]
+        pgn = game_pgn(store.game(1))
+    # The replayed move has its %clk (issue 32, item 7): Black's time as stored (the time
+    # it took while the daemon was away is not known), the press replayed as its switch.
+    assert reading["clks"][1] == 300_000, reading  # (e4 was never pressed: none)
+    assert "d5 {[%clk 0:05:00]}" in pgn, pgn
+
+
+def test_the_modules_examples_run() -> None:
+    import doctest
+
+    from board_driver.service import hands_journal, journal_lines, replay
+
+    for module in (hands_journal, journal_lines, replay):
+        assert doctest.testmod(module).failed == 0, module.__name__
+
+
+def test_a_journal_set_aside_is_said_on_the_page(tmp_path: Path) -> None:
+    """Issue 32, item 2: the journal's name and why, in the log and on the page (the
+    snapshot's ``notices``, the page's state)."""
+    from board_driver.connectors.web.state import PageState, snapshot
+
+    _store(tmp_path, ["e2e4"])
+    path = journal_path(tmp_path / "g.sqlite")
+    path.write_bytes(b"magboard-hands 9 from a newer magboard\n\0")
+    board = SimulatedBoard(
+        pieces=rules.Game.from_record(rules.Position(), ["e2e4"]).position.occupancy()
+    )
+    daemon = sim_daemon(tmp_path, board)
+
+    async def scenario() -> tuple:
+        task = await start(daemon)
+        try:
+            snap = daemon.door.snapshot()
+            return snap.notices, snapshot(snap, PageState())["notices"]
+        finally:
+            daemon.stop()
+            assert await task == 0
+
+    notices, page = asyncio.run(scenario())
+    aside = next(tmp_path.glob("g.sqlite.hands.unreplayed-*"))
+    assert aside.read_bytes().startswith(b"magboard-hands 9")  # kept as it was
+    assert len(notices) == 1 and str(path) in notices[0] and f"set aside as {aside}" in notices[0]
+    assert "written by another magboard (format 9" in notices[0]
+    assert page == list(notices)

@@ -186,19 +186,26 @@ def test_a_new_store_on_a_full_disk_leaves_no_cut_short_file(disk):
 
 
 def test_the_simulated_boards_state_file_on_a_full_disk(disk):
+    """The file is written over in place, within the block it has: a full disk does not
+    stop it (issue 32, item 7: not saved, stale pieces were read as moves never made)."""
     state = disk.path / "sim-board.json"
     board = SimulatedBoard(state_file=state)
     disk.fill()
+    board.lift(12)
+    assert board.pieces == START & ~(1 << 12) and not board.unsaved
+    assert SimulatedBoard(state_file=state).pieces == START & ~(1 << 12)
+    # A file of another length (another version's, a hand's) cannot be written over in
+    # place: on a full disk that save fails, said, and the file stays whole as it was.
+    state.write_text(f'{{"pieces":"{START:x}"}}')  # no space: another length
     with pytest.raises(SimStateWriteError, match="cannot save the simulated board") as failed:
-        board.lift(12)
+        board.lift(13)
     assert failed.value.errno == errno.ENOSPC and str(state) in str(failed.value)
-    assert board.pieces == START & ~(1 << 12)  # the lift happened: the pieces are the board
-    assert board.unsaved
+    assert board.pieces == START & ~(1 << 12) & ~(1 << 13) and board.unsaved
     assert SimulatedBoard(state_file=state).pieces == START  # the file as it was, whole
     disk.free()
     board.save()
     assert not board.unsaved
-    assert SimulatedBoard(state_file=state).pieces == START & ~(1 << 12)
+    assert SimulatedBoard(state_file=state).pieces == START & ~(1 << 12) & ~(1 << 13)
     assert sorted(p.name for p in disk.path.iterdir()) == ["sim-board.json"]  # no leftovers
 
 
@@ -212,6 +219,7 @@ def test_the_simulated_boards_failed_save_without_a_tmpfs(tmp_path, monkeypatch)
         raise OSError(errno.ENOSPC, "No space left on device")
 
     monkeypatch.setattr(os, "replace", full)
+    monkeypatch.setattr(os, "pwrite", full)  # no writing over in place either
     with pytest.raises(SimStateWriteError, match="No space left on device"):
         board.place(30)
     assert board.pieces >> 30 & 1 and board.unsaved

@@ -81,6 +81,9 @@ def test_a_store_made_immutable_mid_game_fails_loudly_keeps_the_game_and_stores_
         again.wait_ready()
         assert again.wait_for(lambda: (3, "Nf3", "g1f3") in again.moves_logged()), again.output()
         assert stored(directory) == ["e2e4", "e7e5", "g1f3"]
+        # Issue 32, item 6: the PGN that said these moves were not stored is true no more.
+        assert again.wait_for(lambda: f"{pgn}: its moves are stored now" in again.output())
+        assert not pgn.exists()
         again.terminate()
 
 

@@ -68,7 +68,7 @@ EN = {
     "illegal_pinned": "Illegal: the bishop on e2 is pinned, the move would leave White's king in check; put it back on e2.",
     "illegal_in_check": 'Illegal: White is in check and this bishop move does not end it; put it back on d2.',
     "illegal_king": 'Illegal: the king would be in check on e2; put it back on e1.',
-    "illegal_castling": "Illegal: castling is not allowed here (it needs the right, empty squares between king and rook, and no check on the king's path); move the king from g1 back to e1.",
+    "illegal_castling": "Illegal: castling is not allowed here (it needs the rook's right, every square between king and rook and their final squares empty, and no attack on the king's square, its path or its final square); move the king from g1 back to e1.",
     "why_castling_unfinished": 'castling was not finished: the rook stands on h1',
     "why_en_passant_back": 'the black pawn on f5, taken en passant, was set back on its square',
     "why_unknown": 'the board shows no legal move',

@@ -4,7 +4,8 @@ over Bluetooth LE, through the phone's own bluetoothd, the emulated radio and th
 The app is a real BLE client library (``bleak``) on ``--adapter`` (the phone's hci0): it
 scans for the board by its service and name, connects, subscribes and speaks the board's
 protocol as the public clients do (``--protocol pegasus``: dgtdriver's opening and Nordic
-UART; ``chesslink``: python-mchess's opening, answers reassembled from notifications). The
+UART; ``chesslink``: python-mchess's opening, answers reassembled from notifications;
+``chessnut``: Chessnut's API document, positions on one characteristic, answers on another). The
 game is played into the board through the board's page (``--page``, across the machines'
 network): its simulator API (``POST /api/sim``: lifts and places that go through the
 daemon's sensing and debouncing); after every move the app's
@@ -37,7 +38,7 @@ import urllib.request
 from typing import Any
 
 import chess
-from ble_views import ChessLinkView, PegasusView, occupancy, pegasus_moves
+from ble_views import ChessLinkView, ChessnutView, PegasusView, occupancy, pegasus_moves
 from bleak import BleakClient, BleakScanner
 
 SERVICES = {
@@ -51,8 +52,16 @@ SERVICES = {
         "49535343-8841-43f4-a8d4-ecbe34729bb3",
         "49535343-1e4d-4bd9-ba61-23c647249616",
     ),
+    "chessnut": (
+        "1b7e8261-2877-41c3-b46e-cf057c562023",
+        "1b7e8272-2877-41c3-b46e-cf057c562023",
+        "1b7e8273-2877-41c3-b46e-cf057c562023",
+    ),
 }
-NAMES = {"pegasus": "DGT_PEGASUS", "chesslink": "MILLENNIUM CHESS"}
+#: Further characteristics the app subscribes to (a Chessnut board's position has its own).
+ALSO_NOTIFY = {"chessnut": ("1b7e8262-2877-41c3-b46e-cf057c562023",)}
+NAMES = {"pegasus": "DGT_PEGASUS", "chesslink": "MILLENNIUM CHESS", "chessnut": "Chessnut"}
+VIEWS = {"pegasus": PegasusView, "chesslink": ChessLinkView, "chessnut": ChessnutView}
 
 
 class MchessView:
@@ -142,18 +151,25 @@ class Api:
 
 
 class App:
-    def __init__(self, protocol: str, adapter: str, mchess: str = "") -> None:
+    def __init__(self, protocol: str, adapter: str, mchess: str = "", chessnutpy: str = "") -> None:
         self.protocol = protocol
         self.adapter = adapter
         self.mchess = mchess
+        self.chessnutpy = chessnutpy
         self.service, self.write_uuid, self.notify_uuid = SERVICES[protocol]
         self.client: BleakClient | None = None
         self.view: Any = None
         self.found: dict[str, Any] = {}
         self.notifications = 0
         self.largest = 0
+        #: The kinds of message (first byte) each characteristic carried, by UUID.
+        self.channels: dict[str, set[int]] = {}
 
     async def connect(self, timeout: float = 60) -> None:
+        if self.chessnutpy:
+            await self._connect_chessnutpy()
+            return
+
         def wanted(device, advertisement) -> bool:
             name = advertisement.local_name or device.name or ""
             return NAMES[self.protocol] in name and self.service in [
@@ -198,16 +214,31 @@ class App:
         except Exception as exc:
             self.found["mtu_problem"] = repr(exc)
         self.found["mtu"] = self.client.mtu_size
-        self.view = PegasusView() if self.protocol == "pegasus" else ChessLinkView()
-        await self.client.start_notify(self.notify_uuid, self._notified)
+        self.view = VIEWS[self.protocol]()
+        for uuid in (*ALSO_NOTIFY.get(self.protocol, ()), self.notify_uuid):
+            await self.client.start_notify(uuid, self._notified)
         for command in self.view.OPENING:
             data = command if isinstance(command, bytes) else ChessLinkView.command(command)
             await self.send(data)
         await until(self.view.ready, 30, "the board's first answers")
 
-    def _notified(self, _characteristic, data: bytearray) -> None:
+    async def _connect_chessnutpy(self) -> None:
+        """ChessnutPy finds the board and connects itself (its own scan, by name)."""
+        from chessnutpy_view import ChessnutPyView
+
+        if self.view is None:
+            self.view = ChessnutPyView(self.chessnutpy)
+            await self.view.start()
+        else:
+            await self.view.come_back()
+        await until(self.view.ready, 90, "ChessnutPy's first position")
+        self.found = {**self.view.found, "mtu": await self.view.mtu()}
+
+    def _notified(self, characteristic, data: bytearray) -> None:
         self.notifications += 1
         self.largest = max(self.largest, len(data))
+        if data:
+            self.channels.setdefault(str(characteristic.uuid), set()).add(data[0])
         self.view.feed(bytes(data))
 
     async def send(self, data: bytes) -> None:
@@ -220,17 +251,26 @@ class App:
             self.view.agent.visualize_variant(board, [uci], plies=1)
             return
         squares = [chess.parse_square(uci[:2]), chess.parse_square(uci[2:4])]
+        if self.chessnutpy:
+            self.view.show(squares)
+            return
         await self.send(self.view.lights(squares))
 
     async def lights_off(self) -> None:
         if self.mchess:
             self.view.agent.cl_brd.set_led_off()
             return
+        if self.chessnutpy:
+            self.view.lights_off()
+            return
         await self.send(self.view.OFF)
 
     async def disconnect(self) -> None:
         if self.mchess and self.view is not None:
             await asyncio.to_thread(self.view.transport.drop)
+            return
+        if self.chessnutpy and self.view is not None:
+            await self.view.drop()
             return
         if self.client is not None:
             await self.client.disconnect()
@@ -296,7 +336,7 @@ async def play(args: argparse.Namespace) -> dict:
     with open(args.game) as file:
         game = json.load(file)
     api = Api(args.page, args.token)
-    app = App(args.protocol, args.adapter, args.mchess)
+    app = App(args.protocol, args.adapter, args.mchess, args.chessnutpy)
     if args.protocol == "chesslink":
         ChessLinkView.OFF = ChessLinkView.command("X")
     started = time.monotonic()
@@ -305,6 +345,10 @@ async def play(args: argparse.Namespace) -> dict:
     report["found"] = dict(app.found)
     if args.mchess:
         report["opening"] = {"python-mchess": app.view.fen}
+    elif args.chessnutpy:
+        report["opening"] = {"ChessnutPy": app.view.board_fen()}
+    elif args.protocol == "chessnut":
+        report["opening"] = {"battery": app.view.battery, "version": app.view.version}
     elif args.protocol == "pegasus":
         report["opening"] = {"version": app.view.version,
                              "trademark": app.view.trademark.splitlines()[:1]}  # fmt: skip
@@ -365,14 +409,27 @@ async def play(args: argparse.Namespace) -> dict:
         if len(player.problems) > 5:
             break
     state = await api.state()
+    if args.mchess:
+        counted = (app.view.transport.notifications, app.view.transport.largest)
+    elif args.chessnutpy:
+        counted = (app.view.driver.notifications, app.view.driver.largest)
+    else:
+        counted = (app.notifications, app.largest)
     report.update(
         moves=played,
         stored=list(state["moves"]),
         problems=player.problems,
-        notifications=app.view.transport.notifications if args.mchess else app.notifications,
-        largest_notification=app.view.transport.largest if args.mchess else app.largest,
+        notifications=counted[0],
+        largest_notification=counted[1],
+        channels={uuid: sorted(kinds) for uuid, kinds in app.channels.items()},
         seconds=round(time.monotonic() - started, 1),
     )
+    if args.chessnutpy:  # what the driver read and was told, for the test's transcript
+        driver = app.view.driver
+        report["driver"] = {"readings": driver.readings, "pieces": driver.pieces,
+                            "whole": driver.whole}  # fmt: skip
+    elif args.protocol == "chessnut":
+        report["cut_positions"] = app.view.cut
     await app.disconnect()
     return report
 
@@ -410,6 +467,7 @@ def main() -> int:
     parser.add_argument("--leds-every", type=int, default=8)
     parser.add_argument("--disconnect-at", type=int, default=-1)
     parser.add_argument("--mchess", default="", help="python-mchess's mchess/ (its own code)")
+    parser.add_argument("--chessnutpy", default="", help="ChessnutPy's files (its own code)")
     args = parser.parse_args()
     report = asyncio.run(play(args))
     print(json.dumps(report))

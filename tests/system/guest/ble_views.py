@@ -1,6 +1,6 @@
 """The app's view of the board, from the notifications it gets: a Pegasus app's occupancy (and
-where pieces were put down), a Millennium app's statuses. Used by ``ble_game.py`` in the
-phone's machine; no Bluetooth here, so the default suite checks it
+where pieces were put down), a Millennium app's statuses, a Chessnut app's positions. Used by
+``ble_game.py`` in the phone's machine; no Bluetooth here, so the default suite checks it
 (``tests/system/unit/test_guest_parts.py``)."""
 
 from __future__ import annotations
@@ -142,6 +142,79 @@ class ChessLinkView:
         return cls.command("L32" + "".join(codes))
 
     OFF = b""  # set in main (X with its block check)
+
+
+class ChessnutView:
+    """Chessnut's eBoards, as Chessnut's public API document (``chessnutech/Chessnut_eBoards``)
+    describes them: every message a kind byte, a length byte and that many bytes; the
+    position (``01 24``) read as the document's JavaScript reads it; the battery (``2a``)
+    as it says. Each notification is read alone, as the public drivers read them (a
+    position cut in two would be two bad positions: ``cut`` counts them). The version
+    (``28``, answering ``27``) is read as Chessnut's SDK reads it: the text from the fourth
+    byte on."""
+
+    POSITION = "1b7e8262-2877-41c3-b46e-cf057c562023"
+    ANSWERS = "1b7e8273-2877-41c3-b46e-cf057c562023"
+    PIECES: ClassVar[list[str]] = ["", "q", "k", "b", "p", "n", "R", "P", "r", "B", "N", "Q", "K"]
+    #: The real-time report on (as the document says), the battery, the MCU's version.
+    OPENING: ClassVar[list[bytes]] = [b"\x21\x01\x00", b"\x29\x01\x00", b"\x27\x01\x01"]
+    OFF = bytes([0x0A, 0x08, 0, 0, 0, 0, 0, 0, 0, 0])
+
+    def __init__(self) -> None:
+        self.board = ""
+        self.positions = 0
+        self.cut = 0
+        self.battery: list | None = None
+        self.version = ""
+        self.kinds: list[int] = []
+
+    def feed(self, data: bytes) -> None:
+        while len(data) >= 2:
+            kind, size = data[0], 2 + data[1]
+            message, data = data[:size], data[size:]
+            self.kinds.append(kind)
+            if kind == 0x01:
+                if len(message) != 38:
+                    self.cut += 1
+                    continue
+                self.board = self.read_position(message)
+                self.positions += 1
+            elif kind == 0x2A and len(message) == 4:
+                self.battery = [message[2] & 0x7F, bool(message[2] & 0x80)]
+            elif kind == 0x28 and len(message) > 3:
+                self.version = message[3:].decode(errors="replace")
+
+    @classmethod
+    def read_position(cls, data: bytes) -> str:
+        rows = []
+        for row in range(8):
+            text, empty = "", 0
+            for col in range(7, -1, -1):
+                index = (row * 8 + col) // 2 + 2
+                piece = cls.PIECES[data[index] & 0x0F if col % 2 == 0 else data[index] >> 4]
+                if not piece:
+                    empty += 1
+                    continue
+                text += (str(empty) if empty else "") + piece
+                empty = 0
+            rows.append(text + (str(empty) if empty else ""))
+        return "/".join(rows)
+
+    def ready(self) -> bool:
+        """The opening answered: the position, the battery and the version."""
+        return bool(self.board) and self.battery is not None and bool(self.version)
+
+    def board_fen(self) -> str:
+        return self.board
+
+    @staticmethod
+    def lights(squares: list[int]) -> bytes:
+        """The document's LED command: a byte a rank, rank 8 first; the a-file in bit 7 (as
+        Chessnut's SDK and the public drivers set it)."""
+        rows = [0] * 8
+        for sq in squares:
+            rows[7 - sq // 8] |= 0x80 >> (sq % 8)
+        return bytes([0x0A, 0x08, *rows])
 
 
 def _a1(dgt_field: int) -> int:

@@ -7,7 +7,9 @@ set -eu
 root="$1"
 
 # Boot without a disk label lookup: the root is the first virtio disk, the payload the second.
-printf '/dev/vda / ext4 rw,errors=remount-ro 0 1\nLABEL=payload /srv/payload ext4 ro,nofail,x-systemd.device-timeout=30s 0 0\n' > "$root/etc/fstab"
+# The payload's label is waited for up to 5 minutes: on a busy host udev's coldplug in the
+# phone's machine took over 30 s (systemd's default wait here once), and then nothing ran.
+printf '/dev/vda / ext4 rw,errors=remount-ro 0 1\nLABEL=payload /srv/payload ext4 ro,nofail,x-systemd.device-timeout=300s 0 0\n' > "$root/etc/fstab"
 mkdir -p "$root/srv/payload"
 echo magboard-vm > "$root/etc/hostname"
 printf '127.0.0.1 localhost\n127.0.1.1 magboard-vm\n' > "$root/etc/hosts"

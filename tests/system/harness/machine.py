@@ -94,7 +94,7 @@ class Machine:
         self.boot_seconds = 0.0
 
     @classmethod
-    def boot(cls, image: Image, payload: Path, workdir: Path, *, timeout: float = 300,
+    def boot(cls, image: Image, payload: Path, workdir: Path, *, timeout: float = 600,
              **options) -> Machine:  # fmt: skip
         """Start QEMU and wait until the agent inside answers (MachineError after
         ``timeout`` seconds, with the serial log's end); ``options`` as :meth:`start`'s."""
@@ -159,10 +159,12 @@ class Machine:
         machine._started = started
         return machine
 
-    def wait_ready(self, timeout: float = 300) -> Machine:
+    def wait_ready(self, timeout: float = 600) -> Machine:
         """Wait until the agent answers, ``timeout`` seconds from QEMU's start (and a minute
         at least: a machine started long ago, as the Bluetooth tests' phone is, is asked
-        only when it is needed)."""
+        only when it is needed). Ten minutes: on our shared 2-core host at load 9 the board's
+        machine ended its boot steps 270 s after its kernel started, and its agent did not
+        answer within the 300 s allowed before."""
         self._wait_for_agent(max(self._started + timeout, time.monotonic() + 60))
         self.boot_seconds = time.monotonic() - self._started
         return self

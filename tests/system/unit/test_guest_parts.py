@@ -118,6 +118,26 @@ def test_a_pegasus_app_tells_a_capture_by_where_the_piece_was_put_down():
     assert len(views.pegasus_moves(board, view)) == 3
 
 
+def test_a_chessnut_app_reads_the_boards_own_bytes_and_lights_what_the_board_lights():
+    from board_driver.connectors.emulation.chessnut import ChessnutSession, lit_squares
+    from board_driver.connectors.emulation.view import BoardView
+    from board_driver.physical.squares import square
+
+    views = _guest("ble_views")
+    view = BoardView()
+    view.resync("r3k2r/8/8/3Pp3/8/8/8/R3K2R w KQkq e6 0 1", occupancy=0x9100001800000091)
+    session = ChessnutSession(view)
+    app = views.ChessnutView()
+    for message in session.split(session.receive(b"".join(app.OPENING))):
+        app.feed(message)  # one message a notification, as the board sends them
+    assert app.board == "r3k2r/8/8/3Pp3/8/8/8/R3K2R" and app.cut == 0
+    assert app.battery == [100, False] and app.version.startswith("magboard")
+    lights = app.lights([square("a1"), square("e5")])
+    assert lit_squares(lights[2:]) == {square("a1"), square("e5")}
+    app.feed(session.position()[:20])  # a position cut at the smallest MTU: not read
+    assert app.cut == 1 and app.board == "r3k2r/8/8/3Pp3/8/8/8/R3K2R"
+
+
 def test_a_stage_is_built_once_for_its_inputs_and_again_when_they_change(tmp_path):
     cache = Cache(tmp_path)
     built = []

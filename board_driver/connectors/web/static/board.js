@@ -1,5 +1,11 @@
 // magboard's page: the state is pushed over a WebSocket; actions are POSTs with the token.
 // Squares are numbered as everywhere in magboard: a1 = 0, b1 = 1, ..., h8 = 63.
+//
+// Other scripts follow the page through two DOM events on document: "magboard-state" (the
+// state, on every change) and "magboard-events" (the board's events, as they come): the
+// clock, the review, Lichess, the sounds, and anything added later (a screen reader's
+// words for each move, say) listen to them. The board is a grid of squares, each named by
+// its aria-label ("e4, white pawn, light green").
 "use strict";
 
 const FILES = "abcdefgh";
@@ -14,6 +20,7 @@ const TERMINATION = {
   dead_position: "dead position: no one can mate", timeout: "time forfeit", abandoned: "abandoned",
   aborted: "aborted", rules_infraction: "a second illegal move, FIDE 7.5.5",
 };
+const TOUCH_WORDS = { off: "off", warn: "remind", enforce: "enforce" };
 // How a game ended, in words: a flag fall against a side that cannot mate is a draw
 // ("timeout vs insufficient material", as Lichess says it).
 const ending = (termination, winner) => termination === "timeout" && !winner
@@ -26,21 +33,49 @@ const squareIndex = (name) => FILES.indexOf(name[0]) + 8 * (Number(name[1]) - 1)
 const bitsOf = (hex) => BigInt("0x" + hex);
 const has = (bits, sq) => ((bits >> BigInt(sq)) & 1n) === 1n;
 const cap = (s) => s.charAt(0).toUpperCase() + s.slice(1);
+const other = (side) => (side === "white" ? "black" : "white");
+// A game's length as players count it: 1. e4 e5 is one move.
+const moveCount = (plies) => { const n = Math.ceil(plies / 2); return `${n} ${n === 1 ? "move" : "moves"}`; };
 
 let state = null;
 let token = "";
 let cells = [];
 let focused = squareIndex("e2");
+let bottom = "white";     // the side drawn at the bottom of the board
 let hand = [];            // squares whose pieces the user lifted by clicking, last on top
 const handSide = new Map(); // square in hand -> "white"/"black" (the game's piece there), or null
 let simOcc = 0n;          // the simulated board's pieces, updated as we send steps
 let inFlight = 0;         // actions sent and not yet answered
 let queue = Promise.resolve();
 let drag = null;
-let opponentEdited = false; // the Opponent form has changes not yet applied
 let online = false;       // the WebSocket is open: the daemon is there
 let chosenPiece = null;   // the promotion piece chosen on this page, until a promotion uses it
 let shownPlies = null;    // the plies of the game on the board when the game list was loaded
+let refused = null;       // the last refusal of this page's token (401, 403), until one is kept
+
+// ---------------------------------------------------------------- parts loaded when needed
+
+// The review (after a game) and the Lichess panel (with [lichess] on) are loaded when first
+// needed: a newcomer's first page does without them.
+const loading = {};
+
+function need(name) {
+  if (!loading[name]) {
+    loading[name] = new Promise((resolve, reject) => {
+      const script = document.createElement("script");
+      script.src = `/static/${name}.js`;
+      script.onload = resolve;
+      script.onerror = reject;
+      document.head.appendChild(script);
+    });
+  }
+  return loading[name];
+}
+
+// A game's review, shown (review.js, loaded first if need be).
+function showReview(gameId, byHand) {
+  need("review").then(() => openReview(gameId, byHand)).catch(() => {});
+}
 
 // ---------------------------------------------------------------- token
 
@@ -50,47 +85,94 @@ function loadToken() {
     localStorage.setItem("magboard-token", match[1]);
     history.replaceState(null, "", location.pathname + location.search);
   }
-  token = localStorage.getItem("magboard-token") || "";
-  $("token-state").textContent = token ? "token saved" : "no token: actions are refused";
+  setToken(localStorage.getItem("magboard-token") || "");
+}
+
+function setToken(value) {
+  token = value;
+  refused = null;
+  showToken();
+}
+
+// Without the token (or with a wrong one) the page says at its top, in one sentence, where
+// to find it; the settings keep a field to paste it.
+function showToken() {
+  const banner = $("need-token");
+  banner.hidden = Boolean(token) && refused === null;
+  if (refused === 403) {
+    banner.firstChild.textContent = "This page's token is not the board's: open the link " +
+      "with the token that magboard printed when it started (“to play on the page, open " +
+      "http://…/#token=…”, in the terminal of ";
+  }
+  $("token-state").textContent = !token ? "No token yet: the page watches, and cannot act."
+    : refused === 403 ? "The token saved here is refused: it is not the board's."
+      : "A token is saved: the page can act.";
 }
 
 // ---------------------------------------------------------------- the board
 
 function buildBoard() {
   const board = $("board");
-  for (let rank = 7; rank >= 0; rank--) {
-    const row = document.createElement("div");
-    row.className = "rank";
-    row.setAttribute("role", "row");
-    for (let file = 0; file < 8; file++) {
-      const sq = rank * 8 + file;
-      const cell = document.createElement("div");
-      cell.className = "sq " + ((rank + file) % 2 ? "light" : "dark");
-      cell.setAttribute("role", "gridcell");
-      cell.id = "sq-" + squareName(sq);
-      cell.dataset.square = squareName(sq);
-      cell.tabIndex = sq === focused ? 0 : -1;
-      cell.innerHTML = '<span class="led"></span>';
-      cell.appendChild(MagboardPieces.element("."));  // the set's pieces (pieces.js)
-      cell.insertAdjacentHTML("beforeend", '<span class="disc" aria-hidden="true"></span>');
-      if (rank === 0) cell.insertAdjacentHTML("beforeend", `<span class="coord file" aria-hidden="true">${FILES[file]}</span>`);
-      if (file === 0) cell.insertAdjacentHTML("beforeend", `<span class="coord rank-label" aria-hidden="true">${rank + 1}</span>`);
-      cell.addEventListener("keydown", (e) => onKey(e, sq));
-      cell.addEventListener("focus", () => setFocus(sq, false));
-      row.appendChild(cell);
-      cells[sq] = cell;
-    }
-    board.appendChild(row);
+  for (let sq = 0; sq < 64; sq++) {
+    const file = sq % 8, rank = Math.floor(sq / 8);
+    const cell = document.createElement("div");
+    cell.className = "sq " + ((rank + file) % 2 ? "light" : "dark");
+    cell.setAttribute("role", "gridcell");
+    cell.id = "sq-" + squareName(sq);
+    cell.dataset.square = squareName(sq);
+    cell.tabIndex = sq === focused ? 0 : -1;
+    cell.innerHTML = '<span class="led"></span>';
+    cell.appendChild(MagboardPieces.element("."));  // the set's pieces (pieces.js)
+    cell.insertAdjacentHTML("beforeend", '<span class="disc" aria-hidden="true"></span>' +
+      `<span class="coord file" aria-hidden="true">${FILES[file]}</span>` +
+      `<span class="coord rank-label" aria-hidden="true">${rank + 1}</span>`);
+    cell.addEventListener("keydown", (e) => onKey(e, sq));
+    cell.addEventListener("focus", () => setFocus(sq, false));
+    cells[sq] = cell;
   }
+  layoutBoard("white");
   board.addEventListener("pointerdown", onPointerDown);
   board.addEventListener("pointermove", onPointerMove);
   board.addEventListener("pointerup", onPointerUp);
   board.addEventListener("pointercancel", () => { drag = null; });
 }
 
+// The ranks in the order seen from ``side``: its own first rank at the bottom, its files
+// from its left, the coordinates on its near edge and its left edge.
+function layoutBoard(side) {
+  bottom = side;
+  const board = $("board");
+  const rows = [];
+  for (let r = 0; r < 8; r++) {
+    const rank = side === "white" ? 7 - r : r;
+    const row = document.createElement("div");
+    row.className = "rank";
+    row.setAttribute("role", "row");
+    for (let f = 0; f < 8; f++) {
+      const file = side === "white" ? f : 7 - f;
+      const cell = cells[rank * 8 + file];
+      cell.classList.toggle("edge-file", r === 7);
+      cell.classList.toggle("edge-rank", f === 0);
+      row.appendChild(cell);
+    }
+    rows.push(row);
+  }
+  board.replaceChildren(...rows);
+  board.setAttribute("aria-label", `Chessboard, ${side} at the bottom`);
+  board.dataset.bottom = side;
+}
+
+// The king of the side to move, when it is in check.
+function checkedKing() {
+  if (!state.check) return -1;
+  return state.pieces.indexOf(state.turn === "white" ? "K" : "k");
+}
+
 function renderBoard() {
   const sensed = bitsOf(state.sensed);
   const blink = bitsOf(state.leds.blink);
+  const last = (state.last_move || []).map(squareIndex);
+  const king = checkedKing();
   for (let sq = 0; sq < 64; sq++) {
     const cell = cells[sq];
     const letter = state.pieces[sq];
@@ -102,6 +184,8 @@ function renderBoard() {
     cell.classList.toggle("lifted", letter !== "." && !isSensed);
     cell.classList.toggle("unknown", letter === "." && isSensed);
     cell.classList.toggle("in-hand", hand.includes(sq));
+    cell.classList.toggle("last", last.includes(sq));
+    cell.classList.toggle("check", sq === king);
     cell.dataset.piece = letter;
     cell.dataset.sensed = isSensed ? "1" : "0";
     cell.dataset.led = led;
@@ -113,6 +197,8 @@ function renderBoard() {
     } else {
       label += isSensed ? "a piece the game does not expect" : "empty";
     }
+    if (sq === king) label += ", in check";
+    if (last.includes(sq)) label += ", last move";
     if (led !== ".") label += `, light ${LED_NAME[led]}${blinking ? " blinking" : ""}`;
     cell.setAttribute("aria-label", label);
   }
@@ -127,7 +213,8 @@ function setFocus(sq, move = true) {
 
 function onKey(e, sq) {
   const file = sq % 8, rank = Math.floor(sq / 8);
-  const moves = { ArrowUp: [0, 1], ArrowDown: [0, -1], ArrowLeft: [-1, 0], ArrowRight: [1, 0] };
+  const toward = bottom === "white" ? 1 : -1;  // the arrows go the way the board is seen
+  const moves = { ArrowUp: [0, toward], ArrowDown: [0, -toward], ArrowLeft: [-toward, 0], ArrowRight: [toward, 0] };
   if (moves[e.key]) {
     const [df, dr] = moves[e.key];
     const f = Math.min(7, Math.max(0, file + df)), r = Math.min(7, Math.max(0, rank + dr));
@@ -187,12 +274,23 @@ function releaseCaptured() {
   hand = kept;
 }
 
-function clickSquare(sq) {
-  if (!state) return;
+// Whether this page may act now; if not, it says why (and nothing is ``done``).
+function mayAct(done = "moved") {
   if (!online) {
-    say("The board cannot be reached (the daemon is not running?): nothing was moved.", true);
-    return;
+    say(`The board cannot be reached (the daemon is not running?): nothing was ${done}.`, true);
+    return false;
   }
+  if (!token) {
+    showToken();
+    say(`Nothing was ${done}: this page has no token (see the top of the page).`, true);
+    window.scrollTo(0, 0);
+    return false;
+  }
+  return true;
+}
+
+function clickSquare(sq) {
+  if (!state || !mayAct()) return;
   if (!state.sim) {
     say("This is a real board: move its pieces by hand.");
     return;
@@ -243,6 +341,7 @@ function clearHand() {
   hand = [];
   handSide.clear();
   showHand();
+  if (state) renderBoard();
 }
 
 function showHand() {
@@ -261,13 +360,16 @@ function cellAt(x, y) {
 function onPointerDown(e) {
   const sq = cellAt(e.clientX, e.clientY);
   if (sq === null) return;
-  setFocus(sq);
+  // The keyboard goes on from here (Tab comes back to this square), and no focus ring is
+  // left on a square by the mouse: a square focused by the keys before lets go.
+  if (document.activeElement && document.activeElement.closest(".sq")) document.activeElement.blur();
+  setFocus(sq, false);
   drag = { start: sq, rest: null, moved: false };
   e.preventDefault();
 }
 
 function onPointerMove(e) {
-  if (!drag || !state || !state.sim || !online) return;
+  if (!drag || !state || !state.sim || !online || !token) return;
   const sq = cellAt(e.clientX, e.clientY);
   if (sq === null || sq === drag.start && !drag.moved) return;
   if (!drag.moved) {
@@ -322,9 +424,19 @@ function send(action, body) {
       const answer = await response.json().catch(() => ({}));
       if (!response.ok) {
         const why = answer.error || response.statusText;
-        say(`Refused (${response.status}): ${why}`, true);
-        if (response.status === 401 || response.status === 403) $("token").focus();
+        if (response.status === 401 || response.status === 403) {
+          refused = response.status;
+          showToken();
+          window.scrollTo(0, 0);
+          say(response.status === 401 ? "Refused (401): this page has no token (see the top of the page)"
+            : "Refused (403): wrong token (see the top of the page)", true);
+        } else {
+          say(`Refused (${response.status}): ${why}`, true);
+        }
         if (action === "sim") clearHand();
+      } else if (refused !== null) {
+        refused = null;
+        showToken();
       }
       // The board's pieces as they now stand (the simulator's answer), else the last state.
       const pieces = answer.sim_pieces || (state && state.sim_pieces);
@@ -346,56 +458,71 @@ function send(action, body) {
 
 // ---------------------------------------------------------------- asking first
 
-// Ask in the page's own dialog (modal, keyboard-usable, Escape cancels); true if confirmed.
-function confirmStep(title, text, ok) {
+// Ask in the page's own dialog (modal, keyboard-usable, Escape cancels): resolves to "ok",
+// "other" (a second answer, when ``second`` names it) or "" (cancelled).
+function ask(title, text, ok, second = null) {
   const dialog = $("confirm");
-  if (dialog.open) return Promise.resolve(false);  // one question at a time
+  if (dialog.open) return Promise.resolve("");  // one question at a time
   $("confirm-title").textContent = title;
   $("confirm-text").textContent = text;
   $("confirm-ok").textContent = ok;
+  $("confirm-other").hidden = !second;
+  $("confirm-other").textContent = second || "";
   dialog.returnValue = "";
   dialog.showModal();
   $("confirm-cancel").focus();  // the safe answer has the focus: Enter does not resign
   return new Promise((resolve) => {
-    dialog.addEventListener("close", () => resolve(dialog.returnValue === "ok"), { once: true });
+    dialog.addEventListener("close", () => resolve(dialog.returnValue), { once: true });
   });
 }
 
-// The side a resignation is for: the people's side against an engine or an online
-// opponent (as the board's own button), else the side to move.
-function resigningSide() {
+const confirmStep = async (title, text, ok) => (await ask(title, text, ok)) === "ok";
+
+// The sides a resignation may be for: the people's side against an engine or an online
+// opponent; with people on both sides either may resign (FIDE 5.1.2), the side to move first.
+function peopleSides() {
   const people = ["white", "black"].filter((side) => (state.players || {})[side] === "human");
-  return people.length === 1 ? people[0] : state.turn;
+  return people.length === 1 ? people : [state.turn, other(state.turn)];
 }
 
 async function askResign() {
   if (!state) return;
-  const side = resigningSide();
-  const other = side === "white" ? "black" : "white";
-  const result = side === "white" ? "0-1" : "1-0";
-  if (await confirmStep(`Resign for ${cap(side)}?`,
-    `${cap(other)} wins game ${state.game_id} (${result}). A resignation cannot be taken back.`,
-    `Resign for ${cap(side)}`)) {
-    send("button", { button: "resign" });
+  const sides = peopleSides();
+  const result = (side) => (side === "white" ? "0-1" : "1-0");
+  let answer;
+  if (sides.length === 1) {
+    const side = sides[0];
+    answer = await ask(`Resign for ${cap(side)}?`,
+      `${cap(other(side))} wins game ${state.game_id} (${result(side)}). A resignation cannot be taken back.`,
+      `Resign for ${cap(side)}`);
+  } else {
+    const [first, second] = sides;
+    answer = await ask("Resign?", `Who resigns? ${cap(first)} resigning: ${result(first)}; ` +
+      `${cap(second)} resigning: ${result(second)}. A resignation cannot be taken back.`,
+    `Resign for ${cap(first)}`, `Resign for ${cap(second)}`);
   }
+  if (answer === "ok") send("resign", { side: sides[0] });
+  else if (answer === "other") send("resign", { side: sides[1] });
 }
 
-async function askNewGame(fen) {
-  // Only a game being played has something to lose; it is kept (adjourned), not lost.
+// Whether a new game may start now: a game being played has something to lose; it is kept
+// (adjourned), not lost, and the page asks first.
+async function mayStartNewGame(fen) {
   if (state && state.result === "*" && !state.setup_pending && state.moves.length > 0) {
-    const what = `Game ${state.game_id} (${plies(state.moves.length)}, ${state.turn} to move) ` +
+    const what = `Game ${state.game_id} (${moveCount(state.moves.length)}, ${state.turn} to move) ` +
       (state.online ? "is an online game in progress: it is put aside on the board (it goes on online)."
         : "is not over: it is kept, adjourned, and can be resumed from the game list.");
     if (!await confirmStep(fen ? "Start a new game from this position?" : "Start a new game?",
-      what, "New game")) return;
+      what, "New game")) return false;
   }
   clearHand();
-  send("new_game", { fen });
+  return true;
 }
 
 function wireControls() {
   $("confirm-ok").addEventListener("click", () => $("confirm").close("ok"));
-  $("confirm-cancel").addEventListener("click", () => $("confirm").close("cancel"));
+  $("confirm-other").addEventListener("click", () => $("confirm").close("other"));
+  $("confirm-cancel").addEventListener("click", () => $("confirm").close(""));
   $("resign").addEventListener("click", askResign);
   for (const b of document.querySelectorAll("[data-button]")) {
     b.addEventListener("click", () => send("button", { button: b.dataset.button }));
@@ -414,33 +541,12 @@ function wireControls() {
   }
   $("takeback").addEventListener("click", () => send("takeback", {}));
   $("setup").addEventListener("click", () => { clearHand(); send("setup", {}); });
-  $("new-game").addEventListener("submit", (e) => {
-    e.preventDefault();
-    askNewGame($("fen").value.trim());
-  });
-  for (const id of ["engine-side", "engine-skill", "engine-depth", "engine-movetime"]) {
-    $(id).addEventListener("input", () => { opponentEdited = true; });
-  }
-  $("opponent").addEventListener("submit", async (e) => {
-    e.preventDefault();
-    const limit = (id) => ($(id).value.trim() === "" ? null : Number($(id).value));
-    const answer = await send("engine", {
-      side: $("engine-side").value,
-      skill: Number($("engine-skill").value),
-      depth: limit("engine-depth"),
-      movetime_ms: limit("engine-movetime"),
-    });
-    if (answer.ok) { opponentEdited = false; if (state) renderEngine(); }
-  });
-  $("touch-move").addEventListener("change", (e) => send("options", { touch_move: e.target.value }));
-  $("hints").addEventListener("change", (e) => send("options", { hints: e.target.checked }));
-  $("takeback-option").addEventListener("change", (e) => send("options", { takeback: e.target.checked }));
   $("token-form").addEventListener("submit", (e) => {
     e.preventDefault();
-    token = $("token").value.trim();
-    localStorage.setItem("magboard-token", token);
+    const value = $("token").value.trim();
+    localStorage.setItem("magboard-token", value);
     $("token").value = "";
-    $("token-state").textContent = token ? "token saved" : "no token: actions are refused";
+    setToken(value);
   });
 }
 
@@ -461,6 +567,34 @@ function followChoice(events) {
 
 // ---------------------------------------------------------------- the rest of the page
 
+// The squares the board asks to put right: those whose pieces differ from its target.
+function toPutRight() {
+  const wrong = bitsOf(state.sensed) ^ bitsOf(state.target);
+  const squares = [];
+  for (let sq = 0; sq < 64; sq++) if (has(wrong, sq)) squares.push(squareName(sq));
+  return squares;
+}
+
+function setupWords() {
+  const squares = toPutRight();
+  const where = squares.length <= 4 ? squares.join(" ") : `${squares.length} squares`;
+  const what = state.setup_pending || state.start_fen.startsWith("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR ")
+    ? "the start position" : "the position";
+  const sim = state.sim ? ", or press Set up the pieces" : "";
+  return squares.length
+    ? `New game: set up ${what}: ${where} to put right (red: take the piece off, blue: put one on)${sim}`
+    : "New game: the pieces stand; the game begins";
+}
+
+// A new game waits for its pieces: after New game (setup_pending), or a game started on
+// the pieces standing (from a position, or from the start screen) until they match it.
+let settingUp = null;     // the game being set up, from its new_game event
+
+function followSetup(events) {
+  for (const e of events) if (e.type === "new_game") settingUp = e.game_id;
+  if (state.in_sync || state.moves.length || settingUp !== state.game_id) settingUp = null;
+}
+
 function renderStatus() {
   const status = $("status");
   status.dataset.turn = state.turn;
@@ -469,12 +603,14 @@ function renderStatus() {
   status.dataset.board = state.board_state;
   let text;
   status.className = "";
-  if (state.setup_pending) {  // after New game, even while the last game's result stands
-    text = "New game: set up the start position (the lights show where)";
+  if (state.setup_pending || settingUp !== null) {
+    text = setupWords();  // after New game, even while the last game's result stands
     status.className = "out-of-sync";
   } else if (state.result !== "*") {
     text = `Game over: ${state.result} (${ending(state.termination, state.winner)})`;
     status.className = "over";
+  } else if (document.body.dataset.view === "start" && state.moves.length === 0 && state.in_sync) {
+    text = `Choose a game below, or just play: ${cap(state.turn)} begins`;
   } else {
     text = `${cap(state.turn)} to move${state.check ? " — check!" : ""}`;
     if (state.draw_offer) text += ` — ${state.draw_offer} offers a draw`;
@@ -485,12 +621,13 @@ function renderStatus() {
     starting: "The board is starting",
     store_failing: "The games store cannot be written (see the daemon's log): the game is kept and stored again as soon as it can be",
   }[state.board_state];
+  $("setup-line").hidden = !state.sim || (state.in_sync && !state.setup_pending);
   if (trouble) {
     status.textContent = trouble;
     status.className = "over";
     return;
   }
-  if (!state.in_sync && !state.setup_pending) {
+  if (!state.in_sync && status.className !== "out-of-sync") {
     text += " — the board does not match the game: follow the lights (red: empty, blue: fill)";
     status.className = "out-of-sync";
   }
@@ -521,6 +658,18 @@ function renderQuestion() {
   });
 }
 
+// The board's own files it could not use at its start (a hands journal set aside, and why).
+function renderNotices() {
+  const list = $("notices");
+  list.innerHTML = "";
+  for (const line of state.notices || []) {
+    const li = document.createElement("li");
+    li.textContent = line;
+    list.appendChild(li);
+  }
+}
+
+// The moves in two columns, a row per move number, as on Lichess.
 function renderMoves() {
   const list = $("moves");
   list.innerHTML = "";
@@ -530,8 +679,8 @@ function renderMoves() {
     const ply = i + (state.first_side === "black" ? 1 : 0);
     if (ply % 2 === 0 || li === null) {
       li = document.createElement("li");
-      li.insertAdjacentHTML("beforeend", `<span class="num">${number}.</span> `);
-      if (ply % 2 === 1) li.insertAdjacentHTML("beforeend", '<span class="skip">…</span> ');
+      li.insertAdjacentHTML("beforeend", `<span class="num">${number}.</span>`);
+      if (ply % 2 === 1) li.insertAdjacentHTML("beforeend", '<span class="skip">…</span>');
       list.appendChild(li);
       number++;
     }
@@ -539,7 +688,6 @@ function renderMoves() {
     span.className = "ply" + (i === state.moves.length - 1 ? " last" : "");
     span.textContent = san;
     li.appendChild(span);
-    li.appendChild(document.createTextNode(" "));
   });
   list.scrollTop = list.scrollHeight;
 }
@@ -548,19 +696,61 @@ function renderControls() {
   const playing = state.result === "*" && !state.setup_pending;
   document.body.classList.toggle("sim", state.sim);
   document.body.classList.toggle("no-sim", !state.sim);
+  const remote = state.online;  // a server decides this game
+  // After the game only what comes next: a new game, its review.
+  $("controls").hidden = state.result !== "*";
   $("resign").disabled = !playing;
+  $("resign").hidden = remote || state.result !== "*";  // online: resigned on Lichess (its panel)
   $("draw-offer").disabled = !playing;
   $("draw-accept").disabled = !playing || !state.draw_offer;
+  $("draw-accept").hidden = !state.draw_offer;
   $("claim-draw").disabled = !playing;
   $("adjust").disabled = !playing;
   $("hint").disabled = !playing;
+  $("hint").hidden = remote;
   $("takeback").disabled = !state.can_take_back;
+  $("promotion").hidden = !state.can_promote;
   for (const b of document.querySelectorAll("[data-piece]")) b.disabled = !state.can_promote;
-  $("touch-move").value = state.options.touch_move;
-  $("hints").checked = state.options.hints;
-  $("takeback-option").checked = state.options.takeback;
   $("pgn-current").href = `/games/${state.game_id}.pgn`;
   $("pgn-current").textContent = `Download this game (game ${state.game_id}, PGN)`;
+}
+
+// ---------------------------------------------------------------- players and orientation
+
+// The side seen from below: the people's against an engine or an online opponent, else as
+// the players chose (Flip board).
+function bottomSide() {
+  const people = ["white", "black"].filter((side) => (state.players || {})[side] === "human");
+  if (people.length === 1) return people[0];
+  return localStorage.getItem("magboard-bottom") === "black" ? "black" : "white";
+}
+
+function playerName(side) {
+  const who = (state.players || {})[side];
+  const header = (state.headers || {})[cap(side)];
+  if (who === "engine" && state.engine) return `${engineName(state.engine)} · ${levelWords(state.engine)}`;
+  const game = ((state.player_states || {}).lichess || {}).game;
+  if (who === "lichess" && game && game[side]) {
+    const seat = game[side];
+    return seat.rating ? `${seat.name} (${seat.rating})` : seat.name;
+  }
+  if (header) return header;
+  return cap(side);
+}
+
+function renderPlayers() {
+  const side = bottomSide();
+  if (side !== bottom) layoutBoard(side);
+  const playing = state.result === "*" && !state.setup_pending;
+  for (const [id, seat] of [["strip-bottom", side], ["strip-top", other(side)]]) {
+    const strip = $(id);
+    strip.dataset.side = seat;
+    strip.querySelector(".clock-face").dataset.side = seat;
+    strip.querySelector(".player-name").textContent = playerName(seat);
+    strip.classList.toggle("to-move", playing && state.turn === seat);
+  }
+  const people = ["white", "black"].filter((s) => (state.players || {})[s] === "human");
+  $("flip").hidden = people.length !== 2;
 }
 
 // ---------------------------------------------------------------- the engine
@@ -585,6 +775,15 @@ function engineName(e) {
   return e && e.engine && e.engine !== "engine" ? e.engine : "The engine";
 }
 
+// The engine's strength as players name it: a level of 1-8 (play.js), its Elo, or its
+// skill at full strength.
+function levelWords(e) {
+  const level = typeof levelOf === "function" ? levelOf(e) : null;
+  if (level) return `level ${level}`;
+  if (e.elo) return `Elo ${e.elo}`;
+  return e.skill === 20 ? "full strength" : `skill ${e.skill} of 20`;
+}
+
 // The hall broadcast's link ([broadcast]): connected, or what keeps the hall from the game.
 function renderBroadcast() {
   const b = state.broadcast;
@@ -600,23 +799,27 @@ function renderEngine() {
   const e = state.engine;
   const line = $("engine-status");
   if (!e) { line.hidden = true; return; }
-  if (!opponentEdited) {
-    $("engine-side").value = e.side;
-    $("engine-skill").value = e.skill;
-    $("engine-depth").value = e.depth === null ? "" : e.depth;
-    $("engine-movetime").value = e.movetime_ms === null ? "" : e.movetime_ms;
-  }
   const name = engineName(e);
   const text = {
     none: null,
-    thinking: `${name} (${e.side}, ${e.level}) is thinking…`,
+    thinking: `${name} (${e.side}, ${levelWords(e)}) is thinking, ${e.pace}…`,
     to_play: e.move && `${name} plays ${e.move.san}: move ${moveWords(e.move, state.pieces)}`,
     error: `${name} failed: ${e.error}`,
-    waiting: `${name} plays ${e.side} (${e.level}): your move`,
+    waiting: state.result === "*" ? `${name} plays ${e.side} (${levelWords(e)}, ${e.pace}): your move` : null,
   }[e.status];
   line.hidden = !text;
   line.textContent = text || "";
   line.dataset.status = e.status;
+}
+
+function optionsWords(e) {
+  const parts = [`touch-move: ${TOUCH_WORDS[e.touch_move] || e.touch_move}`,
+    e.takeback ? "take-backs allowed" : "no take-backs", e.hints ? "hints on" : "hints off"];
+  if (e.clock && e.clock !== "none") {
+    const clock = state && state.clock;
+    parts.push(`clock: ${clock && clock.control === e.clock ? clock.describe : e.clock}`);
+  }
+  return `Settings: ${parts.join(", ")}`;
 }
 
 function describe(e) {
@@ -639,7 +842,7 @@ function describe(e) {
     case "promotion_amended": return [`Promotion: ${e.san} (was ${e.replaces})`];
     case "touch_move": return [`Touch-move: the piece on ${e.square} was touched first (played ${e.played})`, true];
     case "claim_refused": return [`Draw claim refused: ${e.reason}`, true];
-    case "refused": return [`${e.button.replace("_", " ")} refused: ${e.reason}`, true];
+    case "refused": return [`${cap(e.button.replace(/_/g, " "))} refused: ${e.reason}`, true];
     case "game_over": return [`Game over: ${e.result} (${ending(e.termination, e.winner)})`];
     case "clock": return [clockWords(e), e.action === "penalty"];
     case "game_resumed": return [e.game_id
@@ -653,7 +856,7 @@ function describe(e) {
     case "hint": return [`Hint: ${e.san} (${moveWords(e, state.pieces)}), lit green`];
     case "engine_changed": return [e.side === "none"
       ? "Opponent: people on both sides"
-      : `Opponent: ${engineName(e)} plays ${e.side} (${e.level})`];
+      : `Opponent: ${engineName(e)} plays ${e.side} (${state && state.engine ? levelWords(state.engine) : e.level})`];
     case "engine_error": return [`Engine error: ${e.message}`, true];
     case "online_game": return [`Lichess game ${e.id}: you play ${e.color} against ${e.opponent}`];
     case "online_move": return [`Lichess: ${e.san} to play: move ${moveWords(e, state.pieces)}`];
@@ -661,7 +864,7 @@ function describe(e) {
     case "online_error": return [`Lichess: ${e.message}`, true];
     case "broadcast": return [`Hall broadcast: ${e.message}`, e.state !== "connected"];
     case "online_chat": return [`Lichess chat, ${e.username}: ${e.text}`];
-    case "options": return [`Options: touch-move ${e.touch_move}, take-backs ${e.takeback ? "on" : "off"}, hints ${e.hints ? "on" : "off"}${e.clock && e.clock !== "none" ? `, clock ${e.clock}` : ""}`];
+    case "options": return [optionsWords(e)];
     case "review_done": return [`The review of game ${e.game} is ready`];
     case "review_stopped": return [e.reason === "another game is reviewed" ? null
       : `The review of game ${e.game} stopped: ${e.reason}`];
@@ -672,7 +875,11 @@ function describe(e) {
 function clockWords(e) {
   if (e.action === "penalty") return e.why;
   if (e.action === "switch") return null;
-  if (e.action === "set") return e.control === "none" ? "Clock: none" : `Clock: ${e.control}`;
+  if (e.action === "set") {
+    const clock = state && state.clock;
+    return e.control === "none" ? "Clock: none"
+      : `Clock: ${clock && clock.control === e.control ? clock.describe : e.control}`;
+  }
   const by = { restart: "after the board restarted", button: "(button)", page: "(page)" }[e.by] || "";
   return `Clock: ${e.action} ${by}`.trim();
 }
@@ -693,7 +900,7 @@ function say(text, bad = false) {
 function fitMessages() {
   const list = $("messages");
   list.style.height = "";
-  const most = parseFloat(getComputedStyle(list).maxHeight) || 144;
+  const most = parseFloat(getComputedStyle(list).maxHeight) || 128;
   const items = [...list.children];
   let height = 0;
   for (let i = items.length - 1; i >= 0; i--) {
@@ -704,8 +911,6 @@ function fitMessages() {
   if (items.length && list.scrollHeight > most) list.style.height = `${Math.ceil(height)}px`;
   list.scrollTop = list.scrollHeight;
 }
-
-const plies = (n) => `${n} ${n === 1 ? "ply" : "plies"}`;
 
 async function loadGames() {
   shownPlies = state ? `${state.game_id}:${state.moves.length}:${state.result}` : null;
@@ -722,14 +927,13 @@ async function loadGames() {
       li.appendChild(a);
       const how = g.termination ? ` (${ending(g.termination, g.result !== "1/2-1/2")})` : "";
       const where = g.on_board ? " (on the board)" : g.result === "*" ? " (adjourned)" : "";
-      li.appendChild(document.createTextNode(`: ${g.result}${how}${where}, ${plies(g.plies)}, ${g.started.slice(0, 16).replace("T", " ")}`));
+      li.appendChild(document.createTextNode(`: ${g.result}${how}${where}, ${moveCount(g.plies)}, ${g.started.slice(0, 16).replace("T", " ")}`));
       if (g.plies > 0 && !(g.on_board && g.result === "*")) {
         const review = document.createElement("button");
         review.textContent = "Review";
         review.className = "review-open";
         review.title = `Game ${g.id} move by move${g.result !== "*" ? ", with the engine's review" : ""}`;
-        review.addEventListener("click", () => openReview(g.id, true));
-        li.appendChild(document.createTextNode(" "));
+        review.addEventListener("click", () => showReview(g.id, true));
         li.appendChild(review);
       }
       if (g.result === "*" && !g.on_board) {
@@ -738,7 +942,6 @@ async function loadGames() {
         resume.className = "resume";
         resume.title = `Put game ${g.id} back on the board (the game there is kept, adjourned)`;
         resume.addEventListener("click", () => send("resume", { game: g.id }).then(loadGames));
-        li.appendChild(document.createTextNode(" "));
         li.appendChild(resume);
       }
       list.appendChild(li);
@@ -748,30 +951,37 @@ async function loadGames() {
 
 function onMessage(data) {
   const message = JSON.parse(data);
-  const before = state;
   state = message.state;
-  document.dispatchEvent(new CustomEvent("magboard-state", { detail: state })); // lichess.js, review.js
   if (inFlight === 0 && state.sim_pieces) simOcc = bitsOf(state.sim_pieces);
   for (const sq of hand) if (has(simOcc, sq)) handSide.delete(sq);
   hand = hand.filter((sq) => !has(simOcc, sq));  // put back on the board
   releaseCaptured();
+  followSetup(message.events || []);
+  if ((state.player_states || {}).lichess) need("lichess");
+  if (state.result !== "*" && state.moves.length) need("review");
+  renderPlayers();
   renderBoard();
   renderStatus();
   renderAsks();
   renderQuestion();
+  renderNotices();
   renderMoves();
   renderControls();
   renderEngine();
   renderBroadcast();
   showHand();
+  // lichess.js, review.js, clock.js, play.js, sound.js
+  document.dispatchEvent(new CustomEvent("magboard-state", { detail: state }));
   for (const e of message.events || []) {
     const [text, bad] = describe(e);
     if (text) say(text, bad);
     else if (e.type === "move") $("announce").textContent = `${cap(e.side)}: ${e.san}`;
   }
   followChoice(message.events || []);
-  document.dispatchEvent(new CustomEvent("magboard-events", { detail: message.events || [] }));
-  // The list counts the game on the board's plies too: loaded again when they change.
+  if (!message.hello) {
+    document.dispatchEvent(new CustomEvent("magboard-events", { detail: message.events || [] }));
+  }
+  // The list counts the game on the board's moves too: loaded again when they change.
   if (shownPlies !== `${state.game_id}:${state.moves.length}:${state.result}`) loadGames();
 }
 
@@ -785,8 +995,8 @@ function setOnline(live) {
   $("offline").hidden = live;
   $("connection").textContent = live ? "live" : "disconnected: reconnecting…";
   if (!live) {
-    const controls = document.querySelectorAll("#play button, #side button, #side select, #side input");
-    greyed = [...controls].filter((c) => !c.disabled && !c.closest("#token-form"));
+    const controls = document.querySelectorAll("#panel button, #panel select, #panel input, #settings button, #settings input, #settings select");
+    greyed = [...controls].filter((c) => !c.disabled && !c.closest("#token-form, .dialog-head"));
     for (const control of greyed) control.disabled = true;
     clearHand();
   } else {

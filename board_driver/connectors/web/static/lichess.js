@@ -155,8 +155,7 @@
   function render(s) {
     const root = panel();
     if (!root || !s) return;
-    if (root.hidden || !root.querySelector("[data-part]")) build(root);
-    root.hidden = false;
+    if (!root.querySelector("[data-part]")) build(root);  // shown by play.js
     for (const [name, html] of Object.entries(parts(s))) {
       if (shown[name] !== html) {
         part(name).innerHTML = html;
@@ -166,14 +165,17 @@
     tick();
   }
 
-  document.addEventListener("magboard-state", (e) => {
-    const s = (e.detail?.player_states || {}).lichess;
+  function follow(state) {
+    const s = (state?.player_states || {}).lichess;
     if (!s) return;
     game = s.game;
     receivedAt = performance.now();
     render(s);
     if (!ticker) ticker = setInterval(tick, 250);
-  });
+  }
+  document.addEventListener("magboard-state", (e) => follow(e.detail));
+  // board.js loads this file once the daemon has Lichess on: the state as it stands first.
+  if (typeof state !== "undefined" && state) follow(state);
 
   document.addEventListener("click", async (e) => {
     const button = e.target.closest("#lichess button");

@@ -1,7 +1,8 @@
 // magboard's page: the review of a stored game (docs/web.md, "The review"): the game move by
 // move on a small board of its own, the engine's evaluation after each move as a chart, the
 // moves that lost the most marked (?! ? ??), the engine's better move on request, and the
-// review's progress while the daemon works it out. It uses board.js's $, send and say.
+// review's progress while the daemon works it out. It uses board.js's $, send, say and
+// state; board.js loads it when it is first needed (a game over, a Review button).
 "use strict";
 
 const MARK_SYMBOL = { inaccuracy: "?!", mistake: "?", blunder: "??" };
@@ -136,8 +137,8 @@ function drawMoves() {
     const number = moveNumber(move.ply);
     if (!li || number.endsWith(".")) {
       li = document.createElement("li");
-      li.insertAdjacentHTML("beforeend", `<span class="num">${number.replace("…", ".")}</span> `);
-      if (number.endsWith("…")) li.insertAdjacentHTML("beforeend", '<span class="skip">…</span> ');
+      li.insertAdjacentHTML("beforeend", `<span class="num">${number.replace("…", ".")}</span>`);
+      if (number.endsWith("…")) li.insertAdjacentHTML("beforeend", '<span class="skip">…</span>');
       list.appendChild(li);
     }
     const button = document.createElement("button");
@@ -217,6 +218,8 @@ function drawStatus() {
     text = `Reviewed by ${data.engine || "the engine"} (${data.limit || "its budget"} per position)`;
   } else if (data.result === "*") {
     text = "This game is not over: the engine reviews it when it is.";
+  } else if (progress && progress.status === "scheduled") {
+    text = "The engine starts its review of this game in a moment…";
   } else {
     offer = true;
     if (progress && ["stopped", "failed"].includes(progress.status)) {
@@ -321,8 +324,7 @@ function wireReview() {
   new ResizeObserver(() => { if (review.data) drawChart(); }).observe($("review-chart-box"));
 
   let first = true;
-  document.addEventListener("magboard-state", (e) => {
-    const s = e.detail;
+  const follow = (s) => {
     const engine = (s.player_states || {}).engine;
     const progress = engine && engine.review;
     const before = review.progress;
@@ -336,7 +338,9 @@ function wireReview() {
     const changed = !before || before.done !== progress.done || before.status !== progress.status;
     if (changed && progress.status === "running") refetchSoon();
     else if (changed) openReview(review.data.game);
-  });
+  };
+  document.addEventListener("magboard-state", (e) => follow(e.detail));
+  if (state) follow(state);  // loaded after the page: the state as it stands
   document.addEventListener("magboard-events", (e) => {
     for (const event of e.detail) {
       if (event.type === "game_over" && event.game_id) openReview(event.game_id);
@@ -344,4 +348,6 @@ function wireReview() {
   });
 }
 
-document.addEventListener("DOMContentLoaded", wireReview);
+// Loaded by board.js when first needed (a game over, a Review button): wired at once.
+if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", wireReview);
+else wireReview();

@@ -145,3 +145,81 @@ class PegasusApp(DgtApp):
         return sum(
             1 << ((7 - index // 8) * 8 + index % 8) for index, on in enumerate(self.occupied) if on
         )
+
+
+#: Chessnut's piece codes, as its API document lists them (0: empty).
+CHESSNUT_PIECES = ["", "q", "k", "b", "p", "n", "R", "P", "r", "B", "N", "Q", "K"]
+
+
+class ChessnutApp:
+    """An app's side of a Chessnut eBoard, written from Chessnut's API document
+    (``chessnutech/Chessnut_eBoards``): every message a kind byte, a length byte and that
+    many bytes; a position (``01 24``) read as the document's JavaScript reads it (bytes 2
+    to 33, h8 first, two squares a byte, the low four bits first); the battery (``2a``);
+    the rest kept as they came."""
+
+    def __init__(self) -> None:
+        self.buffer = bytearray()
+        self.messages: list[tuple[int, bytes]] = []
+        self.board = ""
+        self.battery: tuple[int, bool] | None = None
+
+    def feed(self, data: bytes) -> list[tuple[int, bytes]]:
+        self.buffer += data
+        found = []
+        while len(self.buffer) >= 2:
+            size = 2 + self.buffer[1]
+            if len(self.buffer) < size:
+                break
+            kind, body = self.buffer[0], bytes(self.buffer[2:size])
+            del self.buffer[:size]
+            found.append((kind, body))
+            if kind == 0x01:
+                assert len(body) == 36, f"a position is 36 bytes after its header: {body.hex()}"
+                self.board = self.read_position(bytes([0x01, 0x24]) + body)
+            elif kind == 0x2A:
+                assert len(body) == 2
+                self.battery = (body[0] & 0x7F, bool(body[0] & 0x80))
+        self.messages += found
+        return found
+
+    @staticmethod
+    def read_position(data: bytes) -> str:
+        """The document's FEN conversion (rank 8 first, each rank from the a-file)."""
+        fen, empty = "", 0
+        for row in range(8):
+            for col in range(7, -1, -1):
+                index = (row * 8 + col) // 2 + 2
+                value = data[index] & 0x0F if col % 2 == 0 else data[index] >> 4
+                piece = CHESSNUT_PIECES[value]
+                if piece == "":
+                    empty += 1
+                else:
+                    if empty:
+                        fen += str(empty)
+                    fen += piece
+                    empty = 0
+            if empty:
+                fen += str(empty)
+            if row < 7:
+                fen += "/"
+            empty = 0
+        return fen
+
+    def fen(self) -> str:
+        assert self.board, "no position read yet"
+        return self.board
+
+    def kinds(self) -> list[int]:
+        return [kind for kind, _ in self.messages]
+
+
+def chessnut_leds(*names: str) -> bytes:
+    """The document's LED command for the squares ``names`` (e.g. ``"e2"``): ``0a 08`` and a
+    byte a rank, rank 8 first; in each, as Chessnut's SDK and the public drivers set it, the
+    a-file is bit 7."""
+    rows = [0] * 8
+    for name in names:
+        file, rank = ord(name[0]) - ord("a"), int(name[1])
+        rows[8 - rank] |= 0x80 >> file
+    return bytes([0x0A, 0x08, *rows])

@@ -295,9 +295,11 @@ class Central:
         self.address = address
         self.mtu = mtu
         self.notifications: list[bytes] = []
+        #: Each notification with the characteristic it came on.
+        self.received: list[tuple[str, bytes]] = []
         self.too_long: list[bytes] = []
         self.arrived = asyncio.Event()
-        self.subscribed = False
+        self.subscribed_to: set[str] = set()
         self.on_notification: Callable[[bytes], None] | None = None
 
     def _device(self, connected: bool) -> dict[str, Variant]:
@@ -322,32 +324,39 @@ class Central:
             await self._stop_notify()
         await asyncio.sleep(0.02)
 
+    @property
+    def subscribed(self) -> bool:
+        return bool(self.subscribed_to)
+
     async def _stop_notify(self) -> None:
-        if self.subscribed:
-            self.subscribed = False
-            owner, path, _ = self.bluez.characteristic(self.uuids[2])
+        for uuid in sorted(self.subscribed_to):
+            self.subscribed_to.discard(uuid)
+            owner, path, _ = self.bluez.characteristic(uuid)
             await self.bluez.call(owner, path, "org.bluez.GattCharacteristic1", "StopNotify")
 
-    async def subscribe(self) -> Message:
-        owner, path, _ = self.bluez.characteristic(self.uuids[2])
-        self.bluez._signal_watchers.append(self._watch(owner, path))
-        self.subscribed = True
+    async def subscribe(self, uuid: str | None = None) -> Message:
+        """Subscribe to ``uuid`` (the notify characteristic given, if None)."""
+        uuid = uuid or self.uuids[2]
+        owner, path, _ = self.bluez.characteristic(uuid)
+        self.bluez._signal_watchers.append(self._watch(owner, path, uuid))
+        self.subscribed_to.add(uuid)
         return await self.bluez.call(owner, path, "org.bluez.GattCharacteristic1", "StartNotify")
 
-    def _watch(self, owner: str, path: str) -> Callable[[Message], None]:
+    def _watch(self, owner: str, path: str, uuid: str) -> Callable[[Message], None]:
         def watcher(message: Message) -> None:
             if (
                 message.sender == owner
                 and message.path == path
                 and message.member == "PropertiesChanged"
                 and "Value" in message.body[1]
-                and self.subscribed
+                and uuid in self.subscribed_to
             ):
                 value = bytes(message.body[1]["Value"].value)
                 if len(value) > self.mtu - 3:
                     self.too_long.append(value)
                     value = value[: self.mtu - 3]
                 self.notifications.append(value)
+                self.received.append((uuid, value))
                 if self.on_notification is not None:
                     self.on_notification(value)
                 self.arrived.set()
@@ -362,10 +371,13 @@ class Central:
             "type": Variant("s", kind),
         }
 
-    async def write(self, data: bytes, *, response: bool = True) -> list[Message]:
-        """Write ``data`` in pieces of the MTU less 3 (a long write, with a response, as
-        BlueZ hands it over: one WriteValue per piece, with its offset)."""
-        owner, path, _ = self.bluez.characteristic(self.uuids[1])
+    async def write(
+        self, data: bytes, *, response: bool = True, uuid: str | None = None
+    ) -> list[Message]:
+        """Write ``data`` to ``uuid`` (the write characteristic given, if None) in pieces
+        of the MTU less 3 (a long write, with a response, as BlueZ hands it over: one
+        WriteValue per piece, with its offset)."""
+        owner, path, _ = self.bluez.characteristic(uuid or self.uuids[1])
         replies = []
         size = self.mtu - 3
         for offset in range(0, len(data), size):

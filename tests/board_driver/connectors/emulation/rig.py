@@ -9,11 +9,17 @@ from typing import Any
 from board_driver.arbiter.tracker import GameOptions, Timing
 from board_driver.boardscript.script import Script
 from board_driver.connectors.emulation.chesslink import ChessLinkSession
+from board_driver.connectors.emulation.chessnut import ChessnutSession
 from board_driver.connectors.emulation.connector import Emulation
 from board_driver.connectors.emulation.dgt import DgtSession
 from board_driver.connectors.emulation.pegasus import PegasusSession
 from board_driver.physical.events import Button, Choose, Lift, Place
-from tests.board_driver.connectors.emulation.apps import ChessLinkApp, DgtApp, PegasusApp
+from tests.board_driver.connectors.emulation.apps import (
+    ChessLinkApp,
+    ChessnutApp,
+    DgtApp,
+    PegasusApp,
+)
 from tests.board_driver.connectors.emulation.fakes import (
     DEFAULT_TIMING,
     NO_TOUCH_MOVE,
@@ -22,8 +28,13 @@ from tests.board_driver.connectors.emulation.fakes import (
     VirtualClock,
 )
 
-SESSIONS = {"dgt": DgtSession, "chesslink": ChessLinkSession, "pegasus": PegasusSession}
-APPS = {"dgt": DgtApp, "chesslink": ChessLinkApp, "pegasus": PegasusApp}
+SESSIONS = {
+    "dgt": DgtSession,
+    "chesslink": ChessLinkSession,
+    "pegasus": PegasusSession,
+    "chessnut": ChessnutSession,
+}
+APPS = {"dgt": DgtApp, "chesslink": ChessLinkApp, "pegasus": PegasusApp, "chessnut": ChessnutApp}
 MOVE_EVENTS = ("move", "promotion_amended")
 
 

@@ -16,6 +16,7 @@ pytest.importorskip("dbus_fast")
 
 from board_driver.connectors.emulation.ble import BleTransport
 from board_driver.connectors.emulation.chesslink import ChessLinkSession
+from board_driver.connectors.emulation.chessnut import ChessnutSession
 from board_driver.connectors.emulation.connector import Emulation
 from board_driver.connectors.emulation.dgt import field
 from board_driver.connectors.emulation.gatt import PROFILES
@@ -24,8 +25,10 @@ from board_driver.connectors.emulation.view import START_OCCUPANCY
 from board_driver.physical.squares import square
 from tests.board_driver.connectors.emulation.apps import (
     ChessLinkApp,
+    ChessnutApp,
     PegasusApp,
     chesslink_command,
+    chessnut_leds,
 )
 from tests.board_driver.connectors.emulation.bluez_standin import (
     Central,
@@ -40,7 +43,11 @@ pytestmark = pytest.mark.skipif(
 )
 
 AFTER_E4 = START_OCCUPANCY & ~(1 << square("e2")) | 1 << square("e4")
-SESSIONS = {"pegasus": PegasusSession, "chesslink": ChessLinkSession}
+SESSIONS = {"pegasus": PegasusSession, "chesslink": ChessLinkSession, "chessnut": ChessnutSession}
+#: Chessnut's characteristics (its API document): the position, the commands, the answers.
+CHESSNUT_POSITION = "1b7e8262-2877-41c3-b46e-cf057c562023"
+CHESSNUT_COMMANDS = "1b7e8272-2877-41c3-b46e-cf057c562023"
+CHESSNUT_ANSWERS = "1b7e8273-2877-41c3-b46e-cf057c562023"
 
 
 @pytest.fixture
@@ -261,5 +268,106 @@ def test_no_bus_at_all_is_said_once_and_nothing_breaks(tmp_path, caplog):
             board.transport.write(b"anything")  # no app: dropped
             await board.emulation.stop()
         assert caplog.text.count("cannot reach the system D-Bus") == 1
+
+    asyncio.run(go())
+
+
+def test_a_chessnut_board_offers_its_three_services_and_the_name_chessnuts_apps_look_for(bus):
+    async def go() -> None:
+        bluez = await StandInBlueZ(bus.address).start()
+        transport = BleTransport(PROFILES["chessnut"], bus_address=bus.address)
+        transport.start(lambda data: None, lambda up, reason: None)
+        assert await bluez.until(lambda: bluez.applications and bluez.advertisements)
+        ((_, objects),) = bluez.applications.items()
+        services = sorted(
+            i["org.bluez.GattService1"]["UUID"].value[4:8]
+            for i in objects.values()
+            if "org.bluez.GattService1" in i
+        )
+        assert services == ["8261", "8271", "8281"]  # the third: ChessnutPy subscribes to it
+        assert bluez.characteristic(CHESSNUT_POSITION)[2]["Flags"] == ["notify"]
+        assert {"write", "write-without-response"} <= set(
+            bluez.characteristic(CHESSNUT_COMMANDS)[2]["Flags"]
+        )
+        assert bluez.characteristic(CHESSNUT_ANSWERS)[2]["Flags"] == ["notify"]
+        (advert,) = bluez.advertised()
+        assert advert["LocalName"] == "Chessnut Air"  # ChessnutPy: a name with "Chessnut Air"
+        assert advert["ServiceUUIDs"] == ["1b7e8261-2877-41c3-b46e-cf057c562023"]
+        transport.close()
+        bluez.stop()
+
+    asyncio.run(go())
+
+
+def test_a_chessnut_app_reads_whole_positions_leaves_mid_game_and_comes_back(bus):
+    async def go() -> None:
+        bluez = await StandInBlueZ(bus.address).start()
+        board = await Board("chessnut", bus.address).start()
+        assert await bluez.until(lambda: bluez.advertisements)
+        # BlueZ as a phone's central negotiates 517; Chessnut's document asks apps for 500.
+        phone = central_for(bluez, "chessnut", mtu=517)
+        app = ChessnutApp()
+        phone.on_notification = app.feed
+        await phone.connect()
+        await phone.subscribe(CHESSNUT_POSITION)
+        await phone.subscribe(CHESSNUT_ANSWERS)
+        await phone.subscribe("1b7e8283-2877-41c3-b46e-cf057c562023")  # as ChessnutPy does
+        await phone.write(bytes([0x21, 0x01, 0x00]))
+        assert await phone.until(lambda: app.board)
+        assert app.fen() == "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR"
+        # The position whole in one notification on its own characteristic; the answers on
+        # theirs (ChessnutPy reads each notification as one message).
+        assert [(u[4:8], len(d)) for u, d in phone.received] == [("8273", 3), ("8262", 38)]
+
+        await board.move("e2", "e4")
+        assert await phone.until(
+            lambda: app.board == "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR"
+        )
+        await phone.write(chessnut_leds("e7", "e5"))
+        assert await bluez.until(lambda: board.layer.lit() == {"e7": "c", "e5": "c"})
+        await phone.write(bytes([0x29, 0x01, 0x00]))
+        assert await phone.until(lambda: app.battery == (100, False))
+        assert all(len(d) <= phone.mtu - 3 for d in phone.notifications) and not phone.too_long
+
+        await phone.disconnect()  # mid-game: the app's lights go, the board shows itself
+        assert await bluez.until(lambda: board.layer.frame is None and bluez.advertisements)
+        await board.move("e7", "e5")  # played while the phone is away
+        await asyncio.sleep(0.3)
+
+        again, app = central_for(bluez, "chessnut", mtu=517), ChessnutApp()
+        again.on_notification = app.feed
+        await again.connect()
+        await again.subscribe(CHESSNUT_POSITION)
+        await again.subscribe(CHESSNUT_ANSWERS)
+        assert not app.messages  # nothing until the app asks for the report
+        await again.write(bytes([0x21, 0x01, 0x00]))
+        assert await again.until(
+            lambda: app.board == "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR"
+        )
+        await board.move("g1", "f3")
+        assert await again.until(
+            lambda: app.board == "rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R"
+        )
+        await board.emulation.stop()
+        bluez.stop()
+
+    asyncio.run(go())
+
+
+def test_a_chessnut_app_at_the_smallest_mtu_is_warned_of_in_the_journal(bus, caplog):
+    async def go() -> None:
+        bluez = await StandInBlueZ(bus.address).start()
+        board = await Board("chessnut", bus.address).start()
+        assert await bluez.until(lambda: bluez.advertisements)
+        phone = central_for(bluez, "chessnut")  # 23: an app that never asked for more
+        await phone.connect()
+        await phone.subscribe(CHESSNUT_POSITION)
+        with caplog.at_level(logging.WARNING, logger="magboard.emulation"):
+            await phone.write(bytes([0x21, 0x01, 0x00]))
+            assert await phone.until(lambda: len(phone.notifications) == 2)
+        assert [len(n) for n in phone.notifications] == [20, 18]  # cut, never cut short
+        assert "the app's MTU is 23: a 38-byte chessnut message" in caplog.text
+        await board.emulation.stop()
+        bluez.stop()
 
     asyncio.run(go())

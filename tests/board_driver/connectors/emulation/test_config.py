@@ -29,7 +29,13 @@ def test_off_by_default_and_on_with_a_protocol():
     [
         (
             'protocol = "uci"',
-            '[emulation] protocol: "uci" is not one of "none", "dgt", "chesslink", "pegasus"',
+            '[emulation] protocol: "uci" is not one of "none", "dgt", "chesslink", "pegasus", '
+            '"chessnut"',
+        ),
+        (
+            'protocol = "chessnut"',
+            '[emulation] transport: "serial" is not for protocol "chessnut" (Chessnut\'s boards '
+            'use "ble": transport = "ble")',
         ),
         ('transport = "usb"', '[emulation] transport: "usb" is not one of "serial", "ble"'),
         (

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from board_driver.clock.keeper import times_at
+from board_driver.clock.texts import times_at
 from board_driver.connectors.emulation.dgt import (
     CLOCK_MESSAGE,
     MSG_BWTIME,

@@ -46,6 +46,8 @@ async def _connect(rig: Rig, protocol: str) -> None:
         await rig.send(bytes([0x4B, 0x42]))  # update mode (nice), then a board dump
     elif protocol == "pegasus":
         await rig.send(bytes([0x42, 0x44]))  # a board dump, then update mode
+    elif protocol == "chessnut":
+        await rig.send(bytes([0x21, 0x01, 0x00]))  # the real-time report on
     else:
         await rig.send(chesslink_command("W0203") + chesslink_command("S"))
 
@@ -64,7 +66,7 @@ def _games_with(*features: str) -> list[int]:
     return found
 
 
-@pytest.mark.parametrize("protocol", ["dgt", "chesslink", "pegasus"])
+@pytest.mark.parametrize("protocol", ["dgt", "chesslink", "pegasus", "chessnut"])
 @pytest.mark.parametrize("index", [0, _games_with("=R")[0], _games_with("=B")[0]])
 def test_after_every_move_the_app_reads_the_games_position(protocol, index):
     asyncio.run(_after_every_move(protocol, index))
@@ -90,7 +92,7 @@ async def _after_every_move(protocol: str, index: int) -> None:
     await rig.stop()
 
 
-@pytest.mark.parametrize("protocol", ["dgt", "chesslink", "pegasus"])
+@pytest.mark.parametrize("protocol", ["dgt", "chesslink", "pegasus", "chessnut"])
 def test_board_events_after_the_games_events_tell_the_same(protocol):
     asyncio.run(_board_events_after(protocol))
 

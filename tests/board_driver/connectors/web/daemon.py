@@ -35,10 +35,13 @@ class WebDaemon(DaemonProcess):
         host: str = "127.0.0.1",
         port: int | None = None,
         wait_for: str = "web page: ",
+        script: str | None = None,
     ) -> None:
         self.port = port or free_port()
         write_config(directory, extra=f'[web]\nhost = "{host}"\nport = {self.port}\n{extra_config}')
-        super().__init__(directory, "--sim", script=None)
+        # ``script="-"``: board-script lines sent to its standard input (:meth:`send`), as
+        # typed at the terminal of ``make run``.
+        super().__init__(directory, *([] if script else ["--sim"]), script=script)
         #: The line that said the daemon is up (by default, the page's address).
         self.started_line = self._wait_for_line(wait_for)
         self.url = f"http://127.0.0.1:{self.port}/"

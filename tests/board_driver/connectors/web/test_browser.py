@@ -8,6 +8,7 @@ the page's screenshots to ``docs/``.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 from pathlib import Path
@@ -27,6 +28,8 @@ CHROMIUM_ARGS = [
     "--no-first-run",
 ]
 WAIT_MS = 10_000
+#: The two sizes the page is proven at (issue 34): a laptop, and a phone.
+SIZES = {"desktop": {"width": 1280, "height": 800}, "phone": {"width": 390, "height": 844}}
 
 
 @pytest.fixture(scope="module")
@@ -62,7 +65,7 @@ def open_page(browser, daemon, tmp_path):
         context = browser.new_context(
             accept_downloads=True,
             reduced_motion="reduce",  # blinking lights drawn steady: stable screenshots
-            viewport=context_options.pop("viewport", {"width": 1000, "height": 800}),
+            viewport=context_options.pop("viewport", SIZES["desktop"]),
             **context_options,
         )
         contexts.append(context)
@@ -84,6 +87,41 @@ def open_page(browser, daemon, tmp_path):
 def click(page, *squares: str) -> None:
     for name in squares:
         page.click(f"#sq-{name}")
+
+
+@contextlib.contextmanager
+def settings(page):
+    """The settings dialog open (its Close button after)."""
+    page.click("#settings-open")
+    page.locator("#settings").wait_for(state="visible")
+    yield
+    page.click("#settings-close")
+    page.locator("#settings").wait_for(state="hidden")
+
+
+def choose(page, name: str, value: str) -> None:
+    """A choice of the start screen or the settings (a radio button drawn as a button)."""
+    page.click(f"label:has(input[name='{name}'][value='{value}'])")
+
+
+def start_game(page, control: str = "3+2", **choices: str) -> None:
+    """From the start screen: the opponent (``mode``), the engine's ``level`` and ``colour``,
+    then a preset of the grid ("none": no clock)."""
+    for name, value in choices.items():
+        choose(page, name, value)
+    if control == "none":
+        page.click("#no-clock")
+    else:
+        page.click(f"#time-grid button[data-control='{control}']")
+    page.locator("#game").wait_for(state="visible")
+
+
+def no_sideways_scroll(page, what: str = "") -> None:
+    """Nothing wider than the window: no scrolling sideways (issue 34, item 4)."""
+    wide = page.evaluate(
+        "() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]"
+    )
+    assert wide[0] <= wide[1], (what, wide)
 
 
 def wait_moves(page, *sans: str) -> None:
@@ -119,8 +157,9 @@ def led(page, square: str) -> tuple[str, str]:
 
 def test_a_short_game_by_click_key_and_drag_with_hints_and_its_pgn(open_page, tmp_path):
     page = open_page()
-    page.check("#hints")
-    page.wait_for_selector("#messages li:text('hints on')")
+    with settings(page):
+        page.check("#hints")
+        page.wait_for_selector("#messages li:text('hints on')", state="attached")
     click(page, "f2", "f3")  # 1. f3 by two clicks
     wait_moves(page, "f3")
     assert page.locator("#status").inner_text().startswith("Black to move")
@@ -142,7 +181,6 @@ def test_a_short_game_by_click_key_and_drag_with_hints_and_its_pgn(open_page, tm
     page.wait_for_selector("#sq-g4[data-led='g']")
     assert led(page, "g3") == ("g", "0")
     assert page.locator("#sq-g2").get_attribute("aria-label") == "g2, white pawn, lifted"
-    page.locator("header").scroll_into_view_if_needed()  # ticking Hints scrolled down
     shot(page, tmp_path, "web-hints.png")
     click(page, "g2")  # put it back (a j'adoube-free replace: touch-move warns only)
     page.wait_for_selector("#sq-g2[data-sensed='1']")
@@ -202,8 +240,10 @@ def test_an_illegal_move_lights_what_to_put_right(open_page, daemon, tmp_path):
 
 def test_an_under_promotion_from_a_fen_set_up(open_page, daemon):
     page = open_page()
+    page.click("#settings-open")
     page.fill("#fen", "k7/4P3/8/8/8/4K3/8/8 w - - 0 1")
-    page.click("#new-game-button")
+    page.click("#new-game-button")  # the dialog closes on the new game
+    page.locator("#settings").wait_for(state="hidden")
     page.wait_for_selector("#sq-e3[data-piece='K']")
     # The lights guide the set-up: fill e3 (blue), empty the other pieces' squares (red).
     page.wait_for_selector("#sq-e3[data-led='b'][data-blink='1']")
@@ -227,34 +267,65 @@ def test_an_under_promotion_from_a_fen_set_up(open_page, daemon):
     assert '[FEN "k7/4P3/8/8/8/4K3/8/8 w - - 0 1"]' in text
     assert "1. e8=N" in text
     assert download.value.suggested_filename == f"magboard-game-{game}.pgn"
-    # Any stored game: the list links each one; the first game here is the one before.
-    page.wait_for_selector(f"#games a:text('Game {game}')")
+    # Any stored game: the list links each one. Game 1, put aside before a move was made
+    # in it, is not listed: nothing to resume (issue 34, item 7).
+    page.wait_for_selector(f"#games li:has-text('Game {game}:'):has-text('1 move')")
+    assert page.locator("#games li").count() == 1
     with page.expect_download() as download:
-        page.click("#games a:text-is('Game 1')")
-    assert '[Event "magboard game 1"]' in Path(download.value.path()).read_text()
+        page.click(f"#games a:text-is('Game {game}')")
+    assert f'[Event "magboard game {game}"]' in Path(download.value.path()).read_text()
 
 
-def test_actions_without_the_token_are_refused_and_the_page_says_so(open_page, daemon):
-    page = open_page(with_token=False, viewport={"width": 390, "height": 844})
-    # On a phone the squares stay readable.
-    assert page.locator("#sq-a1").bounding_box()["width"] >= 40
-    resign(page)
-    page.wait_for_selector("#messages li.bad:text('Refused (401)')")
+@pytest.mark.parametrize("size", SIZES)
+def test_the_printed_link_plays_on_first_open_and_without_it_the_top_says_where_it_is(
+    browser, daemon, size
+):
+    """Issue 34, item 1: the README's address without the token says at the top, in one
+    sentence, where the token is, and moves nothing (nothing drawn lifted); a wrong token
+    says so; the link the daemon prints plays at once on a newcomer's first open."""
+    context = browser.new_context(viewport=SIZES[size], reduced_motion="reduce")
+    page = context.new_page()
+    page.set_default_timeout(WAIT_MS)
+    page.goto(daemon.url)
+    page.wait_for_selector("#connection:text('live')")
+    banner = page.locator("#need-token")
+    assert banner.is_visible() and banner.bounding_box()["y"] < 120
+    words = " ".join(banner.inner_text().split())
+    assert words.startswith("To play from this page, open the link with the token that magboard")
+    assert "make run" in words and "journalctl -u magboard" in words
+    assert words.count(". ") == 0 and words.endswith(".")  # one sentence
+    assert page.locator("#sq-a1").bounding_box()["width"] >= 40  # on a phone too
     click(page, "e2")
-    page.wait_for_timeout(400)
-    assert daemon.state()["result"] == "*" and daemon.state()["sensed"] == "ffff00000000ffff"
-
-    page.fill("#token", "not-the-token")
-    page.click("#token-form button")
-    resign(page)
+    page.wait_for_selector("#messages li.bad:text('Nothing was moved: this page has no token')")
+    assert page.locator("#sq-e2.in-hand, #sq-e2.lifted").count() == 0
+    assert page.evaluate("window.scrollY") == 0  # the sentence at the top stays in view
+    with settings(page):
+        assert "No token yet" in page.locator("#token-state").inner_text()
+        page.fill("#token", "not-the-token")
+        page.click("#token-form button")
+    click(page, "e2")
     page.wait_for_selector("#messages li.bad:text('Refused (403): wrong token')")
-    assert daemon.state()["result"] == "*"
+    assert "is not the board's" in banner.inner_text() and banner.is_visible()
+    assert page.locator("#sq-e2.in-hand, #sq-e2.lifted").count() == 0
+    assert daemon.state()["sensed"] == "ffff00000000ffff"
+    assert "web: action sim refused (403)" in daemon.output()
+    context.close()
 
-    page.fill("#token", daemon.token)
-    page.click("#token-form button")
-    resign(page)
-    page.wait_for_selector("#status:text('Game over: 0-1 (resignation)')")
-    assert "web: action button refused (401)" in daemon.output()
+    # The link as the daemon printed it (the README's quick start says to open it).
+    line = next(x for x in daemon.output().splitlines() if "to play on the page, open " in x)
+    link = line.split("to play on the page, open ", 1)[1].strip()
+    assert link == f"{daemon.url}#token={daemon.token}"
+    context = browser.new_context(viewport=SIZES[size], reduced_motion="reduce")
+    page = context.new_page()
+    page.set_default_timeout(WAIT_MS)
+    page.goto(link)
+    page.wait_for_selector("#connection:text('live')")
+    assert not page.locator("#need-token").is_visible()
+    assert "#token" not in page.url  # kept by the browser, out of the address bar
+    click(page, "e2", "e4")
+    wait_moves(page, "e4")
+    no_sideways_scroll(page, "a game")
+    context.close()
 
 
 def test_a_capture_by_clicking_and_its_take_back(open_page, daemon):
@@ -277,24 +348,38 @@ def test_a_capture_by_clicking_and_its_take_back(open_page, daemon):
 
 
 PIECE_WORDS = {"p": "pawn", "n": "knight", "b": "bishop", "r": "rook", "q": "queen", "k": "king"}
-
-
-@pytest.mark.skipif(
+needs_stockfish = pytest.mark.skipif(
     not Path("/usr/games/stockfish").exists() and not shutil.which("stockfish"),
     reason="no Stockfish (as root: apt-get install stockfish; .ci/run does it)",
 )
-def test_the_engine_plays_black_its_move_in_words_and_a_hint(open_page, daemon):
-    page = open_page()
-    page.select_option("#engine-side", "black")
-    page.fill("#engine-skill", "0")
-    page.fill("#engine-depth", "1")
-    page.fill("#engine-movetime", "")
-    page.click("#engine-apply")
-    page.wait_for_selector("#messages li:text('plays black (skill 0, depth 1)')")
-    assert page.locator("#engine-side").input_value() == "black"
 
-    click(page, "e2", "e4")
-    wait_moves(page, "e4")
+
+@needs_stockfish
+@pytest.mark.parametrize("size", SIZES)
+def test_the_engine_by_level_on_its_clock_its_move_in_words_and_resign_for_the_human(
+    open_page, daemon, size, tmp_path
+):
+    """Issue 34, items 5 and 8: the engine chosen by level (Stockfish's UCI_Elo), the human
+    playing Black on the phone (the board turned), White on the desktop; what decides the
+    engine's time said ("on its clock"); Resign is the human's, whoever is to move."""
+    page = open_page(viewport=SIZES[size])
+    human = "white" if size == "desktop" else "black"
+    engine_side = "black" if human == "white" else "white"
+    with settings(page):  # a shallow search, for a quick test
+        page.fill("#engine-depth", "1")
+        page.click("#engine-apply")
+        page.wait_for_selector("#messages li:text('thinking is set')", state="attached")
+    start_game(page, "3+2", mode="engine", level="1", colour=human)
+    state = daemon.wait_state(lambda s: s["players"][engine_side] == "engine")
+    assert (state["engine"]["elo"], state["players"][human]) == (1350, "human")
+    assert page.locator("#board").get_attribute("data-bottom") == human
+    label = page.locator("#board").get_attribute("aria-label")
+    assert label == f"Chessboard, {human} at the bottom"
+    assert page.locator("#strip-top .player-name").inner_text().endswith("· level 1")
+    assert page.locator("#strip-bottom .player-name").inner_text() == human.capitalize()
+    if human == "white":
+        click(page, "e2", "e4")
+        wait_moves(page, "e4")
     page.wait_for_selector("#engine-status[data-status='to_play']")
     engine = daemon.state()["engine"]
     move, name = engine["move"], engine["engine"]
@@ -306,36 +391,49 @@ def test_the_engine_plays_black_its_move_in_words_and_a_hint(open_page, daemon):
     assert page.locator("#engine-status").inner_text() == words
     page.wait_for_selector(f"#messages li:text-is('{words}')")
     assert led(page, move["from"]) == ("c", "1") and led(page, move["to"]) == ("c", "1")
-
     click(page, move["from"], move["to"])  # the human plays the engine's move for it
-    wait_moves(page, "e4", move["san"])
     page.wait_for_selector("#engine-status[data-status='waiting']")
-    assert "your move" in page.locator("#engine-status").inner_text()
+    line = page.locator("#engine-status").inner_text()
+    pace = "on its clock (3+2), depth 1 at most"
+    assert line == f"{name} plays {engine_side} (level 1, {pace}): your move"
+    no_sideways_scroll(page, "an engine game")
+    if size == "phone":
+        page.wait_for_selector(f"#sq-{move['to']}[data-led='.']")  # after the move's flash
+        page.evaluate("() => scrollTo(0, document.getElementById('strip-top').offsetTop - 4)")
+        shot(page, tmp_path, "web-engine.png")
 
-    page.click("#hint")
-    page.wait_for_selector("#messages li:text('Hint: ')")
-    hint = daemon.state()["engine"]["hint"]
-    text = page.locator("#messages li:text('Hint: ')").inner_text()
-    assert text.startswith(f"Hint: {hint['san']} (the ") and text.endswith(", lit green")
-    assert f"from {hint['from']} to {hint['to']}" in text
-    assert led(page, hint["from"])[0] == "g" and led(page, hint["to"])[0] == "g"
+    if size == "desktop":
+        page.click("#hint")
+        page.wait_for_selector("#messages li:text('Hint: ')")
+        hint = daemon.state()["engine"]["hint"]
+        text = page.locator("#messages li:text('Hint: ')").inner_text()
+        assert text.startswith(f"Hint: {hint['san']} (the ") and text.endswith(", lit green")
+        assert f"from {hint['from']} to {hint['to']}" in text
+        assert led(page, hint["from"])[0] == "g" and led(page, hint["to"])[0] == "g"
+    # Resign is the human's side's, whoever is to move (the engine, after a take-back...).
+    page.click("#resign")
+    page.locator("#confirm").wait_for(state="visible")
+    assert page.locator("#confirm-title").inner_text() == f"Resign for {human.capitalize()}?"
+    assert page.locator("#confirm-other").is_hidden()
+    no_sideways_scroll(page, "the resign dialog")
+    page.click("#confirm-ok")
+    page.wait_for_selector(f"#status:text('Game over: {'0-1' if human == 'white' else '1-0'}')")
+    assert daemon.state()["winner"] == engine_side
 
-    # A promotion names the piece: black's only moves here promote the a-pawn.
-    page.fill("#fen", "7k/5K2/8/8/8/8/p7/1B6 b - - 0 1")
-    page.click("#new-game-button")
-    page.click("#confirm-ok")  # the game being played is kept, adjourned
-    page.wait_for_selector("#sq-b1[data-piece='B']")
-    page.click("#setup")
-    page.wait_for_selector("#engine-status[data-status='to_play']")
-    move = daemon.state()["engine"]["move"]
-    assert move["from"] == "a2" and move["promotion_piece"]
-    text = page.locator("#engine-status").inner_text()
-    assert text.startswith(f"{name} plays {move['san']}: move the pawn from a2 to ")
-    assert text.endswith(f", and promote to a {move['promotion_piece']}")
+    if size == "desktop":  # a promotion names the piece: black's only moves promote
+        page.click("#new-game")
+        page.click("#settings-open")
+        page.fill("#fen", "7k/5K2/8/8/8/8/p7/1B6 b - - 0 1")
+        page.click("#new-game-button")
+        page.wait_for_selector("#sq-b1[data-piece='B']")
+        page.click("#setup")
+        page.wait_for_selector("#engine-status[data-status='to_play']")
+        move = daemon.state()["engine"]["move"]
+        assert move["from"] == "a2" and move["promotion_piece"]
+        text = page.locator("#engine-status").inner_text()
+        assert text.startswith(f"{name} plays {move['san']}: move the pawn from a2 to ")
+        assert text.endswith(f", and promote to a {move['promotion_piece']}")
     assert page.errors == []
-
-
-SIZES = {"desktop": {"width": 1000, "height": 800}, "phone": {"width": 390, "height": 844}}
 
 
 @pytest.mark.parametrize("size", SIZES)
@@ -356,13 +454,14 @@ def test_captures_by_clicks_in_either_order_leave_the_hand_free(open_page, daemo
     wait_moves(page, "e4", "d5", "exd5", "Nf6", "Nf3", "c5")
     click(page, "d5", "c6", "c5")  # 4. dxc6 e.p.: the victim lifted last
     wait_moves(page, "e4", "d5", "exd5", "Nf6", "Nf3", "c5", "dxc6")
-    page.wait_for_selector("#hand:text-is('')")
+    page.wait_for_selector("#hand:text-is('')", state="attached")
     assert page.locator(".sq.in-hand").count() == 0
     click(page, "b7", "c6")  # the next click on an own piece lifts it: 4... bxc6
     wait_moves(page, "e4", "d5", "exd5", "Nf6", "Nf3", "c5", "dxc6", "bxc6")
-    # Item 7: the game list counts the game on the board live, in plies, without a reload.
+    # Item 7: the game list counts the game on the board live, in moves (as players count
+    # them: 1. e4 e5 is one), without a reload.
     game = daemon.state()["game_id"]
-    page.wait_for_selector(f"#games li:has-text('Game {game}:'):has-text('8 plies')")
+    page.wait_for_selector(f"#games li:has-text('Game {game}:'):has-text('4 moves')")
     state = daemon.state()
     assert state["in_sync"] and state["sensed"] == state["sim_pieces"]
     position = state["pieces"]
@@ -408,28 +507,30 @@ def test_on_a_phone_what_a_game_needs_is_just_below_the_board(open_page, tmp_pat
     messages start within half a screen below the board; a promotion piece chosen is
     pressed and said at once."""
     page = open_page(viewport=SIZES["phone"])
-    board = page.locator("#board").bounding_box()
-    below = board["y"] + board["height"]
-    for selector in ("#promotion", "#takeback", "#resign"):
-        box = page.locator(selector).bounding_box()
-        assert box["y"] < below + 844 / 2, (selector, box, below)
+    page.click("#settings-open")
     page.fill("#fen", "k7/4P3/8/8/8/4K3/8/8 w - - 0 1")
     page.click("#new-game-button")
     page.wait_for_selector("#sq-e3[data-piece='K']")
     page.click("#setup")
     page.wait_for_selector("#status[data-in-sync='true']")
+    board = page.locator("#board").bounding_box()
+    below = board["y"] + board["height"]
+    for selector in ("#promotion", "#takeback", "#resign"):
+        box = page.locator(selector).bounding_box()
+        assert box["y"] < below + 844 / 2, (selector, box, below)
     page.click("#promotion [data-piece='n']")  # before the pawn reaches the last rank
     page.wait_for_selector("#promotion [data-piece='n'][aria-pressed='true']")
     assert page.locator("#promotion [data-piece='q']").get_attribute("aria-pressed") == "false"
     page.wait_for_selector("#messages li:text('Promotion piece: knight')")
     messages = page.locator("#messages").bounding_box()
     assert messages["y"] < below + 844 / 2
-    page.mouse.wheel(0, 170)  # the board's lower ranks and the buttons below it
+    page.mouse.wheel(0, 330)  # the board's lower ranks and what comes below it
     page.wait_for_timeout(200)
     shot(page, tmp_path, "web-phone.png")
     click(page, "e7", "e8")
     wait_moves(page, "e8=N")
-    page.wait_for_selector("#promotion [data-piece='n'][aria-pressed='false']")
+    page.wait_for_selector("#promotion [data-piece='n'][aria-pressed='false']", state="attached")
+    no_sideways_scroll(page)
     assert page.errors == []
 
 
@@ -442,6 +543,10 @@ def test_an_adjourned_game_is_resumed_from_the_game_list(open_page, daemon):
     )
     assert status == 200, answer
     wait_moves(page)
+    page.click("#setup")  # a move in game 2, so that it is worth resuming
+    page.wait_for_selector("#status[data-in-sync='true']")
+    click(page, "e2", "e4")
+    wait_moves(page, "e4")
     first = page.locator("#games li", has_text="Game 1:")
     first.locator("text=(adjourned)").wait_for()
     first.locator("button.resume").click()

@@ -6,14 +6,20 @@ needs: Debian's chromium and the playwright package)."""
 from __future__ import annotations
 
 from tests.board_driver.connectors.web import test_browser as harness
-from tests.board_driver.connectors.web.test_browser import WAIT_MS, click, shot, wait_moves
+from tests.board_driver.connectors.web.test_browser import (
+    WAIT_MS,
+    click,
+    shot,
+    start_game,
+    wait_moves,
+)
 
 # The page tests' fixtures: Chromium, a daemon of its own, a page on it.
 browser, daemon, open_page = harness.browser, harness.daemon, harness.open_page
 
 
 def face(page, side: str):
-    return page.locator(f"#clock .clock-face[data-side='{side}']")
+    return page.locator(f".strip .clock-face[data-side='{side}']")
 
 
 def time_of(page, side: str) -> str:
@@ -40,21 +46,21 @@ def test_the_clock_runs_switches_on_a_move_by_hand_pauses_and_resumes(
     open_page, daemon, tmp_path
 ):
     page = open_page()
-    assert page.locator("#clock").is_hidden()  # no clock until one is chosen
-    page.select_option("#clock-preset", "3+2")
-    page.wait_for_selector("#clock:not([hidden])")
+    assert page.locator("#clock-bar").is_hidden()  # no clock until one is chosen
+    start_game(page, "3+2")  # from the start screen's grid
+    page.wait_for_selector("#clock-bar:not([hidden])")
     assert time_of(page, "white") == time_of(page, "black") == "3:00"
     assert "starts when White's first move is let go" in page.inner_text("#clock-status")
 
     click(page, "e2", "e4")  # White's first move, by hand on the simulated board: free
     wait_moves(page, "e4")
-    page.wait_for_selector("#clock .clock-face[data-side='black'].running")
+    page.wait_for_selector(".clock-face[data-side='black'].running")
     until_changed(page, "black", "3:00")  # Black's clock counts down on the page
     assert time_of(page, "white") == "3:00"
 
     click(page, "e7", "e5")
     wait_moves(page, "e4", "e5")
-    page.wait_for_selector("#clock .clock-face[data-side='white'].running")
+    page.wait_for_selector(".clock-face[data-side='white'].running")
     assert "running" not in face(page, "black").get_attribute("class")
     black = seconds(time_of(page, "black"))
     assert 178 < black <= 182  # 3:00 less the move, plus 2 s

@@ -12,7 +12,10 @@ from tests.board_driver.connectors.web.daemon import WebDaemon
 from tests.board_driver.connectors.web.png import piece_shares
 from tests.board_driver.connectors.web.test_browser import (
     SIZES,
+    choose,
     click,
+    no_sideways_scroll,
+    settings,
     wait_moves,
 )
 
@@ -51,59 +54,82 @@ def test_the_pieces_are_drawn_from_the_set_and_each_side_looks_its_colour(open_p
 
 
 @pytest.mark.parametrize("size", SIZES)
-def test_resign_and_new_game_ask_first_and_the_status_says_what_new_game_waits_for(
+def test_resign_for_either_side_new_game_asks_and_a_new_game_says_what_it_waits_for(
     open_page, daemon, size
 ):
+    """Issue 34, items 3, 7 and 8 (and issue 28's questions): a game started from the grid
+    leaves no empty game in the list; Resign asks for whom (either player, whoever is to
+    move); a new game while one is played asks first; after a game the new one says what
+    to put right, names the simulator's button, counts what moves meanwhile, and shows its
+    own clock."""
     page = open_page(viewport=SIZES[size])
+    page.click("#time-grid button[data-control='10+0']")  # game 1 untouched: put aside
+    page.wait_for_selector("#strip-bottom .clock-time:text-is('10:00')")
+    page.wait_for_selector("#games li:has-text('Game 2:')")
+    assert page.locator("#games li").count() == 1  # no empty game 1 to resume
+    click(page, "e2", "e4")
+    wait_moves(page, "e4")
     # On a phone Resign is not beside Offer draw: a row of its own, well apart.
     resign, offer = (
         page.locator("#resign").bounding_box(),
         page.locator("#draw-offer").bounding_box(),
     )
     assert resign["y"] >= offer["y"] + offer["height"] + 12, (resign, offer)
-    click(page, "e2", "e4")
-    wait_moves(page, "e4")
 
-    page.click("#resign")  # Black to move: the resignation would be Black's
+    page.click("#resign")  # people on both sides: either may resign, the side to move first
     dialog = page.locator("#confirm")
     dialog.wait_for(state="visible")
-    assert page.locator("#confirm-title").inner_text() == "Resign for Black?"
-    assert "White wins game 1 (1-0)" in page.locator("#confirm-text").inner_text()
+    assert page.locator("#confirm-title").inner_text() == "Resign?"
     assert page.locator("#confirm-ok").inner_text() == "Resign for Black"
+    assert page.locator("#confirm-other").inner_text() == "Resign for White"
+    question = page.locator("#confirm-text").inner_text()
+    assert "Black resigning: 1-0; White resigning: 0-1" in question
+    no_sideways_scroll(page, "the resign dialog")
     page.keyboard.press("Escape")  # Escape says no
     dialog.wait_for(state="hidden")
     page.click("#resign")
     dialog.wait_for(state="visible")
     page.keyboard.press("Enter")  # the focus is on Cancel: Enter says no too
     dialog.wait_for(state="hidden")
-    page.wait_for_timeout(300)
-    assert daemon.state()["result"] == "*"
 
-    page.click("#new-game-button")  # a game with a move: New game asks, and says it is kept
+    page.click("#new-game")  # the start screen; a game being played is asked about
+    page.locator("#start").wait_for(state="visible")
+    page.click("#time-grid button[data-control='5+0']")
     dialog.wait_for(state="visible")
     assert page.locator("#confirm-title").inner_text() == "Start a new game?"
     assert page.locator("#confirm-text").inner_text() == (
-        "Game 1 (1 ply, black to move) is not over: it is kept, adjourned, and can be resumed "
+        "Game 2 (1 move, black to move) is not over: it is kept, adjourned, and can be resumed "
         "from the game list."
     )
     page.click("#confirm-cancel")
     dialog.wait_for(state="hidden")
-    assert daemon.state()["game_id"] == 1
+    page.click("#start-back")
+    assert daemon.state()["game_id"] == 2 and daemon.state()["result"] == "*"
 
-    page.click("#resign")
-    page.click("#confirm-ok")
-    page.wait_for_selector("#status:text('Game over: 1-0 (resignation)')")
-    # After the game New game does not ask; until the pieces stand, the status says so.
-    page.click("#new-game-button")
-    page.wait_for_selector(
-        "#status:text-is('New game: set up the start position (the lights show where)')"
-    )
+    page.click("#resign")  # White resigns though Black is to move (FIDE 5.1.2)
+    page.click("#confirm-other")
+    page.wait_for_selector("#status:text('Game over: 0-1 (resignation)')")
+    assert page.locator("#resign").is_hidden() and page.locator("#controls").is_hidden()
+
+    # After the game New game does not ask; the new game says what it waits for.
+    page.click("#new-game")
+    page.click("#time-grid button[data-control='3+2']")
+    setting_up = "#status:text('New game: set up the start position: {} to put right')"
+    page.wait_for_selector(setting_up.format("e2 e4"))
+    assert "or press Set up the pieces" in page.locator("#status").inner_text()
+    assert page.locator("#setup").is_visible()
     assert not dialog.is_visible()
+    for side in ("white", "black"):  # the new game's clock, not the last one's
+        assert page.locator(f".clock-face[data-side='{side}'] .clock-time").inner_text() == "3:00"
     assert page.locator("#sq-e4").get_attribute("data-led") == "r"
+    click(page, "d2", "d4")  # moves meanwhile: the board says what is now to put right
+    page.wait_for_selector(setting_up.format("d2 e2 d4 e4"))
+    assert daemon.state()["moves"] == []  # not read as moves: the new game waits
     page.click("#setup")
     page.wait_for_selector("#status:text-is('White to move')")
-    assert daemon.state()["game_id"] == 2
-    # The board's own button is not asked: it resigns at once, as before.
+    assert daemon.state()["game_id"] == 3
+    assert "plies" not in page.locator("body").inner_text()  # players count moves
+    # The board's own button is not asked: it resigns at once, for the side to move.
     status, _ = daemon.request("api/button", {"button": "resign"}, token=daemon.token)
     assert status == 200
     page.wait_for_selector("#status:text('Game over: 0-1 (resignation)')")
@@ -113,9 +139,10 @@ def test_resign_and_new_game_ask_first_and_the_status_says_what_new_game_waits_f
 @pytest.mark.parametrize("size", SIZES)
 def test_the_messages_hold_no_moves_and_no_line_cut_at_the_top(open_page, size):
     page = open_page(viewport=SIZES[size])
-    for n, checked in enumerate((True, False) * 4):  # eight long messages: more than it holds
-        page.set_checked("#hints", checked)
-        page.wait_for_selector(f"#messages li:nth-child({n + 1})", state="attached")
+    with settings(page):
+        for n, checked in enumerate((True, False) * 4):  # eight long messages: more than fit
+            page.set_checked("#hints", checked)
+            page.wait_for_selector(f"#messages li:nth-child({n + 1})", state="attached")
     for move, sans in ((("e2", "e4"), ["e4"]), (("e7", "e5"), ["e4", "e5"])):
         click(page, *move)
         wait_moves(page, *sans)
@@ -123,7 +150,7 @@ def test_the_messages_hold_no_moves_and_no_line_cut_at_the_top(open_page, size):
     wait_moves(page, "e4", "e5", "Nf3")
     page.wait_for_timeout(300)
     texts = page.locator("#messages li").all_inner_texts()
-    assert len(texts) == 8 and all(t.startswith("Options: ") for t in texts), texts
+    assert len(texts) == 8 and all(t.startswith("Settings: touch-move: remind") for t in texts)
     assert page.locator("#announce").inner_text() == "White: Nf3"  # screen readers hear it
     # The box scrolls to its newest message with whole lines: its top is a message's top.
     box = page.locator("#messages").bounding_box()
@@ -143,6 +170,7 @@ def test_the_lichess_box_without_a_token_has_words_and_a_form_laid_out(browser, 
     try:
         page = context.new_page()
         page.goto(daemon.url)
+        choose(page, "mode", "lichess")  # the start screen's third way to play
         page.wait_for_selector("#lichess .lichess-message:text('log in with Lichess')")
         assert "no_token" not in page.locator("#lichess").inner_text()
         assert not page.locator("#lichess .lichess-connection").is_visible()

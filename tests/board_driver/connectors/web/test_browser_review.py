@@ -18,6 +18,7 @@ from tests.board_driver.connectors.web.test_browser import (
     SIZES,
     WAIT_MS,
     click,
+    no_sideways_scroll,
     shot,
     wait_moves,
 )
@@ -63,8 +64,15 @@ def test_a_game_over_is_reviewed_and_shown_move_by_move_with_its_chart(
         click(page, *SCHOLARS_MATE[2 * ply : 2 * ply + 2])
         wait_moves(page, *SANS[: ply + 1])
 
-    # The game is over: its review opens, and the daemon works it out with a progress bar.
+    # The game is over: its review opens, says it comes (issue 34, item 6: never "Not
+    # reviewed yet" and a button while it is about to start), and the daemon works it out
+    # with a progress bar.
     page.wait_for_selector("#review:not([hidden])")
+    page.wait_for_selector("#review-state:not(:empty)")
+    assert page.locator("#review-state").inner_text().startswith(
+        ("The engine starts its review of this game in a moment", "The engine reviews the game")
+    )
+    assert page.locator("#review-start").is_hidden()
     page.wait_for_selector("#review-progress:not([hidden])")
     assert page.locator("#review-state").inner_text().startswith("The engine reviews the game")
     page.wait_for_selector("#review-state:text('Reviewed by Stockfish')", timeout=60_000)
@@ -77,7 +85,20 @@ def test_a_game_over_is_reviewed_and_shown_move_by_move_with_its_chart(
     assert page.locator("#review-chart").bounding_box()["height"] > 80
     label = page.locator("#review-chart").get_attribute("aria-label")
     assert label.endswith("1 blunders")
-    # The moves, the blunder marked; picking it shows its position and what was better.
+    # The moves in two columns, a row per move number, each row whole: none wraps on a
+    # desktop, and a phone's list is not cut (no box scrolled past a half row).
+    rows = page.locator("#review-moves li")
+    assert rows.count() == 4
+    heights = {round(row.bounding_box()["height"]) for row in rows.all()}
+    assert len(heights) == 1, heights
+    for row in rows.all():
+        tops = {round(b.bounding_box()["y"]) for b in row.locator("button").all()}
+        assert len(tops) == 1, tops
+    box = page.locator("#review-moves").bounding_box()
+    last = rows.nth(3).bounding_box()
+    assert last["y"] + last["height"] <= box["y"] + box["height"] + 0.5
+    no_sideways_scroll(page, "the review")
+    # The blunder marked; picking it shows its position and what was better.
     blunder = page.locator("#review-moves button.mark-blunder")
     assert blunder.inner_text() == "Nf6??"
     blunder.click()
@@ -131,7 +152,8 @@ def test_a_stored_game_is_reviewed_from_the_game_list(browser, review_daemon):
     page.click("#confirm-ok")
     page.wait_for_selector("#review-state:text('Reviewed by')", timeout=60_000)
     page.click("#review-close")
-    page.click("#new-game-button")
+    page.click("#new-game")
+    page.click("#no-clock")  # a new game on the last one's pieces: the simulator sets them
     page.click("#setup")
     page.wait_for_selector("#status:text-is('White to move')")
     # Game 1 from the list: its moves and its stored review, while game 2 is played.

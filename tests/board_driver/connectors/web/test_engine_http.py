@@ -34,7 +34,8 @@ def test_the_opponent_needs_the_token_and_changes_nothing_without_it(web_daemon)
             {"side": "black", "depth": None, "movetime_ms": None},
             "both without limit; the engine needs one of them",
         ),
-        ({"side": "black", "elo": 1500}, "engine: unknown elo"),
+        ({"side": "black", "elo": 100}, "elo: 100 is not between 500 and 4000"),
+        ({"side": "black", "nodes": 100}, "engine: unknown nodes"),
     ],
 )
 def test_a_bad_opponent_is_refused_with_a_clear_message(web_daemon, body, message):
@@ -63,6 +64,16 @@ def test_a_level_is_set_from_the_page_and_shown_in_the_state(web_daemon):
     status, answer = web_daemon.request("api/engine", {"side": "none", "depth": None}, token=token)
     assert status == 400 and "needs a depth or a movetime_ms" in answer["error"]
     assert web_daemon.state()["engine"]["depth"] == 2
+    # A strength as players name it (issue 34): Stockfish's UCI_Elo; a skill replaces it.
+    status, answer = web_daemon.request(
+        "api/engine", {"side": "none", "elo": 1650, "movetime_ms": 500}, token=token
+    )
+    assert status == 200, answer
+    engine = web_daemon.state()["engine"]
+    assert (engine["elo"], engine["level"]) == (1650, "elo 1650, depth 2, 500 ms per move")
+    assert engine["pace"] == "0.5 s a move or depth 2"  # no clock: its own limit
+    status, answer = web_daemon.request("api/engine", {"side": "none", "skill": 3}, token=token)
+    assert web_daemon.state()["engine"]["elo"] is None
 
 
 def test_no_engine_found_is_refused_and_the_game_stays_between_people(tmp_path):

@@ -304,3 +304,65 @@ def test_the_clock_is_set_paused_adjusted_and_refused_with_reasons(web_daemon):
     assert web_daemon.request("api/clock", {"action": "resume"})[0] == 401  # no token
     web_daemon.request("api/options", {"clock": "none"}, token=token)
     assert web_daemon.wait_state(lambda s: s["clock"] is None)["options"]["clock"] == "none"
+
+
+def test_resign_for_a_side_the_last_move_and_a_new_game_set_up_with_its_clock(tmp_path):
+    """Issue 34: a resignation for the side chosen (whoever is to move), the last move's
+    squares, the coming game's clock while its pieces are set up (not the last game's
+    stopped one), and no empty game put aside in the list."""
+    daemon = WebDaemon(tmp_path)
+    token = daemon.token
+    try:
+        status, answer = daemon.request("api/new_game", {}, token=token)  # an untouched board
+        assert status == 200
+        state = daemon.wait_state(lambda s: s["game_id"] == 2)
+        status, games = daemon.request("api/games", method="GET")
+        assert [g["id"] for g in games] == [2]  # game 1, empty, is not listed
+
+        status, _ = daemon.request("api/options", {"clock": "3+2"}, token=token)
+        steps = {"steps": [["lift", "e2"], ["place", "e4"]]}
+        daemon.request("api/sim", steps, token=token)
+        state = daemon.wait_state(lambda s: s["moves"] == ["e4"])
+        assert state["last_move"] == ["e2", "e4"]
+        status, answer = daemon.request("api/resign", {"side": "none"}, token=token)
+        assert status == 400 and "side: 'none' is not white or black" in answer["error"]
+        # Black is to move; White resigns all the same (FIDE 5.1.2).
+        status, answer = daemon.request("api/resign", {"side": "white"}, token=token)
+        assert status == 200, answer
+        state = daemon.state()
+        assert (state["result"], state["winner"]) == ("0-1", "black")
+        assert state["clock"]["state"] == "stopped"
+
+        daemon.request("api/button", {"button": "new_game"}, token=token)
+        state = daemon.wait_state(lambda s: s["setup_pending"])
+        clock = state["clock"]
+        assert (clock["state"], clock["reason"], clock["white_ms"], clock["black_ms"]) == (
+            "waiting",
+            "setup",
+            180_000,
+            180_000,
+        )
+        assert clock["describe"] == "3 min for the game; 2 s added after every move"
+        daemon.request("api/setup", {}, token=token)
+        state = daemon.wait_state(lambda s: not s["setup_pending"])
+        assert state["clock"]["white_ms"] == 180_000 and state["last_move"] is None
+        status, games = daemon.request("api/games", method="GET")
+        assert [(g["id"], g["result"]) for g in games] == [(3, "*"), (2, "0-1")]
+    finally:
+        daemon.stop()
+
+
+def test_the_page_is_sent_compressed_to_a_browser_that_accepts_it(web_daemon):
+    """Issue 34: a phone loads a third of the bytes; the same page either way."""
+    import gzip
+
+    for path in ("", "static/board.js", "static/board.css"):
+        plain = urllib.request.urlopen(web_daemon.url + path, timeout=5)
+        body = plain.read()
+        assert "Content-Encoding" not in plain.headers
+        asked = urllib.request.Request(web_daemon.url + path, headers={"Accept-Encoding": "gzip"})
+        packed = urllib.request.urlopen(asked, timeout=5)
+        assert packed.headers["Content-Encoding"] == "gzip"
+        assert packed.headers["Vary"] == "Accept-Encoding"
+        squeezed = packed.read()
+        assert gzip.decompress(squeezed) == body and len(squeezed) < len(body) / 2

@@ -13,7 +13,7 @@ import stat
 
 import pytest
 
-from tests.board_driver.connectors.web.test_browser import WAIT_MS, browser  # noqa: F401
+from tests.board_driver.connectors.web.test_browser import WAIT_MS, browser, choose  # noqa: F401
 from tests.board_driver.players.lichess.online_daemon import WEB_TOKEN, OnlineDaemon
 
 
@@ -30,6 +30,7 @@ def open_page(browser):  # noqa: F811
         page.on("pageerror", lambda exc: page.errors.append(str(exc)))
         page.goto(daemon.url + f"#token={WEB_TOKEN}")
         page.wait_for_selector("#connection:text('live')")
+        choose(page, "mode", "lichess")  # the start screen's third way to play
         page.wait_for_selector("#lichess h2:text('Lichess')")
         return page
 
