@@ -104,6 +104,8 @@ class TrackerParts:
     _other_side: Color | None
     _expected: Move | None
     _hint: Move | None
+    _required: tuple[Move, ...] | None
+    _required_mates: bool
 
     if TYPE_CHECKING:
         # Steps of the tracker (tracker.py).
@@ -155,3 +157,4 @@ class TrackerParts:
         def _takeback_depth(self, quick: bool = False) -> int: ...
         def _take_back(self, depth: int, t: int) -> list[Event]: ...
         def _hint_squares(self) -> int: ...
+        def meets(self, move: Move) -> bool: ...

@@ -159,6 +159,8 @@ class Tracker(Amendments, Controls, Hands, Lights, NewGameSetup, OtherSide, Rere
         self._other_side: Color | None = None
         self._expected: Move | None = None
         self._hint: Move | None = None
+        self._required: tuple[Move, ...] | None = None
+        self._required_mates = False
         self._new_turn()
         self.board = self._committed if board is None else board
         self._reading.start_board = self.board  # after a restart: what stands, not the game
@@ -315,6 +317,7 @@ class Tracker(Amendments, Controls, Hands, Lights, NewGameSetup, OtherSide, Rere
         self._whys_said: set[str] = set()  # the reasons announced while out of sync
         self._expected = None
         self._hint = None
+        self._required = None  # a requirement holds for one turn (expected.py)
         # A lift of the piece just landed whose judgment waits for the next place (see
         # hands): its time and square, and the squares the other side's captures of it
         # land on or pass over.
@@ -338,8 +341,9 @@ class Tracker(Amendments, Controls, Hands, Lights, NewGameSetup, OtherSide, Rere
         return self._reading.allowed(move, self.options.touch_move)
 
     def _acceptable(self, move: Move) -> bool:
-        """May ``move`` be committed: allowed by touch-move, or accepted with a warning."""
-        return self.options.touch_move != "enforce" or self._allowed(move)
+        """May ``move`` be committed: allowed by touch-move, or accepted with a warning;
+        and one of the moves required of the side at the board, if some are (a puzzle's)."""
+        return (self.options.touch_move != "enforce" or self._allowed(move)) and self.meets(move)
 
     def _complete(self) -> Footprint | None:
         """The one legal move the board shows done, if any (the other side's pieces lifted
@@ -420,6 +424,9 @@ class Tracker(Amendments, Controls, Hands, Lights, NewGameSetup, OtherSide, Rere
         taken_back = self._judge_takeback(t, self._takeback_depth())
         if taken_back is not None:
             return taken_back
+        refused = violating is not None and not self.meets(violating.move)
+        if refused and violating is not None and violating.after == self.board:
+            return self._illegal(t, violating)  # a move made, not one asked for (require)
         if self._on_the_way(still=True):
             return self._read_whole(t, on_the_way=True) or []
         if violating is None and not self._rereading:
@@ -477,7 +484,13 @@ class Tracker(Amendments, Controls, Hands, Lights, NewGameSetup, OtherSide, Rere
             "fill": square_names(fill),
         }
         owed, _ = self._reading.touch.demand(self._reading.legal)
-        if violating is not None:
+        if violating is not None and not self.meets(violating.move):
+            # A legal move, but not one the side at the board is asked for (a puzzle's).
+            event["reason"] = "refused"
+            event["san"] = san = self._position.san(violating.move)
+            event["uci"] = str(violating.move)
+            why = f"{san} is not the move to play here"
+        elif violating is not None:
             event["reason"] = "touch_move"
             event["san"] = self._position.san(violating.move)
             event["square"] = square_name(owed) if owed is not None else None
