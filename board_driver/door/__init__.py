@@ -421,6 +421,11 @@ class Door(Protocol):
         ``game_id`` (see :meth:`set_game_data`); empty when nothing was."""
         ...
 
+    def all_game_data(self, name: str) -> dict[int, dict[str, str]]:
+        """What extension ``name`` stored with each game, by game number, oldest first
+        (games it stored nothing with are left out): a puzzle trainer's past results."""
+        ...
+
     def set_game_data(
         self, name: str, data: Mapping[str, str], *, game_id: int | None = None
     ) -> None:
@@ -496,6 +501,14 @@ class Door(Protocol):
 
     def show_hint(self, move: str | None) -> None:
         """Light a suggested move (UCI) for the side to move; None clears it."""
+        ...
+
+    def require(self, moves: Sequence[str] | None, *, mates: bool = False) -> None:
+        """The next move of the side at the board must be one of ``moves`` (UCI), or, with
+        ``mates``, any move that checkmates (a puzzle's solution): any other legal move
+        made is refused (``illegal``, reason ``refused``, with its ``san``) and the lights
+        show how to put it back. It holds for one move; None lifts it. ActionRefused on
+        the turn of a player away from the board, or for a move that is not legal."""
         ...
 
     async def command(

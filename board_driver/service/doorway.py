@@ -365,6 +365,17 @@ class BoardDoor:
     def game_data(self, name: str, game_id: int | None = None) -> dict[str, str]:
         return self._board.recorder.game_data(name, game_id)
 
+    def all_game_data(self, name: str) -> dict[int, dict[str, str]]:
+        recorder = self._board.recorder
+        found = recorder.store.all_game_data(name)
+        if recorder.game_id is not None:
+            current = recorder.game_data(name)  # what the store may not have taken yet
+            if current:
+                found[recorder.game_id] = current
+            else:
+                found.pop(recorder.game_id, None)
+        return dict(sorted(found.items()))
+
     def set_game_data(
         self, name: str, data: Mapping[str, str], *, game_id: int | None = None
     ) -> None:
@@ -494,6 +505,12 @@ class BoardDoor:
         except ValueError as exc:
             raise ActionRefused(str(exc)) from None
         self._board.announce([])
+
+    def require(self, moves: Sequence[str] | None, *, mates: bool = False) -> None:
+        try:
+            self._board.tracker.require(None if moves is None else list(moves), mates=mates)
+        except ValueError as exc:
+            raise ActionRefused(str(exc)) from None
 
     async def command(
         self, player: str, action: str, args: Mapping[str, Any] | None = None
