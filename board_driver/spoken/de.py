@@ -109,6 +109,7 @@ WORDS = {
     "why.touch_move": "berührt, geführt: die zuerst berührte Figur muss ziehen oder geschlagen werden",
     "why.touch_move_own": "berührt, geführt: {the_piece} auf {square} wurde berührt und muss ziehen",
     "why.touch_move_capture": "berührt, geführt: {the_piece} auf {square} wurde berührt und muss geschlagen werden",
+    "why.refused": "{move} ist hier nicht der Zug",
     "why.expected": "der zu spielende Zug ist {move}",
     "why.not_chosen": "{side} hat noch keinen Zug gewählt",
     "fix.back": "stellen Sie {piece_it} zurück auf {square}",

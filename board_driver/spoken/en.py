@@ -121,6 +121,7 @@ WORDS = {
     "why.touch_move": "touch-move: the piece touched first must be moved or taken",
     "why.touch_move_own": "touch-move: {the_piece} on {square} was touched and must be moved",
     "why.touch_move_capture": "touch-move: {the_piece} on {square} was touched and must be captured",
+    "why.refused": "{move} is not the move to play here",
     "why.expected": "the move to play is {move}",
     "why.not_chosen": "{side} has not chosen a move yet",
     "fix.back": "put it back on {square}",

@@ -109,6 +109,7 @@ WORDS = {
     "why.touch_move": "pieza tocada: la primera pieza tocada debe moverse o ser capturada",
     "why.touch_move_own": "pieza tocada: hay que mover {the_piece_acc} de {square}",
     "why.touch_move_capture": "pieza tocada: hay que capturar {the_piece_acc} de {square}",
+    "why.refused": "{move} no es la jugada aquí",
     "why.expected": "la jugada que hay que hacer es {move}",
     "why.not_chosen": "{side} aún no han elegido su jugada",
     "fix.back": "devuélva{piece_it} a {square}",

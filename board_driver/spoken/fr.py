@@ -111,6 +111,7 @@ WORDS = {
     "why.touch_move": "pièce touchée : la première pièce touchée doit être jouée ou prise",
     "why.touch_move_own": "pièce touchée : il faut jouer {the_piece_acc} en {square}",
     "why.touch_move_capture": "pièce touchée : il faut prendre {the_piece_acc} en {square}",
+    "why.refused": "{move} n'est pas le coup à jouer ici",
     "why.expected": "le coup à jouer est {move}",
     "why.not_chosen": "{side} n'ont pas encore choisi leur coup",
     "fix.back": "remettez-{piece_it} en {square}",

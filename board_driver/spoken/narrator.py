@@ -294,6 +294,8 @@ class Narrator:
         position = self.position
         if event.get("reason") == "touch_move":
             return why_touch_move(position, event.get("square"))
+        if event.get("reason") == "refused":  # a legal move, not the one asked for
+            return "why.refused", {"move": self.words.move(event.get("san", ""))}
         turn = side_of(position.turn)
         players = getattr(snapshot, "players", None) or {}
         if self.expected is not None and self.expected.get("side") == turn:

@@ -194,6 +194,7 @@ def catalogue(language: str) -> tuple[dict[str, str], set[str]]:
         words, "rnbqkbnr/pppp1ppp/8/4p3/3P4/8/PPP1PPPP/RNBQKBNR w KQkq - 0 2",
         {"b1": "c3"}, reason="touch_move", square="e5")  # fmt: skip
     out["illegal_touch_move"] = illegal(words, start, {"e2": "e4"}, reason="touch_move")
+    out["illegal_refused"] = illegal(words, start, {"e2": "e3"}, reason="refused", san="e3")
     out["illegal_expected"] = one(tell(words, [{"type": "illegal", "empty": ["f6"],
         "fill": ["b8"], "reason": "no_legal_move", "why": "x"}], snapshot(after_e4),
         fen=after_e4, expected={**engine, "san": "Nc6", "uci": "b8c6", "from": "b8",
