@@ -84,7 +84,11 @@ def test_a_run_of_puzzles_on_the_board(tmp_path: Path) -> None:
         answer = await door.command("puzzles", "start", {"file": str(puzzles)})
         assert answer["status"] == "setup" and answer["puzzle"]["id"] == "ladder1"
         assert "moves" not in str(answer["puzzle"].get("solution", ""))
-        # The start position's pieces off, then the ladder's kind by kind.
+        # The start position's pieces off, then the ladder's kind by kind; the board knows
+        # c1 holds the bishop, not the king the puzzle wants there, and says so.
+        await until(lambda: door.snapshot().setup is not None)
+        asks = door.snapshot().asks
+        assert "c1 holds the white bishop, not the white king: take it off." in asks
         lit = await set_up(daemon, board)
         assert lit == ["white king", "white rook", "black king"]
         await until(lambda: door.snapshot().expected == "h8g8")  # the opponent's move lit
