@@ -15,7 +15,7 @@ from board_driver.connectors.web import inputs
 from board_driver.connectors.web.inputs import InputError
 from board_driver.connectors.web.state import setup_target
 from board_driver.door import ActionRefused, Door
-from board_driver.physical.squares import square_name
+from board_driver.physical.squares import square, square_name
 
 log = logging.getLogger("magboard")
 
@@ -191,7 +191,15 @@ class Actions:
 
     async def do_setup(self, _body: dict) -> dict:
         self._sim()
-        target = setup_target(self.door.snapshot())
+        snap = self.door.snapshot()
+        target = setup_target(snap)
+        # A piece the board knows is the wrong one (the last game's rook where a king is
+        # wanted) comes off first, as hands would take it: then it goes on again with the rest.
+        wrong = [square(w["square"]) for w in (snap.setup or {}).get("wrong", ())]
+        if wrong:
+            await self.play_steps([("lift", sq) for sq in wrong])
+            spacing = snap.timing.get("pass_ms", 100) + snap.timing.get("debounce_ms", 30) + 30
+            await asyncio.sleep(spacing / 1000)
         async with self._sim_lock:
             log.info("web: simulated pieces set up as the lights ask")
             self.door.set_sim_pieces(target)

@@ -835,6 +835,10 @@ function describe(e) {
       if (e.fill && e.fill.length) what.push("fill " + e.fill.join(" "));
       let why = e.reason === "touch_move" ? ` (touch-move: ${e.san} must be played)` : "";
       if (e.why) why = ` (${e.why})`;  // the tracker's own words, when it gives them
+      // A legal move, not the one asked for (a puzzle's): the tracker says which it was.
+      if (e.reason === "refused") {
+        return [`Not the move: ${e.why || `${e.san} is not the move to play here`}: ${what.join(", ")}`, true];
+      }
       return [`Not a legal move${why}: ${what.join(", ")}`, true];
     }
     case "restored": return ["The board matches the game again"];
@@ -958,6 +962,7 @@ function onMessage(data) {
   releaseCaptured();
   followSetup(message.events || []);
   if ((state.player_states || {}).lichess) need("lichess");
+  if ((state.player_states || {}).puzzles) need("puzzles");
   if (state.result !== "*" && state.moves.length) need("review");
   renderPlayers();
   renderBoard();
