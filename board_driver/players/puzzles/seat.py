@@ -193,6 +193,8 @@ class PuzzleSeat:
         }
         if self.trainer is not None:
             out.update(self.trainer.describe())
+        else:
+            out["status"] = "idle"
         return out
 
     def configure(self, settings: Mapping[str, Any]) -> None:
@@ -267,6 +269,11 @@ class PuzzleSeat:
     async def start(self) -> PuzzleSeat:
         self.door.add_player(self)
         self.results = stored_results(self.door)
+        # A puzzle left on the board by the last run (the daemon stopped meanwhile): no run
+        # follows it now, so its opponent's side goes back to people, as an ordinary game.
+        for side, name in self.door.players().items():
+            if name == NAME:
+                self.door.set_player(side, HUMAN, new_games=False)
         self._follower = asyncio.get_running_loop().create_task(self._follow())
         section = self.section
         if section is not None and section.start:

@@ -10,10 +10,15 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from board_driver.physical.leds import Renderer, SimulatedLeds
 from board_driver.physical.sensing.sim import SimulatedBoard
 from board_driver.physical.squares import square
 from board_driver.players.puzzles.source import COLUMNS
-from board_driver.service.daemon import Daemon
+from board_driver.service.config import ConfigError, parse_config
+from board_driver.service.daemon import Daemon, Hardware
+from board_driver.service.notify import Notifier
 from board_driver.service.store import Store
 from tests.board_driver.service.test_door import carry, drain, make_daemon, run, until
 
@@ -163,3 +168,54 @@ def test_a_run_of_puzzles_on_the_board(tmp_path: Path) -> None:
         assert progress["streak"] == 1
 
     run(daemon, again)
+
+
+def test_a_puzzle_left_by_a_stopped_daemon_is_an_ordinary_game_after_its_restart(
+    tmp_path: Path,
+) -> None:
+    """The daemon stopped mid-puzzle: after its restart nobody waits for the puzzle's
+    opponent (its side is people's again), and the puzzle is no result."""
+    puzzles = tmp_path / "mine.csv"
+    puzzles.write_text(f"{KNIGHT}\n")
+    daemon, board = make_daemon(tmp_path)
+
+    async def scenario() -> None:
+        await daemon.door.command("puzzles", "start", {"file": str(puzzles)})
+        await set_up(daemon, board)
+        await until(lambda: daemon.door.snapshot().expected == "a5c4")
+        assert daemon.door.snapshot().players["black"] == "puzzles"
+
+    run(daemon, scenario)
+    daemon, board = make_daemon(tmp_path)
+
+    async def again() -> None:
+        door = daemon.door
+        await until(lambda: "puzzles" in door.snapshot().player_states)
+        snap = door.snapshot()
+        assert snap.players == {"white": "human", "black": "human"} and snap.awaiting is None
+        assert snap.start_fen == "6k1/5ppp/8/n7/8/8/5PPP/RR4K1 b - - 0 1"
+        assert state(daemon)["status"] == "idle" and state(daemon)["progress"]["played"] == 0
+
+    run(daemon, again)
+
+
+def test_the_config_starts_a_run_filtered_and_names_a_bad_value(tmp_path: Path) -> None:
+    config = (
+        f'[sensing]\nbackend = "sim"\n[leds]\nbackend = "sim"\n'
+        f'[store]\npath = "{tmp_path / "g.sqlite"}"\n[engine]\npath = "/nonexistent/engine"\n'
+        '[puzzles]\nstart = true\nrating = "1300-1500"\nthemes = "mateIn2"\n'
+    )
+    board = SimulatedBoard()
+    hardware = Hardware(board, SimulatedLeds(), Renderer().render, sim_board=board)
+    daemon = Daemon(parse_config(config), hardware, notifier=Notifier(environ={}))
+
+    async def scenario() -> None:
+        await until(lambda: state(daemon).get("status") == "setup")
+        puzzle = state(daemon)["puzzle"]
+        assert 1300 <= puzzle["rating"] <= 1500 and "mateIn2" in puzzle["themes"]
+        assert state(daemon)["file"] == "sample.csv"
+        assert state(daemon)["filters"] == "rated 1300 to 1500, themes: mateIn2"
+
+    run(daemon, scenario)
+    with pytest.raises(ConfigError, match=r"\[puzzles\] rating: .*LOW-HIGH"):
+        parse_config('[puzzles]\nrating = "hard ones"\n')
