@@ -369,6 +369,42 @@ class Narrator:
         return self._utter("to_play", self.to_play(event))
 
     _on_online_move = _on_engine_move
+    _on_puzzle_move = _on_engine_move  # a puzzle's opponent, lit as an engine's move is
+
+    # ------------------------------------------------------------------ puzzles
+
+    def _on_puzzle(self, event: dict, snapshot: Any) -> Utterance | None:
+        if "setup" not in self.say:
+            return None
+        fields = {"number": event.get("number", 1), "side": SideWords(event.get("player", "white"))}
+        if event.get("rating") is None:
+            return self._utter("setup", self.words.say("puzzle", **fields))
+        text = self.words.say("puzzle.rated", rating=event["rating"], **fields)
+        return self._utter("setup", text)
+
+    def _on_puzzle_right(self, event: dict, snapshot: Any) -> Utterance | None:
+        if "moves" not in self.say or not event.get("left"):
+            return None  # the last one: the result says it
+        return self._utter("move", self.words.say("puzzle.right"))
+
+    def _on_puzzle_hint(self, event: dict, snapshot: Any) -> Utterance | None:
+        if event.get("level", 1) >= 2:
+            return self._control("hint", move=self.words.move(event.get("san", "")))
+        piece = PieceWords(event.get("piece", "pawn"))
+        return self._control("puzzle.hint_piece", piece=piece, square=event.get("square", ""))
+
+    def _on_puzzle_done(self, event: dict, snapshot: Any) -> Utterance | None:
+        if "setup" not in self.say:
+            return None
+        result = event.get("result", "failed")
+        key = f"puzzle.{result}" if result in ("solved", "helped") else "puzzle.failed"
+        return self._utter("end", self.words.say(key, streak=event.get("streak", 0)))
+
+    def _on_puzzles_over(self, event: dict, snapshot: Any) -> Utterance | None:
+        if "setup" not in self.say:
+            return None
+        key = "puzzles.none_left" if event.get("reason") == "no puzzle left" else "puzzles.over"
+        return self._utter("setup", self.words.say(key))
 
     def to_play(self, event: dict) -> str:
         """The move a player away chose, and how to make it on the board."""

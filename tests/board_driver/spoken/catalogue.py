@@ -195,6 +195,23 @@ def catalogue(language: str) -> tuple[dict[str, str], set[str]]:
         {"b1": "c3"}, reason="touch_move", square="e5")  # fmt: skip
     out["illegal_touch_move"] = illegal(words, start, {"e2": "e4"}, reason="touch_move")
     out["illegal_refused"] = illegal(words, start, {"e2": "e3"}, reason="refused", san="e3")
+
+    # ---- puzzles (board_driver/players/puzzles)
+    out["puzzle"] = one(tell(words, [{"type": "puzzle", "number": 3, "player": "black",
+        "rating": None}]))  # fmt: skip
+    out["puzzle_rated"] = one(tell(words, [{"type": "puzzle", "number": 1, "player": "white",
+        "rating": 1450}]))  # fmt: skip
+    out["puzzle_right"] = one(tell(words, [{"type": "puzzle_right", "san": "Ra7", "left": 1}]))
+    out["puzzle_hint_piece"] = one(tell(words, [{"type": "puzzle_hint", "level": 1,
+        "square": "a1", "piece": "rook"}]))  # fmt: skip
+    out["puzzle_hint_move"] = one(tell(words, [{"type": "puzzle_hint", "level": 2,
+        "square": "a1", "piece": "rook", "san": "Ra7"}]))  # fmt: skip
+    for result in ("solved", "helped", "failed"):
+        out[f"puzzle_{result}"] = one(tell(words, [{"type": "puzzle_done", "result": result,
+            "streak": 4}]))  # fmt: skip
+    out["puzzles_none_left"] = one(tell(words, [{"type": "puzzles_over",
+        "reason": "no puzzle left"}]))  # fmt: skip
+    out["puzzles_over"] = one(tell(words, [{"type": "puzzles_over", "reason": "stopped"}]))
     out["illegal_expected"] = one(tell(words, [{"type": "illegal", "empty": ["f6"],
         "fill": ["b8"], "reason": "no_legal_move", "why": "x"}], snapshot(after_e4),
         fen=after_e4, expected={**engine, "san": "Nc6", "uci": "b8c6", "from": "b8",
