@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from board_driver.door import ActionRefused
 from board_driver.physical.leds import Renderer, SimulatedLeds
 from board_driver.physical.sensing.sim import SimulatedBoard
 from board_driver.physical.squares import square
@@ -219,3 +220,33 @@ def test_the_config_starts_a_run_filtered_and_names_a_bad_value(tmp_path: Path) 
     run(daemon, scenario)
     with pytest.raises(ConfigError, match=r"\[puzzles\] rating: .*LOW-HIGH"):
         parse_config('[puzzles]\nrating = "hard ones"\n')
+
+
+def test_a_pgn_puzzle_the_solver_moves_first_and_a_second_run_skips_what_was_solved(
+    tmp_path: Path,
+) -> None:
+    """A PGN puzzle as books set it (the side to move solves): no opponent's move first.
+    A second run of the same file leaves out the puzzle solved in the first."""
+    pgn = tmp_path / "book.pgn"
+    pgn.write_text(
+        '[Event "?"]\n[SetUp "1"]\n[FEN "1R1r2k1/p4ppp/2r5/3p4/P2P4/6nP/6PK/R7 w - - 1 30"]\n'
+        '[PuzzleId "book1"]\n\n30. Rxd8# *\n'
+    )
+    daemon, board = make_daemon(tmp_path)
+
+    async def scenario() -> None:
+        door = daemon.door
+        await door.command("puzzles", "start", {"file": str(pgn)})
+        await set_up(daemon, board)
+        await until(lambda: state(daemon)["status"] == "your_move")
+        assert door.snapshot().players == {"white": "human", "black": "puzzles"}
+        assert door.snapshot().expected is None  # no opponent's move: the solver's turn
+        await step(daemon, board, "lift", "d8")  # the rook taken first, then Rxd8#
+        await carry(board, daemon, "b8", "d8")
+        await until(lambda: state(daemon)["status"] == "over")
+        last = state(daemon)["last"]
+        assert (last["id"], last["result"], last["streak"]) == ("book1", "solved", 1)
+        with pytest.raises(ActionRefused, match=r"no puzzle to play in book\.pgn"):
+            await door.command("puzzles", "start", {"file": str(pgn)})
+
+    run(daemon, scenario)
