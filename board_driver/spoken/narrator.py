@@ -126,6 +126,9 @@ class Narrator:
         self._lifted: set[str] = set()
         self._engine_failed = False
         self._check_said = False
+        #: The kind-by-kind set-up: the group last said, the wrong squares said.
+        self._kind_said: int | None = None
+        self._wrong_said: set[str] = set()
 
     # ------------------------------------------------------------------ helpers
 
@@ -446,9 +449,42 @@ class Narrator:
     def _on_new_game_pending(self, event: dict, snapshot: Any) -> Utterance | None:
         self.expected = None
         self.fix = None
+        self._kind_said, self._wrong_said = None, set()
         if "setup" not in self.say:
             return None
         return self._utter("setup", self.setup(event.get("missing", ()), event.get("extra", ())))
+
+    def _on_setup(self, event: dict, snapshot: Any) -> Utterance | None:
+        """A position set up kind by kind: the kind due when it changes (its squares
+        still empty), and each square the board knows holds the wrong piece, once."""
+        if "setup" not in self.say:
+            return None
+        words = self.words
+        parts = []
+        for wrong in event.get("wrong", ()):
+            if wrong["square"] in self._wrong_said:
+                continue
+            self._wrong_said.add(wrong["square"])
+            held, wanted = _piece(wrong["holds"]), _piece(wrong["wants"])
+            parts.append(words.say("setup.wrong", square=wrong["square"], held=held, wanted=wanted))
+        group = event.get("group")
+        if group is not None and group["missing"] and event.get("number") != self._kind_said:
+            self._kind_said = event.get("number")
+            parts.append(words.say("setup.kind", piece=_piece(group), squares=group["missing"]))
+        return self._utter("setup", " ".join(parts)) if parts else None
+
+    def _on_setup_early(self, event: dict, snapshot: Any) -> Utterance | None:
+        if "setup" not in self.say:
+            return None
+        text = self.words.say("setup.early", square=event.get("square", ""), piece=_piece(event))
+        return self._utter("setup", text)
+
+    def _on_setup_done(self, event: dict, snapshot: Any) -> Utterance | None:
+        self._kind_said, self._wrong_said = None, set()
+        unchecked = [u["square"] for u in event.get("unchecked", ())]
+        if "setup" not in self.say or not unchecked:
+            return None
+        return self._utter("setup", self.words.say("setup.unchecked", squares=unchecked))
 
     def setup(self, missing: Any, extra: Any) -> str:
         """What to put on the board (and take off it) for a new game."""
@@ -595,3 +631,8 @@ class Narrator:
         else:
             text = asks.file(self.words, self.position, name[0])
         return self._utter("ask", text)
+
+
+def _piece(named: dict) -> PieceWords:
+    """A piece as events name it (``{"side": "white", "piece": "rook"}``), its colour said."""
+    return PieceWords(named.get("piece", "piece"), named.get("side"))

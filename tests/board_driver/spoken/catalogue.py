@@ -196,6 +196,16 @@ def catalogue(language: str) -> tuple[dict[str, str], set[str]]:
     out["illegal_touch_move"] = illegal(words, start, {"e2": "e4"}, reason="touch_move")
     out["illegal_refused"] = illegal(words, start, {"e2": "e3"}, reason="refused", san="e3")
 
+    # ---- a position set up kind by kind (board_driver/arbiter/kinds.py)
+    rook, knight = {"side": "white", "piece": "rook"}, {"side": "white", "piece": "knight"}
+    out["setup_kind_and_wrong"] = one(tell(words, [{"type": "setup", "number": 3, "groups": 12,
+        "group": {**rook, "squares": ["a1", "h1"], "missing": ["h1"], "unchecked": []},
+        "extra": ["h3"], "wrong": [{"square": "g1", "holds": rook, "wants": knight}],
+        "early": []}]))  # fmt: skip
+    out["setup_early"] = one(tell(words, [{"type": "setup_early", "square": "g8", "side": "black",
+        "piece": "knight", "due": {"side": "black", "piece": "rook"}}]))  # fmt: skip
+    out["setup_unchecked"] = one(tell(words, [{"type": "setup_done", "fen": STARTING_FEN,
+        "unchecked": [{"square": "g8", "side": "black", "piece": "knight"}]}]))  # fmt: skip
     # ---- puzzles (board_driver/players/puzzles)
     out["puzzle"] = one(tell(words, [{"type": "puzzle", "number": 3, "player": "black",
         "rating": None}]))  # fmt: skip
