@@ -38,12 +38,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection
-from dataclasses import dataclass
 from typing import Any
 
 from board_driver.physical.squares import square, square_name, squares_of
 from board_driver.spoken import asks
 from board_driver.spoken.asks import answer
+from board_driver.spoken.puzzle_speech import PuzzleSpeech
 from board_driver.spoken.reasons import (
     Sentence,
     piece_on,
@@ -52,6 +52,7 @@ from board_driver.spoken.reasons import (
     why_illegal,
     why_touch_move,
 )
+from board_driver.spoken.utterance import Utterance
 from board_driver.spoken.words import PieceWords, SideWords, Words, mover_kind
 from rules import STARTING_FEN, Position
 
@@ -72,11 +73,6 @@ CATEGORIES = (
     "setup",
     "clock",
 )
-#: The kinds of utterance that are news of the game: a newer one makes what was being
-#: said stale.
-URGENT = frozenset(
-    {"move", "done", "to_play", "check", "end", "illegal", "restored", "touch_move", "setup"}
-)
 #: The readings of a question after a restart, as the daemon words them: moves in SAN,
 #: then perhaps the piece still in the hand.
 _IN_HAND = re.compile(
@@ -90,20 +86,7 @@ _REFUSALS = {
 _START = Position()
 
 
-@dataclass(frozen=True)
-class Utterance:
-    """One thing to say: its words, what it is about (``kind``), and whether it is news of
-    the game that cuts short what was being said (``urgent``)."""
-
-    text: str
-    kind: str
-
-    @property
-    def urgent(self) -> bool:
-        return self.kind in URGENT
-
-
-class Narrator:
+class Narrator(PuzzleSpeech):
     """Turns the door's events into utterances (see the module docstring). ``say``: the
     categories to say; ``snapshot``: the board as it stands when the narrator starts."""
 
@@ -374,41 +357,6 @@ class Narrator:
     _on_online_move = _on_engine_move
     _on_puzzle_move = _on_engine_move  # a puzzle's opponent, lit as an engine's move is
 
-    # ------------------------------------------------------------------ puzzles
-
-    def _on_puzzle(self, event: dict, snapshot: Any) -> Utterance | None:
-        if "setup" not in self.say:
-            return None
-        fields = {"number": event.get("number", 1), "side": SideWords(event.get("player", "white"))}
-        if event.get("rating") is None:
-            return self._utter("setup", self.words.say("puzzle", **fields))
-        text = self.words.say("puzzle.rated", rating=event["rating"], **fields)
-        return self._utter("setup", text)
-
-    def _on_puzzle_right(self, event: dict, snapshot: Any) -> Utterance | None:
-        if "moves" not in self.say or not event.get("left"):
-            return None  # the last one: the result says it
-        return self._utter("move", self.words.say("puzzle.right"))
-
-    def _on_puzzle_hint(self, event: dict, snapshot: Any) -> Utterance | None:
-        if event.get("level", 1) >= 2:
-            return self._control("hint", move=self.words.move(event.get("san", "")))
-        piece = PieceWords(event.get("piece", "pawn"))
-        return self._control("puzzle.hint_piece", piece=piece, square=event.get("square", ""))
-
-    def _on_puzzle_done(self, event: dict, snapshot: Any) -> Utterance | None:
-        if "setup" not in self.say:
-            return None
-        result = event.get("result", "failed")
-        key = f"puzzle.{result}" if result in ("solved", "helped") else "puzzle.failed"
-        return self._utter("end", self.words.say(key, streak=event.get("streak", 0)))
-
-    def _on_puzzles_over(self, event: dict, snapshot: Any) -> Utterance | None:
-        if "setup" not in self.say:
-            return None
-        key = "puzzles.none_left" if event.get("reason") == "no puzzle left" else "puzzles.over"
-        return self._utter("setup", self.words.say(key))
-
     def to_play(self, event: dict) -> str:
         """The move a player away chose, and how to make it on the board."""
         words = self.words
@@ -453,38 +401,6 @@ class Narrator:
         if "setup" not in self.say:
             return None
         return self._utter("setup", self.setup(event.get("missing", ()), event.get("extra", ())))
-
-    def _on_setup(self, event: dict, snapshot: Any) -> Utterance | None:
-        """A position set up kind by kind: the kind due when it changes (its squares
-        still empty), and each square the board knows holds the wrong piece, once."""
-        if "setup" not in self.say:
-            return None
-        words = self.words
-        parts = []
-        for wrong in event.get("wrong", ()):
-            if wrong["square"] in self._wrong_said:
-                continue
-            self._wrong_said.add(wrong["square"])
-            held, wanted = _piece(wrong["holds"]), _piece(wrong["wants"])
-            parts.append(words.say("setup.wrong", square=wrong["square"], held=held, wanted=wanted))
-        group = event.get("group")
-        if group is not None and group["missing"] and event.get("number") != self._kind_said:
-            self._kind_said = event.get("number")
-            parts.append(words.say("setup.kind", piece=_piece(group), squares=group["missing"]))
-        return self._utter("setup", " ".join(parts)) if parts else None
-
-    def _on_setup_early(self, event: dict, snapshot: Any) -> Utterance | None:
-        if "setup" not in self.say:
-            return None
-        text = self.words.say("setup.early", square=event.get("square", ""), piece=_piece(event))
-        return self._utter("setup", text)
-
-    def _on_setup_done(self, event: dict, snapshot: Any) -> Utterance | None:
-        self._kind_said, self._wrong_said = None, set()
-        unchecked = [u["square"] for u in event.get("unchecked", ())]
-        if "setup" not in self.say or not unchecked:
-            return None
-        return self._utter("setup", self.words.say("setup.unchecked", squares=unchecked))
 
     def setup(self, missing: Any, extra: Any) -> str:
         """What to put on the board (and take off it) for a new game."""
@@ -632,7 +548,3 @@ class Narrator:
             text = asks.file(self.words, self.position, name[0])
         return self._utter("ask", text)
 
-
-def _piece(named: dict) -> PieceWords:
-    """A piece as events name it (``{"side": "white", "piece": "rook"}``), its colour said."""
-    return PieceWords(named.get("piece", "piece"), named.get("side"))
