@@ -17,6 +17,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Iterator, Mapping
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -179,6 +180,9 @@ class PuzzleSeat:
         self.filters = Filters()
         self.skipped: list[str] = []
         self._follower: asyncio.Task | None = None
+        #: Reads the puzzle file beside the loop, one look at a time.
+        self._reader = ThreadPoolExecutor(max_workers=1, thread_name_prefix="puzzles")
+        self._reading: PuzzleFile | None = None  # the file of the run, being read
 
     # ------------------------------------------------------------------ the player
 
@@ -203,7 +207,7 @@ class PuzzleSeat:
 
     async def command(self, action: str, args: Mapping[str, Any]) -> Mapping[str, Any]:
         if action == "start":
-            self.start_run(
+            await self.start_run(
                 args.get("file") or None, str(args.get("rating", "")), args.get("themes", "")
             )
             return dict(self.state())
@@ -223,11 +227,15 @@ class PuzzleSeat:
 
     # ------------------------------------------------------------------ a run
 
-    def start_run(
+    async def start_run(
         self, file: str | None = None, rating: str = "", themes: str | list[str] = ""
     ) -> None:
         """Begin a run of the puzzles of ``file`` (None: the sample) that pass the
-        filters, not solved before; ActionRefused says why not."""
+        filters, not solved before; ActionRefused says why not.
+
+        The file is read beside the daemon's loop (a thread): a filter that few of the
+        database's millions of lines pass may take a while to find one, and the board goes
+        on meanwhile. The next puzzle is looked for while the player solves this one."""
         try:
             filters = filters_from(rating, themes)
         except ValueError as exc:
@@ -237,7 +245,7 @@ class PuzzleSeat:
         done = {r.puzzle_id for r in self.results if r.result != "failed"}
         source = iter(puzzles)
         try:
-            first = self._next_unsolved(source, done)
+            first = await asyncio.to_thread(self._next_unsolved, source, done)
         except (UnusableFile, OSError) as exc:
             raise ActionRefused(f"puzzles: {exc}") from None
         if first is None:
@@ -247,13 +255,21 @@ class PuzzleSeat:
             raise ActionRefused(f"puzzles: no puzzle to play in {why}")
         if self.trainer is not None and self.trainer.over is None:
             self.trainer.stop("another run began")
+        if self._reading is not None:
+            self._reading.cancel()  # the last run's look ahead ends
+        self._reading = puzzles
         self.file, self.filters = path, filters
         pending: list[Puzzle] = [first]
+        ahead: list[Future[Puzzle | None]] = []  # the next one, looked for in a thread
+
+        def look_ahead() -> None:
+            ahead.append(self._reader.submit(self._next_unsolved, source, done))
 
         def next_puzzle() -> Puzzle | None:
-            if pending:
-                return pending.pop()
-            return self._next_unsolved(source, done)
+            puzzle = pending.pop() if pending else ahead.pop().result()
+            if puzzle is not None:
+                look_ahead()
+            return puzzle
 
         self.trainer = Trainer(self.table, next_puzzle)
         self.skipped = puzzles.problems
@@ -268,7 +284,10 @@ class PuzzleSeat:
 
     async def start(self) -> PuzzleSeat:
         self.door.add_player(self)
-        self.results = stored_results(self.door)
+        try:
+            self.results = stored_results(self.door)
+        except Exception as exc:  # the store unreadable now: the record starts empty, said
+            log.warning("puzzles: the results kept cannot be read: %s", exc)
         # A puzzle left on the board by the last run (the daemon stopped meanwhile): no run
         # follows it now, so its opponent's side goes back to people, as an ordinary game.
         for side, name in self.door.players().items():
@@ -278,13 +297,16 @@ class PuzzleSeat:
         section = self.section
         if section is not None and section.start:
             try:
-                self.start_run(section.file or None, section.rating, section.themes)
+                await self.start_run(section.file or None, section.rating, section.themes)
             except ActionRefused as exc:
                 log.error("puzzles: %s", exc)
                 self.door.announce({"type": "puzzles_over", "reason": str(exc), "played": 0})
         return self
 
     async def stop(self) -> None:
+        if self._reading is not None:
+            self._reading.cancel()  # a long look through a database ends at its next line
+        self._reader.shutdown(wait=False, cancel_futures=True)
         if self._follower is not None:
             self._follower.cancel()
             with contextlib.suppress(asyncio.CancelledError):

@@ -340,6 +340,11 @@ class PuzzleFile:
         self.skipped = 0
         self.problems: list[str] = []
         self.kind = "pgn" if self.path.suffix.lower() == ".pgn" else "csv"
+        self._cancelled = False
+
+    def cancel(self) -> None:
+        """Stop reading (from another thread too): the iteration ends at the next line."""
+        self._cancelled = True
 
     def _skip(self, problem: str) -> None:
         self.skipped += 1
@@ -359,7 +364,7 @@ class PuzzleFile:
             raise UnusableFile(self.path, f"cannot be read: {exc.strerror or exc}") from None
         with stream:
             number = 0
-            while True:
+            while not self._cancelled:
                 try:
                     text = stream.readline(MAX_LINE + 1)
                 except UnicodeDecodeError as exc:
@@ -395,7 +400,11 @@ class PuzzleFile:
                     yield puzzle
 
     def _pgn(self) -> Iterator[Puzzle]:
-        yield from (p for p in pgn_puzzles(self.path, self._skip) if self.filters.accepts(p))
+        for puzzle in pgn_puzzles(self.path, self._skip):
+            if self._cancelled:
+                return
+            if self.filters.accepts(puzzle):
+                yield puzzle
 
 
 def pgn_puzzles(path: Path, skip: object = None) -> Iterable[Puzzle]:

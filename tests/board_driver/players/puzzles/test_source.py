@@ -118,3 +118,15 @@ def test_filters_by_rating_and_themes_and_compressed_files(tmp_path: Path) -> No
     zst.write_bytes(b"\x28\xb5\x2f\xfd" + b"\0" * 16)
     with pytest.raises(UnusableFile, match=r"zstd -d lichess_db_puzzle\.csv\.zst"):
         list(PuzzleFile(zst))
+
+
+def test_reading_a_file_can_be_cancelled_from_another_thread(tmp_path: Path) -> None:
+    """A run's look through a big database ends at the next line once cancelled (the
+    daemon stopping, another run begun), even where no line passes the filters."""
+    path = tmp_path / "db.csv"
+    path.write_text(HEADER + "\n" + (BACK_RANK + "\n") * 50)
+    puzzles = PuzzleFile(path)
+    lines = iter(puzzles)
+    assert next(lines).id == "k1"
+    puzzles.cancel()
+    assert list(lines) == []
