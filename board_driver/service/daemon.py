@@ -368,9 +368,12 @@ class Daemon(Restart, Questions, Storing):
         if online:
             events[0]["online"] = True
         events += self.tracker.starting_events(now)
-        # None of the pieces standing is read as a move until the game's position stands:
-        # the lights guide it into place kind by kind (arbiter/setup.py).
-        events += self.tracker.wait_for_pieces(now, known)
+        if not moves and not online:
+            # None of the pieces standing is read as a move until the game's position
+            # stands: the lights guide it into place kind by kind (arbiter/setup.py). A game
+            # with moves played elsewhere (an online one) is put right as the board is
+            # after any move: its moves from the server go on meanwhile.
+            events += self.tracker.wait_for_pieces(now, known)
         self._end_question()
         self.after(events)
         return events

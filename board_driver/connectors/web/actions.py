@@ -18,6 +18,8 @@ from board_driver.door import ActionRefused, Door
 from board_driver.physical.squares import square, square_name
 
 log = logging.getLogger("magboard")
+#: How long the simulator's Set up the pieces waits for the position to stand (the board still).
+SETUP_WAIT_S = 5.0
 
 
 class Actions:
@@ -203,6 +205,11 @@ class Actions:
         async with self._sim_lock:
             log.info("web: simulated pieces set up as the lights ask")
             self.door.set_sim_pieces(target)
+        # Back once the position stands (the board still): what follows is read as moves.
+        loop = asyncio.get_running_loop()
+        until = loop.time() + SETUP_WAIT_S
+        while self.door.snapshot().setup_pending and loop.time() < until:
+            await asyncio.sleep(0.02)
         return {}
 
     async def do_takeback(self, _body: dict) -> dict:
