@@ -336,7 +336,9 @@ class Door(Protocol):
         (:mod:`board_driver.spoken.asks`): ``move`` (the last move, or ``ply=`` n's: the
         words of a move), ``moves`` (the last ``count=`` plies), ``clocks``, ``material``,
         ``square`` (``square="f3"``: *White knight f3.*), ``rank`` (``rank=3``), ``file``
-        (``file="f"``); in ``language`` (``en``, ``fr``, ``de``, ``es``). ActionRefused names
+        (``file="f"``), ``pieces`` (``piece="N"``: *White's knights: b1 and g1.*, a small
+        letter for Black's), ``piece_moves`` (``square="g1"``: where the piece there can go);
+        in ``language`` (``en``, ``fr``, ``de``, ``es``). ActionRefused names
         a question, a detail or a language it does not know. The board's ``say_*`` buttons
         (:meth:`press`) have the speech extension say the same answers aloud."""
         ...

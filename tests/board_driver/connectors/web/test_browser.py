@@ -172,7 +172,7 @@ def test_a_short_game_by_click_key_and_drag_with_hints_and_its_pgn(open_page, tm
     page.keyboard.press("ArrowDown")
     page.keyboard.press("Space")
     wait_moves(page, "f3", "e5")
-    assert page.locator("#announce").inner_text() == "Black: e5"
+    assert page.locator("#announce").inner_text() == "e5."  # the board's words
 
     # The move's white flash is brief.
     page.wait_for_selector("#sq-e5[data-led='.']")

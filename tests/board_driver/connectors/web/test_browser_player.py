@@ -151,7 +151,7 @@ def test_the_messages_hold_no_moves_and_no_line_cut_at_the_top(open_page, size):
     page.wait_for_timeout(300)
     texts = page.locator("#messages li").all_inner_texts()
     assert len(texts) == 8 and all(t.startswith("Settings: touch-move: remind") for t in texts)
-    assert page.locator("#announce").inner_text() == "White: Nf3"  # screen readers hear it
+    assert page.locator("#announce").inner_text() == "Knight to f3."  # screen readers hear it
     # The box scrolls to its newest message with whole lines: its top is a message's top.
     box = page.locator("#messages").bounding_box()
     tops = [li.bounding_box() for li in page.locator("#messages li").all()]

@@ -366,3 +366,24 @@ def test_the_page_is_sent_compressed_to_a_browser_that_accepts_it(web_daemon):
         assert packed.headers["Vary"] == "Accept-Encoding"
         squeezed = packed.read()
         assert gzip.decompress(squeezed) == body and len(squeezed) < len(body) / 2
+
+
+def test_the_boards_answers_in_words_need_no_token_and_a_bad_question_is_named(web_daemon):
+    status, answer = web_daemon.request("api/describe?what=square&square=g1", method="GET")
+    assert status == 200 and answer == {"what": "square", "text": "White knight g1."}
+    status, answer = web_daemon.request("api/describe?what=pieces&piece=r", method="GET")
+    assert answer["text"] == "Black's rooks: a8 and h8."
+    status, answer = web_daemon.request("api/describe?what=piece_moves&square=b8", method="GET")
+    assert answer["text"] == "The black knight on b8 can go to a6 and c6."
+    status, answer = web_daemon.request("api/describe?what=moves&count=3", method="GET")
+    assert status == 200 and answer["text"].startswith(("No move yet.", "Last moves: move 1"))
+    for query, error in [
+        ("what=weather", "'weather' is not a question the board answers"),
+        ("what=square&square=z9", "square: 'z9' is not a square (a1..h8)"),
+        ("what=rank&rank=9", "rank: '9' is not a rank (1..8)"),
+        ("what=pieces&piece=x", "piece: 'x' is not a piece letter"),
+        ("what=clocks&square=e4", "clocks takes no 'square'"),
+        ("what=moves&count=many", "count: 'many' is not a number"),
+    ]:
+        status, answer = web_daemon.request(f"api/describe?{query}", method="GET")
+        assert status == 400 and answer["error"].startswith(error), (query, answer)
