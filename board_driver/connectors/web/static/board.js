@@ -72,6 +72,13 @@ function need(name) {
   return loading[name];
 }
 
+// The puzzles panel asked for: loaded, its form opened.
+document.addEventListener("click", (e) => {
+  if (!e.target.closest("#puzzles-open")) return;
+  need("puzzles").then(() => document.dispatchEvent(new CustomEvent("magboard-puzzles-open")))
+    .catch(() => {});
+});
+
 // A game's review, shown (review.js, loaded first if need be).
 function showReview(gameId, byHand) {
   need("review").then(() => openReview(gameId, byHand)).catch(() => {});
@@ -981,7 +988,13 @@ function onMessage(data) {
   releaseCaptured();
   followSetup(message.events || []);
   if ((state.player_states || {}).lichess) need("lichess");
-  if ((state.player_states || {}).puzzles) need("puzzles");
+  // The puzzles panel (puzzles.js) loads once a run is under way or was, or when asked
+  // for: a newcomer's page stays light.
+  const puzzles = (state.player_states || {}).puzzles;
+  if (puzzles) {
+    $("puzzles").hidden = false;
+    if (puzzles.active || puzzles.over || puzzles.last) need("puzzles");
+  }
   if (state.result !== "*" && state.moves.length) need("review");
   renderPlayers();
   renderBoard();

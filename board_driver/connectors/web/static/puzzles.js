@@ -135,6 +135,12 @@
     if (s) render(s);
   }
   document.addEventListener("magboard-state", (e) => follow(e.detail));
+  document.addEventListener("magboard-puzzles-open", () => {
+    const form = part("start-form");
+    if (!form) return;
+    form.open = true;
+    document.getElementById("puzzles-file")?.focus();
+  });
   document.addEventListener("magboard-events", (e) => {
     for (const event of e.detail) {
       const text = news(event);

@@ -608,7 +608,7 @@ def test_a_puzzle_from_the_panel_set_up_judged_hinted_and_counted(open_page, dae
     as the lights show it, a wrong move put back, a hint, the right move, the result."""
     page = open_page()
     page.locator("#puzzles").wait_for(state="visible")
-    page.click("#puzzles summary")
+    page.click("#puzzles-open")  # the panel loads, its form open
     page.click("#puzzles-form button[type='submit']")  # no file: the sample
     page.wait_for_selector("#puzzles .puzzle-title:has-text('mb0001')")
     assert "rated 1017" in page.locator("#puzzles .puzzle-title").inner_text()
