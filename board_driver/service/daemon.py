@@ -72,7 +72,7 @@ from board_driver.service.questions import Questions
 from board_driver.service.recorder import Recorder, lock_store, options_record
 from board_driver.service.restart import Restart
 from board_driver.service.resumption import Question
-from board_driver.service.store import Store, StoreError
+from board_driver.service.store import EXIT_STORE_REFUSED, Store, StoreError, StoreRefusedError
 from board_driver.service.storing import Storing
 
 log = logging.getLogger("magboard")
@@ -98,6 +98,17 @@ class DaemonError(Exception):
 
 class DaemonConfigError(DaemonError):
     """The config asks for something that cannot be had: exit 2 (restarting will not help)."""
+
+
+def exit_status(exc: Exception) -> int:
+    """The exit status of ``magboard run`` stopped by ``exc``, as its log's "stopped
+    (exit N)" says it: 2 for the config's fault (restarting will not mend it),
+    :data:`EXIT_STORE_REFUSED` for a store it cannot use, else 1."""
+    if isinstance(exc, DaemonConfigError):
+        return 2
+    if isinstance(exc, StoreRefusedError):
+        return EXIT_STORE_REFUSED
+    return 1
 
 
 class Daemon(Restart, Questions, Storing):
@@ -222,10 +233,10 @@ class Daemon(Restart, Questions, Storing):
             self._ready()
             await self._stop.wait()
         except (DaemonError, StoreError) as exc:
-            self.exit_code = 1
+            self.exit_code = exit_status(exc)
             with contextlib.suppress(Exception):
                 self.lights.set_pattern(FAULT_FRAME)
-            # Said here, before "stopped (exit 1)", not after it by the command.
+            # Said here, before "stopped (exit N)", not after it by the command.
             log.error("%s", exc)
             exc.logged = True  # type: ignore[union-attr]
             raise

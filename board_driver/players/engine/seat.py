@@ -442,14 +442,9 @@ class EngineSeat:
         self.door.announce(event)
 
 
-async def start_seat(door: Door, section: Any) -> EngineSeat:
-    """The engine extension's start: the seat from ``[engine]``, on ``door``.
-
-    An engine that cannot start does not stop the board: the board runs on, says so
-    (``engine_error``) and the seat asks again when it is the engine's turn. Only a config
-    that gives new games an engine side while no engine can be found at all stops the
-    daemon (exit 2, a config error: restarting would not mend it).
-    """
+def engine_side_problem(section: Any) -> None:
+    """ExtensionConfigError when ``[engine]`` gives new games a side and no engine can be
+    found at all (the extension's ``validate_environment``, and ``start_seat``'s first step)."""
     if section.side != "none":
         try:
             find_engine(section.path)
@@ -458,6 +453,17 @@ async def start_seat(door: Door, section: Any) -> EngineSeat:
                 f"[engine] side = {section.side!r} but no engine can be found: {exc} "
                 '(install it: `apt-get install stockfish`, or set [engine] side = "none")'
             ) from exc
+
+
+async def start_seat(door: Door, section: Any) -> EngineSeat:
+    """The engine extension's start: the seat from ``[engine]``, on ``door``.
+
+    An engine that cannot start does not stop the board: the board runs on, says so
+    (``engine_error``) and the seat asks again when it is the engine's turn. Only a config
+    that gives new games an engine side while no engine can be found at all stops the
+    daemon (exit 2, a config error: restarting would not mend it).
+    """
+    engine_side_problem(section)
     seat = EngineSeat(
         door,
         path=section.path,
