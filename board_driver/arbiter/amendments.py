@@ -136,7 +136,7 @@ class Amendments(TrackerParts):
         if letter not in PROMOTION_LETTERS:
             raise ValueError(f"choose {letter!r} at {t} ms: expected one of q, r, b, n")
         piece = PROMOTION_PIECES[letter]
-        if self._promotion_square is not None and not self._new_game_pending:
+        if self._promotion_square is not None and self._setup is None:
             if not self.board & bit(self._promotion_square):
                 self._pending_choice = piece  # swapped or taken: what follows says
                 return []

@@ -47,6 +47,8 @@ class Hands(TrackerParts):
         if not self.board & b:
             raise ValueError(f"lift {square_name(sq)} at {t} ms: no piece stands there")
         out: list[Event] = []
+        if self._setup is not None:
+            self._setup.lift(sq)
         if self._playing():
             self._warned = None
             others = False
@@ -230,6 +232,8 @@ class Hands(TrackerParts):
             raise ValueError(f"place {square_name(sq)} at {t} ms: a piece already stands there")
         out: list[Event] = []
         stood = False
+        if self._setup is not None:
+            self._setup.place(sq)
         held_choice = self._held_choice is not None
         if self._playing():
             self._warned = None

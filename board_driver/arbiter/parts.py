@@ -22,6 +22,7 @@ from rules import Move
 
 if TYPE_CHECKING:
     from board_driver.arbiter.feedback import Colours
+    from board_driver.arbiter.kinds import SetupGuide
     from board_driver.arbiter.options import GameOptions, Timing
     from board_driver.arbiter.reading import MoveReading
     from board_driver.physical.events import BoardEvent
@@ -104,11 +105,16 @@ class TrackerParts:
     _pending_choice: int | None
     _held_choice: tuple[int, int] | None  # chosen while a new piece is off, not yet judged
     _warned: int | None
-    _new_game_pending: bool
+    _setup: SetupGuide | None
+    _keep_game: bool
+    _setup_said: tuple[Any, ...] | None
+    _early_said: set[int]
     _draw_offer: Color | None
     _other_side: Color | None
     _expected: Move | None
     _hint: Move | None
+    _required: tuple[Move, ...] | None
+    _required_mates: bool
 
     if TYPE_CHECKING:
         # Steps of the tracker (tracker.py).
@@ -162,3 +168,4 @@ class TrackerParts:
         def _takeback_depth(self, quick: bool = False) -> int: ...
         def _take_back(self, depth: int, t: int) -> list[Event]: ...
         def _hint_squares(self) -> int: ...
+        def meets(self, move: Move) -> bool: ...

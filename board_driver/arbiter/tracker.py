@@ -158,12 +158,16 @@ class Tracker(Amendments, Controls, Hands, Lights, NewGameSetup, OtherSide, Rere
         self._pending_choice: int | None = None
         self._held_choice: tuple[int, int] | None = None
         self._warned: int | None = None  # a touched square lit after a move it did not make
-        self._new_game_pending = False
-        self._pending_start: Position | None = None
+        self._setup = None  # a position being set up, kind by kind (setup)
+        self._keep_game = False
+        self._setup_said = None
+        self._early_said = set()
         self._draw_offer: Color | None = None
         self._other_side: Color | None = None
         self._expected: Move | None = None
         self._hint: Move | None = None
+        self._required: tuple[Move, ...] | None = None
+        self._required_mates = False
         self._new_turn()
         self.board = self._committed if board is None else board
         self._reading.start_board = self.board  # after a restart: what stands, not the game
@@ -177,7 +181,7 @@ class Tracker(Amendments, Controls, Hands, Lights, NewGameSetup, OtherSide, Rere
     @property
     def in_sync(self) -> bool:
         """Does the board show the committed position (or a move on its way to one)?"""
-        if self._new_game_pending:
+        if self._setup is not None:
             return False
         if self._outcome is not None:
             return self.board == self._committed
@@ -218,7 +222,7 @@ class Tracker(Amendments, Controls, Hands, Lights, NewGameSetup, OtherSide, Rere
             and self._pending_choice is None
             and self._held_choice is None
             and self._draw_offer is None
-            and not self._new_game_pending
+            and self._setup is None
             and self._expected is None  # a player away chose a move the hands have not made
         )
 
@@ -300,7 +304,12 @@ class Tracker(Amendments, Controls, Hands, Lights, NewGameSetup, OtherSide, Rere
         return self._judge(due)
 
     def to_put_right(self) -> tuple[int, int]:
-        """Bitmaps of the squares to empty and to fill for the board to match the game."""
+        """Bitmaps of the squares to empty and to fill for the board to match the game (while
+        a position is set up: its squares to empty, those holding a piece the board knows
+        is wrong among them, and all its squares still empty)."""
+        guide = self._setup
+        if guide is not None:
+            return guide.extra() | guide.wrong_squares(), guide.missing()
         return self.board & ~self._committed, self._committed & ~self.board
 
     # ------------------------------------------------------------------ state per turn
@@ -316,6 +325,7 @@ class Tracker(Amendments, Controls, Hands, Lights, NewGameSetup, OtherSide, Rere
         self._whys_said: set[str] = set()  # the reasons announced while out of sync
         self._expected = None
         self._hint = None
+        self._required = None  # a requirement holds for one turn (expected.py)
         # A lift of the piece just landed whose judgment waits for the next place (see
         # hands): its time and square, and the squares the other side's captures of it
         # land on or pass over.
@@ -331,7 +341,7 @@ class Tracker(Amendments, Controls, Hands, Lights, NewGameSetup, OtherSide, Rere
         return reading
 
     def _playing(self) -> bool:
-        return self._outcome is None and not self._new_game_pending
+        return self._outcome is None and self._setup is None
 
     # ------------------------------------------------------------------ judging
 
@@ -339,8 +349,9 @@ class Tracker(Amendments, Controls, Hands, Lights, NewGameSetup, OtherSide, Rere
         return self._reading.allowed(move, self.options.touch_move)
 
     def _acceptable(self, move: Move) -> bool:
-        """May ``move`` be committed: allowed by touch-move, or accepted with a warning."""
-        return self.options.touch_move != "enforce" or self._allowed(move)
+        """May ``move`` be committed: allowed by touch-move, or accepted with a warning;
+        and one of the moves required of the side at the board, if some are (a puzzle's)."""
+        return (self.options.touch_move != "enforce" or self._allowed(move)) and self.meets(move)
 
     def _complete(self) -> Footprint | None:
         """The one legal move the board shows done, if any (the other side's pieces lifted
@@ -435,6 +446,9 @@ class Tracker(Amendments, Controls, Hands, Lights, NewGameSetup, OtherSide, Rere
         taken_back = self._judge_takeback(t, self._takeback_depth())
         if taken_back is not None:
             return taken_back
+        refused = violating is not None and not self.meets(violating.move)
+        if refused and violating is not None and violating.after == self.board:
+            return self._illegal(t, violating)  # a move made, not one asked for (require)
         if self._on_the_way(still=True):
             return self._read_whole(t, on_the_way=True) or []
         if violating is None and not self._rereading:
@@ -492,7 +506,13 @@ class Tracker(Amendments, Controls, Hands, Lights, NewGameSetup, OtherSide, Rere
             "fill": square_names(fill),
         }
         owed, _ = self._reading.touch.demand(self._reading.legal)
-        if violating is not None:
+        if violating is not None and not self.meets(violating.move):
+            # A legal move, but not one the side at the board is asked for (a puzzle's).
+            event["reason"] = "refused"
+            event["san"] = san = self._position.san(violating.move)
+            event["uci"] = str(violating.move)
+            why = f"{san} is not the move to play here"
+        elif violating is not None:
             event["reason"] = "touch_move"
             event["san"] = self._position.san(violating.move)
             event["square"] = square_name(owed) if owed is not None else None

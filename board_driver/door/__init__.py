@@ -170,7 +170,8 @@ class Snapshot:
     headers: Mapping[str, str]
     #: A server decides this game's result (an online game: no help at the board).
     online: bool
-    #: A new game waits for its pieces to be set up (the lights say where).
+    #: A new game waits for its pieces to be set up (the lights say where): nothing is
+    #: read as a move until its position stands.
     setup_pending: bool
     #: What the lights ask, in words, most urgent first ("Castling: move the rook from h1
     #: to f1.", "Illegal: the pawn on e2 cannot go to e5."); empty when they ask nothing.
@@ -202,6 +203,12 @@ class Snapshot:
     #: A Chess960 game's start position by number (0-959, Scharnagl's; 518 is the standard
     #: array), or None (standard chess, or a Chess960 game set up from another position).
     chess960: int | None = None
+    #: While a position is set up kind by kind (``setup_pending``), what the lights ask:
+    #: the ``setup`` event's details (``fen`` to set up, ``number`` of ``groups``, the
+    #: ``group`` due with its ``side``, ``piece``, ``squares``, ``missing`` and
+    #: ``unchecked``, ``extra``, ``wrong``, ``early``: see
+    #: :meth:`board_driver.arbiter.kinds.SetupGuide.state`); None otherwise.
+    setup: Mapping[str, Any] | None = None
     #: What the board says about its own files, for a person to know: one it could not use
     #: at its start (a hands journal set aside, and why; the simulated board's pieces file),
     #: newest last. Empty when all is well.
@@ -432,6 +439,11 @@ class Door(Protocol):
         ``game_id`` (see :meth:`set_game_data`); empty when nothing was."""
         ...
 
+    def all_game_data(self, name: str) -> dict[int, dict[str, str]]:
+        """What extension ``name`` stored with each game, by game number, oldest first
+        (games it stored nothing with are left out): a puzzle trainer's past results."""
+        ...
+
     def set_game_data(
         self, name: str, data: Mapping[str, str], *, game_id: int | None = None
     ) -> None:
@@ -507,6 +519,14 @@ class Door(Protocol):
 
     def show_hint(self, move: str | None) -> None:
         """Light a suggested move (UCI) for the side to move; None clears it."""
+        ...
+
+    def require(self, moves: Sequence[str] | None, *, mates: bool = False) -> None:
+        """The next move of the side at the board must be one of ``moves`` (UCI), or, with
+        ``mates``, any move that checkmates (a puzzle's solution): any other legal move
+        made is refused (``illegal``, reason ``refused``, with its ``san``) and the lights
+        show how to put it back. It holds for one move; None lifts it. ActionRefused on
+        the turn of a player away from the board, or for a move that is not legal."""
         ...
 
     async def command(

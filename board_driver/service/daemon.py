@@ -408,6 +408,7 @@ class Daemon(Restart, Questions, Storing):
         )  # fmt: skip
         self.keep(Decided(self.now_ms(), line))  # replayed if the store cannot take it yet
         board = self.intake.debouncer.stable if self.intake else None
+        known = self.tracker.known_pieces()  # what the board knows stands where
         self.tracker = Tracker(game, options=merged, timing=self._timing, board=board)
         self.online = online
         now = self.now_ms()
@@ -416,10 +417,12 @@ class Daemon(Restart, Questions, Storing):
         if online:
             events[0]["online"] = True
         events += self.tracker.starting_events(now)
-        if fen is None and not moves and not online:
-            # The last game's pieces are not read as this one's moves: it begins once the
-            # start position stands, as after the new_game button.
-            events += self.tracker.wait_for_pieces(now)
+        if not moves and not online:
+            # None of the pieces standing is read as a move until the game's position
+            # stands: the lights guide it into place kind by kind (arbiter/setup.py). A game
+            # with moves played elsewhere (an online one) is put right as the board is
+            # after any move: its moves from the server go on meanwhile.
+            events += self.tracker.wait_for_pieces(now, known)
         self._end_question()
         self.after(events)
         return events

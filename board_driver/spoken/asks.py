@@ -269,7 +269,7 @@ def _turned(position: Position, colour: bool) -> Position | None:
     fields = position.fen().split()
     fields[1], fields[3] = ("w" if colour == WHITE else "b"), "-"
     try:
-        return Position.from_fen(" ".join(fields))
+        return Position.from_fen(" ".join(fields), variant=position.variant)
     except ValueError:
         return None
 

@@ -38,12 +38,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection
-from dataclasses import dataclass
 from typing import Any
 
 from board_driver.physical.squares import square, square_name, squares_of
 from board_driver.spoken import asks
 from board_driver.spoken.asks import answer
+from board_driver.spoken.puzzle_speech import PuzzleSpeech
 from board_driver.spoken.reasons import (
     Sentence,
     piece_on,
@@ -52,6 +52,7 @@ from board_driver.spoken.reasons import (
     why_illegal,
     why_touch_move,
 )
+from board_driver.spoken.utterance import Utterance
 from board_driver.spoken.words import PieceWords, SideWords, Words, mover_kind
 from rules import STARTING_FEN, Position
 
@@ -72,11 +73,6 @@ CATEGORIES = (
     "setup",
     "clock",
 )
-#: The kinds of utterance that are news of the game: a newer one makes what was being
-#: said stale.
-URGENT = frozenset(
-    {"move", "done", "to_play", "check", "end", "illegal", "restored", "touch_move", "setup"}
-)
 #: The readings of a question after a restart, as the daemon words them: moves in SAN,
 #: then perhaps the piece still in the hand.
 _IN_HAND = re.compile(
@@ -90,20 +86,7 @@ _REFUSALS = {
 _START = Position()
 
 
-@dataclass(frozen=True)
-class Utterance:
-    """One thing to say: its words, what it is about (``kind``), and whether it is news of
-    the game that cuts short what was being said (``urgent``)."""
-
-    text: str
-    kind: str
-
-    @property
-    def urgent(self) -> bool:
-        return self.kind in URGENT
-
-
-class Narrator:
+class Narrator(PuzzleSpeech):
     """Turns the door's events into utterances (see the module docstring). ``say``: the
     categories to say; ``snapshot``: the board as it stands when the narrator starts."""
 
@@ -134,6 +117,9 @@ class Narrator:
         self._lifted: set[str] = set()
         self._engine_failed = False
         self._check_said = False
+        #: The kind-by-kind set-up: the group last said, the wrong squares said.
+        self._kind_said: int | None = None
+        self._wrong_said: set[str] = set()
 
     # ------------------------------------------------------------------ helpers
 
@@ -308,6 +294,8 @@ class Narrator:
         position = self.position
         if event.get("reason") == "touch_move":
             return why_touch_move(position, event.get("square"))
+        if event.get("reason") == "refused":  # a legal move, not the one asked for
+            return "why.refused", {"move": self.words.move(event.get("san", ""))}
         turn = side_of(position.turn)
         players = getattr(snapshot, "players", None) or {}
         if self.expected is not None and self.expected.get("side") == turn:
@@ -381,6 +369,7 @@ class Narrator:
         return self._utter("to_play", self.to_play(event))
 
     _on_online_move = _on_engine_move
+    _on_puzzle_move = _on_engine_move  # a puzzle's opponent, lit as an engine's move is
 
     def to_play(self, event: dict) -> str:
         """The move a player away chose, and how to make it on the board."""
@@ -426,6 +415,7 @@ class Narrator:
         self.setup_start = (
             Position.from_fen(fen, variant=event.get("variant", "standard")) if fen else _START
         )
+        self._kind_said, self._wrong_said = None, set()
         if "setup" not in self.say:
             return None
         return self._utter("setup", self.setup(event.get("missing", ()), event.get("extra", ())))
@@ -582,3 +572,4 @@ class Narrator:
         else:
             text = asks.file(self.words, self.position, name[0])
         return self._utter("ask", text)
+

@@ -15,9 +15,11 @@ from board_driver.connectors.web import inputs
 from board_driver.connectors.web.inputs import InputError
 from board_driver.connectors.web.state import setup_target
 from board_driver.door import ActionRefused, Door
-from board_driver.physical.squares import square_name
+from board_driver.physical.squares import square, square_name
 
 log = logging.getLogger("magboard")
+#: How long the simulator's Set up the pieces waits for the position to stand (the board still).
+SETUP_WAIT_S = 5.0
 
 
 class Actions:
@@ -204,10 +206,23 @@ class Actions:
 
     async def do_setup(self, _body: dict) -> dict:
         self._sim()
-        target = setup_target(self.door.snapshot())
+        snap = self.door.snapshot()
+        target = setup_target(snap)
+        # A piece the board knows is the wrong one (the last game's rook where a king is
+        # wanted) comes off first, as hands would take it: then it goes on again with the rest.
+        wrong = [square(w["square"]) for w in (snap.setup or {}).get("wrong", ())]
+        if wrong:
+            await self.play_steps([("lift", sq) for sq in wrong])
+            spacing = snap.timing.get("pass_ms", 100) + snap.timing.get("debounce_ms", 30) + 30
+            await asyncio.sleep(spacing / 1000)
         async with self._sim_lock:
             log.info("web: simulated pieces set up as the lights ask")
             self.door.set_sim_pieces(target)
+        # Back once the position stands (the board still): what follows is read as moves.
+        loop = asyncio.get_running_loop()
+        until = loop.time() + SETUP_WAIT_S
+        while self.door.snapshot().setup_pending and loop.time() < until:
+            await asyncio.sleep(0.02)
         return {}
 
     async def do_takeback(self, _body: dict) -> dict:

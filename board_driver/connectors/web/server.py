@@ -76,6 +76,7 @@ STATIC_FILES = {
     "board.js": "text/javascript",
     "review.js": "text/javascript",
     "lichess.js": "text/javascript",
+    "puzzles.js": "text/javascript",
     "clock.js": "text/javascript",
     "play.js": "text/javascript",
     "sound.js": "text/javascript",

@@ -41,10 +41,13 @@ class PageState:
 
 
 def setup_target(snap: Snapshot) -> int:
-    """The pieces the lights are asking for: the start position while a new game waits
-    for its pieces (or after a game, once pieces are moved), else the game's position."""
+    """The pieces the lights are asking for: the position being set up while a game waits
+    for its pieces (the start position after a game, once pieces are moved), else the
+    game's position."""
     committed = snap.position().occupancy()
     over = snap.result != "*"
+    if snap.setup_pending and snap.setup is not None:
+        return Position.from_fen(snap.setup["fen"], variant=snap.variant).occupancy()
     if snap.setup_pending or (over and snap.sensed != committed):
         return START_OCCUPANCY
     return committed

@@ -390,6 +390,8 @@ class EngineSeat:
     # ------------------------------------------------------------------ hints
 
     def _hint(self, snapshot: Snapshot) -> None:
+        if "puzzles" in snapshot.players.values():
+            return  # a puzzle's hint is the puzzle's own (board_driver.players.puzzles)
         reason = None
         if snapshot.result != "*":
             reason = "the game is over"

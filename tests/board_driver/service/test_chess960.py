@@ -15,6 +15,8 @@ import chess
 import chess.pgn
 import pytest
 
+import rules
+
 from board_driver.door import ActionRefused
 from board_driver.physical.leds import Renderer, SimulatedLeds
 from board_driver.physical.sensing.sim import SimulatedBoard
@@ -23,6 +25,7 @@ from board_driver.service.config import parse_config
 from board_driver.service.daemon import Daemon, Hardware
 from board_driver.service.notify import Notifier
 from board_driver.service.store import Store, game_pgn
+from tests.board_driver.players.puzzles.test_puzzles_daemon import set_up
 from tests.board_driver.service.sim_daemon import until
 
 # Chess960 position 3, BQNNRKRB: the king on f1 castles short by swapping with its g1 rook.
@@ -154,8 +157,13 @@ def test_new_games_through_the_door_by_number_at_random_and_from_a_fen(tmp_path:
         # The board's new-game button starts the same kind of game: Chess960, drawn anew.
         door.new_game(variant="chess960", chess960="random")
         door.press("new_game")
-        await until(lambda: door.snapshot().moves == () and not door.snapshot().setup_pending)
-        assert door.snapshot().variant == "chess960"
+        # The standard array still stands: the drawn array's back ranks are lit kind by kind.
+        await until(lambda: door.snapshot().setup_pending and door.snapshot().setup is not None)
+        setup = door.snapshot().setup
+        assert setup is not None
+        assert rules.Position.from_fen(setup["fen"], variant="chess960").chess960_number() is not None
+        await set_up(daemon, _board)
+        assert door.snapshot().variant == "chess960" and door.snapshot().moves == ()
         door.new_game(variant="standard")
         door.press("new_game")
         await until(lambda: door.snapshot().variant == "standard")
@@ -211,8 +219,8 @@ def test_a_chess960_game_begun_on_the_last_games_pieces_waits_for_its_array(
         door = daemon.door
         await play(board, daemon, [("e2", "e4")])
         events = door.new_game(variant="chess960", chess960=3)
-        pending = [e for e in events if e["type"] == "new_game_pending"]
-        assert pending and pending[0]["fen"] == POSITION_3 and pending[0]["variant"] == "chess960"
+        lit = [e for e in events if e["type"] == "setup"]
+        assert lit and lit[0]["fen"] == POSITION_3
         game_id = door.snapshot().game_id
         assert door.snapshot().setup_pending
         await lift(board, daemon, "d2")  # a move of the old position, not of this game
@@ -220,9 +228,7 @@ def test_a_chess960_game_begun_on_the_last_games_pieces_waits_for_its_array(
         await lift(board, daemon, "d4")
         await place(board, daemon, "d2")
         assert door.snapshot().moves == () and door.snapshot().setup_pending
-        await lift(board, daemon, "e4")
-        await place(board, daemon, "e2")
-        await until(lambda: not door.snapshot().setup_pending)
+        await set_up(daemon, board)  # the back ranks kind by kind, the pawn home
         snap = door.snapshot()
         assert (snap.game_id, snap.start_fen, snap.chess960) == (game_id, POSITION_3, 3)
         assert snap.moves == () and snap.in_sync

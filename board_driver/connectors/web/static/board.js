@@ -72,6 +72,13 @@ function need(name) {
   return loading[name];
 }
 
+// The puzzles panel asked for: loaded, its form opened.
+document.addEventListener("click", (e) => {
+  if (!e.target.closest("#puzzles-open")) return;
+  need("puzzles").then(() => document.dispatchEvent(new CustomEvent("magboard-puzzles-open")))
+    .catch(() => {});
+});
+
 // A game's review, shown (review.js, loaded first if need be).
 function showReview(gameId, byHand) {
   need("review").then(() => openReview(gameId, byHand)).catch(() => {});
@@ -838,6 +845,10 @@ function describe(e) {
       if (e.fill && e.fill.length) what.push("fill " + e.fill.join(" "));
       let why = e.reason === "touch_move" ? ` (touch-move: ${e.san} must be played)` : "";
       if (e.why) why = ` (${e.why})`;  // the tracker's own words, when it gives them
+      // A legal move, not the one asked for (a puzzle's): the tracker says which it was.
+      if (e.reason === "refused") {
+        return [`Not the move: ${e.why || `${e.san} is not the move to play here`}: ${what.join(", ")}`, true];
+      }
       return [`Not a legal move${why}: ${what.join(", ")}`, true];
     }
     case "restored": return ["The board matches the game again"];
@@ -980,6 +991,13 @@ function onMessage(data) {
   releaseCaptured();
   followSetup(message.events || []);
   if ((state.player_states || {}).lichess) need("lichess");
+  // The puzzles panel (puzzles.js) loads once a run is under way or was, or when asked
+  // for: a newcomer's page stays light.
+  const puzzles = (state.player_states || {}).puzzles;
+  if (puzzles) {
+    $("puzzles").hidden = false;
+    if (puzzles.active || puzzles.over || puzzles.last) need("puzzles");
+  }
   if (state.result !== "*" && state.moves.length) need("review");
   renderPlayers();
   renderBoard();

@@ -338,6 +338,12 @@ def test_a_chess960_game_is_started_played_and_exported_through_the_api(tmp_path
         assert status == 200, answer
         state = daemon.wait_state(lambda s: s["chess960"] == 3)
         assert state["start_fen"] == position_3 and state["pieces"].startswith("BQNNRKRB")
+        # The last game's standard array stands: its back ranks are set up kind by kind
+        # (the simulator's Set up the pieces), and nothing is read as a move before.
+        assert state["setup_pending"]
+        status, answer = daemon.request("api/setup", {}, token=token)
+        assert status == 200, answer
+        daemon.wait_state(lambda s: not s["setup_pending"])
         steps = [["lift", "d1"], ["place", "e3"], ["lift", "d8"], ["place", "e6"],
                  ["lift", "c1"], ["place", "d3"], ["lift", "c8"], ["place", "d6"]]  # fmt: skip
         for from_to in zip(steps[::2], steps[1::2], strict=True):
