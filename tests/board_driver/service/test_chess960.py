@@ -16,7 +16,6 @@ import chess.pgn
 import pytest
 
 import rules
-
 from board_driver.door import ActionRefused
 from board_driver.physical.leds import Renderer, SimulatedLeds
 from board_driver.physical.sensing.sim import SimulatedBoard
