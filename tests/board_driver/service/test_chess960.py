@@ -160,7 +160,8 @@ def test_new_games_through_the_door_by_number_at_random_and_from_a_fen(tmp_path:
         await until(lambda: door.snapshot().setup_pending and door.snapshot().setup is not None)
         setup = door.snapshot().setup
         assert setup is not None
-        assert rules.Position.from_fen(setup["fen"], variant="chess960").chess960_number() is not None
+        drawn_array = rules.Position.from_fen(setup["fen"], variant="chess960")
+        assert drawn_array.chess960_number() is not None
         await set_up(daemon, _board)
         assert door.snapshot().variant == "chess960" and door.snapshot().moves == ()
         door.new_game(variant="standard")
