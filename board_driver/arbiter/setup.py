@@ -124,6 +124,15 @@ class NewGameSetup(TrackerParts):
         position = self._position
         return {sq: p for sq in squares_of(self.board) if (p := position.piece_at(sq)) is not None}
 
+    def to_put_right(self) -> tuple[int, int]:
+        """Bitmaps of the squares to empty and to fill for the board to match the game (while
+        a position is set up: its squares to empty, those holding a piece the board knows
+        is wrong among them, and all its squares still empty)."""
+        guide = self._setup
+        if guide is not None:
+            return guide.extra() | guide.wrong_squares(), guide.missing()
+        return self.board & ~self._committed, self._committed & ~self.board
+
     def wait_for_pieces(self, t: int, known: dict[int, Piece] | None = None) -> list[Event]:
         """This game was begun on pieces that stand elsewhere (the last game's, an empty
         board): nothing is read as a move until its position stands, set up kind by kind,

@@ -303,15 +303,6 @@ class Tracker(Amendments, Controls, Hands, Lights, NewGameSetup, OtherSide, Rere
         self._deadline = None
         return self._judge(due)
 
-    def to_put_right(self) -> tuple[int, int]:
-        """Bitmaps of the squares to empty and to fill for the board to match the game (while
-        a position is set up: its squares to empty, those holding a piece the board knows
-        is wrong among them, and all its squares still empty)."""
-        guide = self._setup
-        if guide is not None:
-            return guide.extra() | guide.wrong_squares(), guide.missing()
-        return self.board & ~self._committed, self._committed & ~self.board
-
     # ------------------------------------------------------------------ state per turn
 
     def _new_turn(self) -> None:

@@ -35,15 +35,36 @@ def test_a_chess960_new_game_and_its_castling_are_reported_as_any_position(proto
     asyncio.run(_chess960_game(protocol))
 
 
+async def _set_up(rig: Rig) -> None:
+    """Follow the lights until the position stands: the squares to empty emptied, then
+    each kind's squares filled."""
+    for _ in range(64):
+        snap = rig.door.snapshot()
+        if not snap.setup_pending:
+            return
+        setup = snap.setup
+        assert setup is not None
+        emptied = [*setup["extra"], *(w["square"] for w in setup["wrong"])]
+        group = setup["group"]
+        steps = [("lift", n) for n in emptied] or [("place", n) for n in group["missing"]]
+        for kind, name in steps if group is not None or emptied else []:
+            await rig.until(rig.clock.now + 300)
+            getattr(rig.door, kind)(name)
+        await rig.until(rig.clock.now + 1000)
+    raise AssertionError(f"the set-up did not end: {rig.door.snapshot().setup}")
+
+
 async def _chess960_game(protocol: str) -> None:
     rig = await Rig(protocol).start()
     await _connect(rig, protocol)
     assert _read(rig, protocol) == _expected(Position().fen(), protocol)
     # The new_game button on the board, its pieces home: the next game is Chess960's
-    # start position 3 (as the daemon's [game] variant gives it), begun at once.
+    # start position 3 (as the daemon's [game] variant gives it), its back ranks set up by
+    # the lights kind by kind (the board knows the standard array stands), then begun.
     rig.door.tracker.next_start = lambda: Position.from_chess960(3)
     rig.door.press("new_game")
     await rig.until(rig.clock.now + 500)
+    await _set_up(rig)
     rig.read()
     assert rig.door.snapshot().start_fen == POSITION_3
     assert _read(rig, protocol) == _expected(POSITION_3, protocol)
