@@ -74,7 +74,11 @@ def integer(
 
 def number(low: float, high: float, *, open_low: bool = False) -> Check:
     def check(_key: str, value: Any) -> float:
-        if isinstance(value, bool) or not isinstance(value, int | float) or math.isnan(value):
+        # math.isnan of an int past a float's range is an OverflowError: ints are compared
+        # exactly, only a float can be NaN.
+        if isinstance(value, bool) or not isinstance(value, int | float) or (
+            isinstance(value, float) and math.isnan(value)
+        ):
             raise Bad(f"{quote(value)} is not a number")
         if not low <= value <= high or (open_low and value == low):
             raise Bad(f"{quote(value)} is not between {low:g} and {high:g}")

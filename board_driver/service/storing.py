@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
@@ -119,6 +120,11 @@ class Storing(DaemonParts):
         for path in paths:
             if not path.is_file():
                 continue
+            if _empty(path):  # an older magboard's write on a full disk left it so
+                with contextlib.suppress(OSError):
+                    path.unlink()
+                    log.info("%s: empty, holds no moves: removed", path)
+                continue
             found = _pgn_line(path)
             moves = [str(m) for m in game.moves]
             if found is not None and found[0] == game.start.fen() and (
@@ -129,10 +135,12 @@ class Storing(DaemonParts):
                     log.info("%s: its moves are stored now (game %s): removed", path, self.game_id)
                 continue
             log.warning(
-                "%s holds moves the store does not have (game %s): kept for you to read",
+                "%s %s (game %s): kept for you to read",
                 path,
+                "cannot be read as one game" if found is None
+                else "holds moves the store does not have",
                 self.game_id,
-            )
+            )  # fmt: skip
 
     def _say_unstored(self) -> None:
         """At a stop with the store still failing: what could not be stored, loudly, and
@@ -166,7 +174,7 @@ class Storing(DaemonParts):
         try:
             headers = {"Event": f"magboard game {self.game_id or '(new)'} (not stored)",
                        "Site": "magboard"}  # fmt: skip
-            pgn.write_text(game.pgn({**headers, **self._recorder.headers()}), encoding="utf-8")
+            _write_whole(pgn, game.pgn({**headers, **self._recorder.headers()}))
             kept.append(f"as PGN in {pgn}")
         except OSError as exc:
             not_kept.append(f"not as PGN ({pgn}: {exc.strerror})")
@@ -187,6 +195,31 @@ def _common(a: tuple, b: tuple) -> int:
     while same < min(len(a), len(b)) and a[same] == b[same]:
         same += 1
     return same
+
+
+def _write_whole(path: Path, text: str) -> None:
+    """``text`` in ``path``, whole or not at all: written beside it and renamed over it, so
+    that a full disk leaves no empty or cut PGN that says less than the game (OSError)."""
+    temporary = path.with_name(f".{path.name}.tmp")
+    try:
+        with open(temporary, "w", encoding="utf-8") as out:
+            out.write(text)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            temporary.unlink()
+        raise
+
+
+def _empty(path: Path) -> bool:
+    """Whether the file at ``path`` holds nothing but white space (a few bytes read)."""
+    try:
+        with open(path, "rb") as handle:
+            return not handle.read(4096).strip() and os.fstat(handle.fileno()).st_size < 4096
+    except OSError:
+        return False
 
 
 def _pgn_line(path: Path) -> tuple[str, list[str]] | None:

@@ -31,10 +31,14 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from board_driver.user_files import UnusableFile, read_text
+
 log = logging.getLogger("magboard")
 
 #: Revisions reserved at a time (one write of the file).
 BLOCK = 1000
+#: The file holds one revision and a newline.
+MAX_REVISION_BYTES = 64
 
 
 def _wall_clock_ms() -> int:
@@ -79,12 +83,12 @@ class Revisions:
         if self.path is None:
             return -1
         try:
-            text = self.path.read_text(encoding="ascii").strip()
-        except FileNotFoundError:
-            return -1
-        except (OSError, UnicodeDecodeError) as exc:
-            log.warning("broadcast: cannot read %s (%s); revisions start from the clock",
-                        self.path, exc)
+            # A revision is a few digits: a FIFO or a device where the file should be is
+            # refused, never waited on (the stop waited for ever) nor read without end.
+            text = read_text(self.path, limit=MAX_REVISION_BYTES).strip()
+        except UnusableFile as exc:
+            if not exc.missing:
+                log.warning("broadcast: %s; revisions start from the clock", exc)
             return -1
         if not (text.isascii() and text.isdigit() and len(text) < 19):
             log.warning("broadcast: %s does not hold a revision; revisions start from the "

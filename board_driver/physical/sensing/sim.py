@@ -187,7 +187,8 @@ class SimulatedBoard:
             pieces = int(data["pieces"], 16)
         except UnusableFile as exc:
             raise SimStateError(f"{exc} (the simulated board's state file)") from exc
-        except (OSError, ValueError, KeyError, TypeError) as exc:
+        except (OSError, ValueError, KeyError, TypeError, RecursionError) as exc:
+            # RecursionError: JSON nested a thousand deep, which fits in the few KB read.
             raise SimStateError(
                 f"{path}: not a simulated board state file (expected "
                 f'{{"pieces": "<16 hex digits>"}}): {exc}'

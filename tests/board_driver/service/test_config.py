@@ -397,3 +397,53 @@ def test_the_clock_section_is_read_and_a_bad_control_named():
     assert "[clock] control: time control '3 + soon': expected minutes+seconds" in text
     assert '[clock] illegal_move: "strict" is not one of "guide", "fide"' in text
     assert "[clock] low_time_s: -1 is not between 0 and 3600" in text
+
+
+# ---------------------------------------------------------------- issue 32, item 4: numbers
+
+HUGE = "9" * 400
+
+
+def _number_keys() -> list[tuple[str, str]]:
+    """Every key of the config whose value is a number, as ``config show`` prints it (so a
+    key added later is checked too)."""
+    keys: list[tuple[str, str]] = []
+
+    def walk(prefix: str, table: dict) -> None:
+        for key, value in table.items():
+            if isinstance(value, dict):
+                walk(f"{prefix}.{key}" if prefix else key, value)
+            elif isinstance(value, int | float) and not isinstance(value, bool):
+                keys.append((prefix, key))
+
+    walk("", tomllib.loads(to_toml(Config())))
+    return keys
+
+
+def test_a_number_of_400_digits_in_any_key_is_named_not_an_overflow() -> None:
+    """``[sensing] rate_hz``, ``[leds] brightness`` and ``gamma`` of 400 digits raised
+    OverflowError (a NaN check on an int past a float's range): ``config check`` and ``run``
+    ended in a traceback. Every number key, either sign, is a bad value named by its key."""
+    keys = _number_keys()
+    assert ("sensing", "rate_hz") in keys and ("leds", "gamma") in keys
+    for section, key in keys:
+        for value in (HUGE, "-" + HUGE):
+            with pytest.raises(ConfigError) as caught:
+                parse_config(f"[{section}]\n{key} = {value}\n")
+            assert f"[{section}] {key}: " in str(caught.value), (section, key)
+
+
+def test_config_check_and_run_name_a_rate_of_400_digits(tmp_path) -> None:
+    path = tmp_path / "c.toml"
+    path.write_text(
+        f'[store]\npath = "{tmp_path / "g.sqlite"}"\n[web]\nport = {free_port()}\n'
+        f"[sensing]\nrate_hz = {HUGE}\n[leds]\nbrightness = -{HUGE}\n"
+    )
+    check = run_magboard("config", "check", "--sim", "--config", str(path))
+    run = run_magboard("run", "--sim", "--config", str(path), timeout=30)
+    for result in (check, run):
+        assert result.returncode == 2, result.stderr
+        assert "Traceback" not in result.stderr, result.stderr
+        assert "[sensing] rate_hz: 99999999" in result.stderr, result.stderr
+        assert "(400 characters) is not between 1 and 5000" in result.stderr, result.stderr
+        assert "[leds] brightness: -9999999" in result.stderr, result.stderr

@@ -73,6 +73,12 @@ def test_a_take_back_and_the_moves_after_it_on_a_full_disk_are_what_the_next_sta
         assert "NOT STORED: game 1, the take-back of ply 4; ply 4-5 (d6 Bc4)" in out, out
         assert f"in the hands journal {store}.hands (the next start stores them)" in out, out
         assert _stored(store) == (["e2e4", "e7e5", "g1f3", "b8c6"], [])
+        # No PGN could be written on the full disk: said, and none left empty or cut short
+        # (an empty one stayed behind, then claimed at the next start to hold moves the
+        # store lacked: issue 32, item 6).
+        pgn = disk.path / "games.sqlite.game-1-unstored.pgn"
+        assert f"not as PGN ({pgn}: No space left on device)" in out, out
+        assert sorted(p.name for p in disk.path.iterdir() if "pgn" in p.name) == []
 
         disk.free()
         again = DaemonProcess(tmp_path)
@@ -81,6 +87,7 @@ def test_a_take_back_and_the_moves_after_it_on_a_full_disk_are_what_the_next_sta
         moves, corrections = _stored(store)
         assert moves == ["e2e4", "e7e5", "g1f3", "d7d6", "f1c4"], again.output()
         assert corrections == [(4, "takeback", "b8c6")]
+        assert "kept for you to read" not in again.output(), again.output()
         # The pieces file was saved on the full disk: the pieces are the game's, no move
         # read from stale pieces, and the board matches.
         game = rules.Game.from_record(rules.Position(), moves)
@@ -101,3 +108,43 @@ def _pieces(directory: Path) -> str:
     import json
 
     return json.loads((directory / "sim-board.json").read_text())["pieces"]
+
+
+def test_an_empty_unstored_pgn_is_removed_and_an_unreadable_one_named_as_such(
+    tmp_path: Path,
+) -> None:
+    """An earlier magboard's stop on a full disk left ``game-N-unstored.pgn`` empty, and
+    every start after said it "holds moves the store does not have". Empty, it holds
+    nothing: removed. One that is no PGN game is kept, and said to be that."""
+    from board_driver.service.store import Store
+    from tests.board_driver.daemon_process import write_config
+
+    write_config(tmp_path, "[web]\nenabled = false\n")
+    store = tmp_path / "games.sqlite"
+    with Store.open(store) as stored:
+        stored.sync_moves(stored.new_game(), [("e2e4", "e4")])
+    game = rules.Game.from_record(rules.Position(), ["e2e4"])
+    (tmp_path / "sim-board.json").write_text(f'{{"pieces": "{game.position.occupancy():016x}"}}')
+    empty = tmp_path / "games.sqlite.game-1-unstored.pgn"
+    empty.write_bytes(b"")
+    daemon = DaemonProcess(tmp_path)
+    daemon.wait_ready()
+    assert daemon.wait_for(lambda: not empty.exists()), daemon.output()
+    daemon.terminate()
+    assert f"{empty}: empty, holds no moves: removed" in daemon.output(), daemon.output()
+
+    with Store.open(store) as stored:
+        stored.new_game()
+    (tmp_path / "sim-board.json").write_text(f'{{"pieces": "{rules.Position().occupancy():016x}"}}')
+    garbled = tmp_path / "games.sqlite.game-2-unstored.pgn"
+    garbled.write_bytes(b"\x00\xff garbled [Event")
+    again = DaemonProcess(tmp_path)  # game 2 on the board
+    again.wait_ready()
+    again.send("gap 60", "lift e2", "place e4")
+    assert again.wait_for(lambda: "ply 1: e4 (e2e4) stored in game 2" in again.output())
+    assert again.wait_for(lambda: "kept for you to read" in again.output()), again.output()
+    again.terminate()
+    out = again.output()
+    assert f"{garbled} cannot be read as one game (game 2): kept for you to read" in out, out
+    assert "holds moves the store does not have" not in out, out
+    assert garbled.read_bytes() == b"\x00\xff garbled [Event"
