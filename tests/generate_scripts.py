@@ -211,6 +211,8 @@ def _play_move(
             hands.choose(promotion)
             chose = True
 
+    if board.is_castling(move) and board.chess960:
+        return _castle960(hands, board, move)
     if board.is_castling(move):
         rook_from, rook_to = _rook_squares(board, move)
         touched |= {rook_from, rook_to}
@@ -328,6 +330,110 @@ def _play_move(
     return touched
 
 
+def castling_squares(board: chess.Board, move: chess.Move) -> tuple[int, int, int, int]:
+    """A castling's king from and to, and its rook's from and to (python-chess writes a
+    Chess960 castling as the king taking its rook, a standard one as the king's step)."""
+    rank = chess.square_rank(move.from_square)
+    kingside = board.is_kingside_castling(move)
+    king_to = chess.square(6 if kingside else 2, rank)
+    rook_from = move.to_square if board.chess960 else chess.square(7 if kingside else 0, rank)
+    return move.from_square, king_to, rook_from, chess.square(5 if kingside else 3, rank)
+
+
+def _castle960(hands: _Hands, board: chess.Board, move: chess.Move) -> set[int]:
+    """A Chess960 castling as FIDE recommends for a physical board (Guidelines II.3): the
+    king lifted first and held off the board while the rook moves, then placed; or the
+    pieces landing in any order (the king on the square its rook left, a transposition);
+    a king (a rook) whose final square is its own lifted and put back; where the king's
+    step is free, the king set down first; rook first only where the rook's move is legal
+    by itself and touch-move allows it (FIDE 4.4.2)."""
+    rng = hands.rng
+    king, king_to, rook, rook_to = castling_squares(board, move)
+    ways = ["king held", "king held, lands first", "together"]
+    if king_to != rook:  # the king's square is free (or its own)
+        ways.append("king first")
+    rook_alone = chess.Move(rook, rook_to)
+    if hands.touch_move != "enforce" and rook != rook_to and rook_alone in board.legal_moves:
+        ways.append("rook first")
+    way = rng.choice(ways)
+    hands.habits[f"castling960 {way}"] += 1
+    side = "white" if board.turn == chess.WHITE else "black"
+    hands.habits[f"castling960 {side} {board.san(move)}"] += 1
+    forms = (
+        ("king stays", king == king_to),
+        ("rook stays", rook == rook_to),
+        ("transposition", king_to == rook and rook_to == king),
+    )
+    for form, is_it in forms:
+        if is_it:
+            hands.habits[f"castling960 {form}"] += 1
+    rook_moves = rook != rook_to or rng.random() < 0.5  # a rook that stays: lifted or not
+    left: dict[int, int] = {}  # when each square was lifted
+
+    def lift(sq: int) -> None:
+        hands.lift(sq)
+        left[sq] = hands.t
+
+    def place(sq: int) -> None:
+        # A square the other piece left must be seen empty first (as a capture's).
+        if sq in left:
+            hands.t = max(hands.t, left[sq] + REFILL_MIN)
+        hands.place(sq)
+
+    def move_rook() -> None:
+        if rook_moves:
+            lift(rook)
+            hands.step()
+            place(rook_to)
+
+    if way == "king held":
+        lift(king)
+        hands.step()
+        move_rook()
+        hands.step()
+        place(king_to)
+    elif way == "king held, lands first":
+        lift(king)
+        hands.step()
+        if rook_moves:
+            lift(rook)
+            hands.step()
+        place(king_to)
+        if rook_moves:
+            hands.step()
+            place(rook_to)
+    elif way == "together":
+        lift(king)
+        hands.wait((20, 40))
+        lift(rook)
+        hands.step()
+        first, second = (king_to, rook_to) if rng.random() < 0.5 else (rook_to, king_to)
+        place(first)
+        hands.wait((20, 150))
+        place(second)
+    elif way == "king first":
+        lift(king)
+        # A king put back on its own square is held a moment (under the pass time it only
+        # flickered, and touched nothing).
+        hands.wait((110, 250) if king == king_to else hands.pace.within_move)
+        place(king_to)
+        hands.step()
+        move_rook()
+    else:
+        lift(rook)
+        hands.step(may_hesitate=False)
+        place(rook_to)
+        if hands.pace.reply is None and rng.random() < 0.5:
+            hands.habits["castling rook first, committed"] += 1
+            hands.wait(HESITATION)
+        else:
+            hands.step(may_hesitate=False)
+        lift(king)
+        hands.step()
+        place(king_to)
+    return {king, king_to, rook, rook_to}
+
+
 def _rook_squares(board: chess.Board, move: chess.Move) -> tuple[int, int]:
     rank = chess.square_rank(move.from_square)
     if chess.square_file(move.to_square) == 6:
@@ -438,6 +544,7 @@ def generate_game(
     script = Script(
         fen=STARTING_FEN if fen == chess.STARTING_FEN else fen,
         options=options,
+        variant="chess960" if board.chess960 else "standard",
         gap_ms=300,
         items=hands.items,
         name=name,
@@ -456,7 +563,8 @@ def generate_game(
 def to_scans(script: Script, seed: int, *, flicker_rate: float = 0.2) -> Script:
     """The same board as raw scans: bounce after every change, some one-scan flickers."""
     rng = random.Random(seed)
-    board = int(chess.Board(script.fen).occupied)  # python-chess: bit i = square i, as ours
+    # python-chess: bit i = square i, as ours
+    board = int(chess.Board(script.fen, chess960=script.variant == "chess960").occupied)
     toggles: list[tuple[int, int, int, int]] = []  # (t, order, square, new state)
     others: list[ScriptItem] = []
     changes_at: dict[int, list[int]] = {}
@@ -517,6 +625,7 @@ def to_scans(script: Script, seed: int, *, flicker_rate: float = 0.2) -> Script:
     return Script(
         fen=script.fen,
         options=dict(script.options),
+        variant=script.variant,
         gap_ms=script.gap_ms,
         items=items,
         name=f"{script.name} (scans)",
@@ -529,6 +638,52 @@ def read_games(pgn_path: Path) -> list[chess.pgn.Game]:
         while (game := chess.pgn.read_game(handle)) is not None:
             games.append(game)
     return games
+
+
+def chess960_games(count: int, seed: int, max_plies: int = 80) -> list[chess.pgn.Game]:
+    """``count`` Chess960 games from random start positions, played by python-chess's
+    legal moves at random with a bias toward development and castling (so that most games
+    castle, on both wings and in every form their start positions allow): each side
+    castles whenever it can with a good chance, brings its back-rank pieces out first, and
+    otherwise plays any move; a game ends at its end or after ``max_plies``."""
+    rng = random.Random(seed)
+    games = []
+    for _ in range(count):
+        board = chess.Board.from_chess960_pos(rng.randrange(960))
+        game = chess.pgn.Game()
+        game.setup(board)
+        node: chess.pgn.GameNode = game
+        while not board.is_game_over(claim_draw=False) and board.ply() < max_plies:
+            legal = list(board.legal_moves)
+            castlings = [m for m in legal if board.is_castling(m)]
+            back = 0 if board.turn == chess.WHITE else 7
+            develop = [
+                m
+                for m in legal
+                if chess.square_rank(m.from_square) == back
+                and board.piece_type_at(m.from_square) not in (chess.KING, chess.ROOK)
+            ]
+            if castlings and rng.random() < 0.8:
+                move = rng.choice(castlings)
+            elif develop and rng.random() < 0.7:
+                move = rng.choice(develop)
+            else:
+                move = rng.choice(legal)
+            node = node.add_variation(move)
+            board.push(move)
+        games.append(game)
+    return games
+
+
+def generate_chess960_corpus(
+    count: int, seed: int = 960, pace: Pace = CAREFUL
+) -> list[GeneratedGame]:
+    """:func:`chess960_games` as lift/place scripts; game *i* uses seed ``seed + i``."""
+    suffix = "" if pace is CAREFUL else f"-{pace.name}"
+    return [
+        generate_game(game, seed + index, f"chess960-{seed}-{index + 1:03d}{suffix}", pace)
+        for index, game in enumerate(chess960_games(count, seed))
+    ]
 
 
 def generate_corpus(pgn_path: Path, seed: int = 2026, pace: Pace = CAREFUL) -> list[GeneratedGame]:

@@ -5,6 +5,10 @@ counts"):
 
 - a rook moved next to its king, then the king's two-square step beside it: castling,
   rook first (touch-move off or warn; under enforce it stays a rook move, FIDE 4.4.2);
+- in Chess960, a king's step onto its castling square (a legal move by itself), then its
+  rook moved to the rook's castling square: castling, king first (the pieces of a
+  castling may land in any order, board-script.md "Chess960 castling"), under any
+  touch-move;
 - a pawn placed on the last rank, then a ``choose``: the promotion takes the piece named
   (late news of the player's choice, not a change of it).
 
@@ -36,24 +40,32 @@ class Amendments(TrackerParts):
     _pending_choice: int | None  # chosen while the promoted piece is off its square
     _held_choice: tuple[int, int] | None  # chosen while the new piece is off, not yet judged
 
-    def _castling_to_come(self, move: Move) -> Move | None:
-        """The castling that ``move``, a rook move about to be committed, may become."""
-        if self.options.touch_move == "enforce" or move.is_castling:
+    def _castling_to_come(self, move: Move) -> tuple[Move, int] | None:
+        """The castling that ``move``, about to be committed, may become, and the square
+        of the piece still to move: a rook move (its king's), or a Chess960 king's step
+        onto its castling square (its rook's)."""
+        if move.is_castling:
             return None
-        return next(
-            (
-                m
-                for m in self._reading.legal
-                if m.is_castling and m.rook_from == move.from_square and m.rook_to == move.to_square
-            ),
-            None,
-        )
+        for m in self._reading.legal:
+            if not m.is_castling or m.rook_from is None or m.rook_to is None:
+                continue
+            if (m.from_square, m.to_square) == (move.from_square, move.to_square):
+                if m.rook_from != m.rook_to:
+                    return m, m.rook_from
+            elif (m.rook_from, m.rook_to) == (
+                move.from_square,
+                move.to_square,
+            ) and self.options.touch_move != "enforce":  # FIDE 4.4.2: a rook move
+                return m, m.from_square
+        return None
 
-    def _open_windows(self, move: Move, castling: Move | None, occupancy: int) -> None:
+    def _open_windows(self, move: Move, castling: tuple[Move, int] | None, occupancy: int) -> None:
         """``move`` was just committed from ``occupancy``: what may still amend it."""
         playing = self._outcome is None
         self._castle_amend = (
-            CastlingAmendment(castling, Footprint.of(castling, occupancy), occupancy)
+            CastlingAmendment(
+                castling[0], Footprint.of(castling[0], occupancy), occupancy, castling[1]
+            )
             if castling is not None and playing
             else None
         )
@@ -63,7 +75,7 @@ class Amendments(TrackerParts):
     def _close_windows(self, sq: int) -> None:
         """A lift that is not part of the last move's completion ends its amendments."""
         amend = self._castle_amend
-        if amend is not None and sq != amend.castling.from_square:
+        if amend is not None and sq != amend.follower:
             self._castle_amend = None
         if self._promotion_square is not None and sq != self._promotion_square:
             self._promotion_square = None
@@ -85,9 +97,7 @@ class Amendments(TrackerParts):
 
     def _in_window(self, sq: int) -> bool:
         amend = self._castle_amend
-        return (amend is not None and sq == amend.castling.from_square) or (
-            sq == self._promotion_square
-        )
+        return (amend is not None and sq == amend.follower) or (sq == self._promotion_square)
 
     def _castling_shown(self) -> bool:
         """Does the board show the castling that the last rook move may become?"""
@@ -99,23 +109,24 @@ class Amendments(TrackerParts):
         return amend is not None and amend.footprint.on_the_way(amend.before, self.board)
 
     def _amend_castling(self, t: int) -> list[Event]:
-        """The king followed its rook: the rook move becomes castling (rook first)."""
+        """The king followed its rook (the rook move becomes castling, rook first), or in
+        Chess960 the rook followed its king's step (castling, king first)."""
         amend = self._castle_amend
         assert amend is not None
         self._castle_amend = None
         was_over = self._outcome
-        rook_move, rook_san = self._pop()
+        first_move, first_san = self._pop()
         out: list[Event] = []
-        if self.options.touch_move == "warn":
+        if self.options.touch_move == "warn" and amend.rook_first:
             # FIDE 4.4.2: a rook touched before its king may not castle.
             played = self.game.position.san(amend.castling)
-            out.append(touch_move_event(t, "warn", rook_move.from_square, played))
-            self._warned = rook_move.from_square
+            out.append(touch_move_event(t, "warn", first_move.from_square, played))
+            self._warned = first_move.from_square
         footprint = amend.footprint
         released = self._reading.released_at(footprint.lifts | footprint.places, t)
         san, mover = self._push(amend.castling)
         event = move_event(self.game, t, "move", amend.castling, san, mover, released)
-        event["replaces"] = rook_san
+        event["replaces"] = first_san
         out.append(event)
         self._new_turn()
         out += self._after_move(t, was_over)
@@ -125,7 +136,7 @@ class Amendments(TrackerParts):
         if letter not in PROMOTION_LETTERS:
             raise ValueError(f"choose {letter!r} at {t} ms: expected one of q, r, b, n")
         piece = PROMOTION_PIECES[letter]
-        if self._promotion_square is not None and not self._new_game_pending:
+        if self._promotion_square is not None and self._setup is None:
             if not self.board & bit(self._promotion_square):
                 self._pending_choice = piece  # swapped or taken: what follows says
                 return []

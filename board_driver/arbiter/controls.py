@@ -55,7 +55,7 @@ class Controls(TrackerParts):
             raise ValueError(f"button {name!r} at {t} ms: not a control this board knows")
         out = self._before_button(t)
         if name not in ("new_game", "hint") and not self._playing():
-            reason = "a new game is being set up" if self._new_game_pending else "the game is over"
+            reason = "a new game is being set up" if self._setup is not None else "the game is over"
             return [*out, {"t": t, "type": "refused", "button": name, "reason": reason}]
         return out + handler(t)
 

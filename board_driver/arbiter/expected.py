@@ -131,6 +131,8 @@ class OtherSide(TrackerParts):
     _other_side: Color | None  # its moves come from elsewhere (an engine)
     _expected: Move | None  # the other side's move, to play on the board
     _hint: Move | None  # a suggestion lit for the side to move
+    _required: tuple[Move, ...] | None  # the moves the side at the board may make (require)
+    _required_mates: bool  # ... or any move that checkmates
 
     @property
     def other_side(self) -> Color | None:
@@ -187,6 +189,44 @@ class OtherSide(TrackerParts):
         if not self._position.is_legal(hint):
             raise ValueError(f"hint: {hint} is not legal in {self._position.fen()}")
         self._hint = hint
+
+    def require(self, moves: list[Move | str] | None, *, mates: bool = False) -> None:
+        """The next move of the side at the board must be one of ``moves`` (or, with
+        ``mates``, any move that checkmates): a puzzle's solution. Any other legal move is
+        read as the move it is, refused and not played (``illegal``, reason ``refused``,
+        with its ``san``): the board is out of sync until its pieces are put back (or moved
+        on to a move required). None lifts it; the next move ends it. Touching and
+        lifting are read as ever (a piece held shows nothing of the answer). ValueError
+        on the turn of a player away, or for a move that is not legal."""
+        if moves is None:
+            self._required = None
+            return
+        if self._other_side is not None and self._position.turn == self._other_side:
+            raise ValueError("require: it is the turn of the player away from the board")
+        legal = []
+        for move in moves:
+            parsed = self._position.parse_uci(move) if isinstance(move, str) else move
+            if not self._position.is_legal(parsed):
+                raise ValueError(f"require: {parsed} is not legal in {self._position.fen()}")
+            legal.append(next(m for m in self._position.legal_moves() if m == parsed))
+        self._required = tuple(legal)
+        self._required_mates = mates
+
+    @property
+    def required(self) -> tuple[Move, ...] | None:
+        """The moves required of the side at the board this turn (None: any legal move)."""
+        return self._required
+
+    def meets(self, move: Move) -> bool:
+        """Is ``move`` one the side at the board may make now (see :meth:`require`)?"""
+        required = self._required
+        if required is None or move in required:
+            return True
+        if not self._required_mates:
+            return False
+        after = self._position.copy()
+        after.push(move)
+        return after.is_checkmate()
 
     @property
     def hint(self) -> Move | None:

@@ -40,8 +40,11 @@ class Colours:
     winner_king: str = "g"
     loser_king: str = "r"
     draw_king: str = "y"
-    setup_missing: str = "b"  # new game: a square of the start position still empty
-    setup_extra: str = "r"  # new game: a piece where the start position has none
+    setup_missing: str = "b"  # set-up: a square of the group due still empty
+    setup_extra: str = "r"  # set-up: a piece where the position has none
+    setup_wrong: str = "r"  # set-up: a piece the board knows is not the position's (blinking)
+    setup_early: str = "y"  # set-up: filled before its kind was due (blinking)
+    setup_check: str = "y"  # set-up: a square of the group due whose piece it cannot tell
 
     def __post_init__(self) -> None:
         for item in fields(self):
@@ -72,6 +75,9 @@ class BoardView:
     draw_kings: int = 0
     setup_missing: int = 0
     setup_extra: int = 0
+    setup_wrong: int = 0
+    setup_early: int = 0
+    setup_check: int = 0
 
 
 def render(view: BoardView, colours: Colours = DEFAULT_COLOURS) -> Frame:
@@ -100,8 +106,11 @@ def render(view: BoardView, colours: Colours = DEFAULT_COLOURS) -> Frame:
     paint(view.checkers, colours.checker)
     if view.check_king is not None:
         paint(1 << view.check_king, colours.check_king)
+    paint(view.setup_check, colours.setup_check)
     paint(view.setup_missing, colours.setup_missing)
     paint(view.setup_extra, colours.setup_extra)
+    paint(view.setup_early, colours.setup_early, True)
+    paint(view.setup_wrong, colours.setup_wrong, True)
     paint(view.empty, colours.empty, True)
     paint(view.fill, colours.fill, True)
     return Frame(tuple(letters), blink)

@@ -88,12 +88,15 @@ class Footprint(NamedTuple):
             ):
                 return False
             fills &= ~outside
-        if fills & bit(move.to_square) and board & bit(move.from_square):
+        places = self.places
+        # A piece on its destination while its square still holds a piece came from
+        # nowhere, unless the other piece of a Chess960 castling fills that square.
+        if fills & bit(move.to_square) and board & bit(move.from_square) & ~places:
             return False
         rook_from, rook_to = move.rook_from, move.rook_to
         if rook_from is None or rook_to is None:  # not castling
             return True
-        return not (fills & bit(rook_to) and board & bit(rook_from))
+        return not (fills & bit(rook_to) and board & bit(rook_from) & ~places)
 
 
 _new_tuple = tuple.__new__  # the named tuple's own __new__, without its keyword handling
@@ -111,8 +114,8 @@ def between(a: int, b: int) -> int:
     """
     df = (b & 7) - (a & 7)
     dr = (b >> 3) - (a >> 3)
-    if not (df == 0 or dr == 0 or abs(df) == abs(dr)):
-        return 0
+    if a == b or not (df == 0 or dr == 0 or abs(df) == abs(dr)):
+        return 0  # one square (a Chess960 king that stays), or no line
     step = (df > 0) - (df < 0) + 8 * ((dr > 0) - (dr < 0))
     mask = 0
     for sq in range(a + step, b, step):

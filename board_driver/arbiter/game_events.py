@@ -28,6 +28,17 @@ Game events are JSON-able dicts with ``t`` (ms) and ``type``:
 ``clock_button``     ``button``: a clock button pressed (``clock``, ``clock_white``,
                      ``clock_black``, ``pause``), after the board was judged
 ``new_game_pending`` ``missing extra``: squares to fill and empty for the start position
+``setup``            a position set up kind by kind (after ``new_game_pending``, or a
+                     game begun on pieces standing elsewhere), said when what the lights
+                     ask changes: ``fen``, ``number`` of ``groups`` (the group due, 0 once
+                     all stand), ``group`` (``side piece squares missing unchecked``),
+                     ``extra`` (squares to empty), ``wrong`` (``square holds wants``: the
+                     board knows another piece stands there), ``early`` (``square side
+                     piece``: filled before its kind was due)
+``setup_early``      ``square side piece due``: a square filled before its kind was due
+                     (``due``: the group lit then); the board cannot tell what stands there
+``setup_done``       ``fen unchecked``: the position stands; ``unchecked`` lists the
+                     squares (``square side piece``) whose piece the board cannot tell
 ``new_game``         ``fen``
 ``hint_requested``   (for an engine, when one plays)
 ``ask``              ``what``: a question asked with a button (``move``, ``moves``,

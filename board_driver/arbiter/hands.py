@@ -47,13 +47,15 @@ class Hands(TrackerParts):
         if not self.board & b:
             raise ValueError(f"lift {square_name(sq)} at {t} ms: no piece stands there")
         out: list[Event] = []
+        if self._setup is not None:
+            self._setup.lift(sq)
         if self._playing():
             self._warned = None
             others = False
             # A lift that commits the move before it is read again in the next one (there
             # too it may be the other side's hand reaching out); a commit or two at most.
             for _ in range(3):
-                if self.board == self._committed or self._reading.passing(t, sq):
+                if self._at_position() or self._reading.passing(t, sq):
                     break
                 events, others = self._before_lift(t, sq)
                 out += events
@@ -230,6 +232,8 @@ class Hands(TrackerParts):
             raise ValueError(f"place {square_name(sq)} at {t} ms: a piece already stands there")
         out: list[Event] = []
         stood = False
+        if self._setup is not None:
+            self._setup.place(sq)
         held_choice = self._held_choice is not None
         if self._playing():
             self._warned = None

@@ -13,7 +13,7 @@ from board_driver.arbiter.feedback import BoardView, Colours, render
 from board_driver.arbiter.footprint import bit
 from board_driver.arbiter.parts import TrackerParts
 from board_driver.arbiter.setup import START_OCCUPANCY
-from board_driver.arbiter.words import asks
+from board_driver.arbiter.words import asks, setup_asks
 from board_driver.physical.frame import Frame
 from rules import WHITE
 
@@ -47,6 +47,8 @@ class Lights(TrackerParts):
         >>> tracker.asks()
         ['Castling: move the rook from h1 to f1.']
         """
+        if self._setup is not None:
+            return setup_asks(self._setup.state())
         return asks(
             self._view(),
             self._position,
@@ -59,7 +61,18 @@ class Lights(TrackerParts):
     def _view(self) -> BoardView:
         board, committed, position = self.board, self._committed, self._position
         outcome = self._outcome
-        if self._new_game_pending or (outcome is not None and board != committed):
+        guide = self._setup
+        if guide is not None:
+            due = guide.due()
+            group = due.squares if due is not None else 0
+            return BoardView(
+                setup_missing=group & guide.missing(),
+                setup_extra=guide.extra(),
+                setup_wrong=guide.wrong_squares(),
+                setup_early=guide.early_squares(),
+                setup_check=group & guide.unknown_squares(),
+            )
+        if outcome is not None and board != committed:
             return BoardView(
                 setup_missing=START_OCCUPANCY & ~board, setup_extra=board & ~START_OCCUPANCY
             )
@@ -83,7 +96,13 @@ class Lights(TrackerParts):
         touched = 0
         if self.options.touch_move != "off":
             owed, _ = reading.touch.demand(reading.legal)
-            if owed is not None and board & bit(owed):
+            # Lit only where it has a move to make (a Chess960 rook touched before its
+            # king that cannot move only may not castle: FIDE 4.4.2).
+            if (
+                owed is not None
+                and board & bit(owed)
+                and any(owed in (m.from_square, m.captured_square) for m in reading.legal)
+            ):
                 touched |= bit(owed)
             if self._warned is not None:
                 touched |= bit(self._warned)

@@ -13,6 +13,7 @@ records of that state live here too: a :class:`Choice` of the hands' reading, an
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -21,6 +22,7 @@ from rules import Move
 
 if TYPE_CHECKING:
     from board_driver.arbiter.feedback import Colours
+    from board_driver.arbiter.kinds import SetupGuide
     from board_driver.arbiter.options import GameOptions, Timing
     from board_driver.arbiter.reading import MoveReading
     from board_driver.physical.events import BoardEvent
@@ -46,11 +48,18 @@ class Choice:
 
 @dataclass(frozen=True, slots=True)
 class CastlingAmendment:
-    """A rook move that becomes castling if its king follows (rook first: :mod:`.amendments`)."""
+    """A rook move that becomes castling if its king follows (rook first), or a Chess960
+    king's step onto its castling square that becomes castling if its rook follows (king
+    first): :mod:`.amendments`."""
 
     castling: Move
-    footprint: Footprint  # the castling's, from the position before the rook move
-    before: int  # the occupancy before the rook move
+    footprint: Footprint  # the castling's, from the position before the first move
+    before: int  # the occupancy before the first move
+    follower: int  # the square of the piece still to move: the king's, or the rook's
+
+    @property
+    def rook_first(self) -> bool:
+        return self.follower == self.castling.from_square
 
 
 class TrackerParts:
@@ -58,6 +67,7 @@ class TrackerParts:
 
     # The game, its options, and the board standing (``Tracker.__init__``).
     game: Game
+    next_start: Callable[[], Position]
     options: GameOptions
     timing: Timing
     colours: Colours
@@ -95,11 +105,16 @@ class TrackerParts:
     _pending_choice: int | None
     _held_choice: tuple[int, int] | None  # chosen while a new piece is off, not yet judged
     _warned: int | None
-    _new_game_pending: bool
+    _setup: SetupGuide | None
+    _keep_game: bool
+    _setup_said: tuple[Any, ...] | None
+    _early_said: set[int]
     _draw_offer: Color | None
     _other_side: Color | None
     _expected: Move | None
     _hint: Move | None
+    _required: tuple[Move, ...] | None
+    _required_mates: bool
 
     if TYPE_CHECKING:
         # Steps of the tracker (tracker.py).
@@ -144,6 +159,8 @@ class TrackerParts:
         def _held_choice_set_down(self, sq: int, taken: bool) -> None: ...
         def _in_window(self, sq: int) -> bool: ...
         def _castling_shown(self) -> bool: ...
+        def _swapped_back(self) -> bool: ...
+        def _at_position(self) -> bool: ...
         def _amend_castling(self, t: int) -> list[Event]: ...
 
         # Of take-backs (takebacks.py) and the other side (expected.py).
@@ -151,3 +168,4 @@ class TrackerParts:
         def _takeback_depth(self, quick: bool = False) -> int: ...
         def _take_back(self, depth: int, t: int) -> list[Event]: ...
         def _hint_squares(self) -> int: ...
+        def meets(self, move: Move) -> bool: ...

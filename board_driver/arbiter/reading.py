@@ -54,6 +54,7 @@ class MoveReading:
         self.start_board = self.before if start_board is None else start_board
         self.legal = position.legal_moves()
         self.footprints = [Footprint.of(m, self.before) for m in self.legal]
+        self.transpositions = _transpositions(self.footprints)
         self.own = position.occupancy(position.turn)  # the side to move's pieces
         self.lift_t: dict[int, int] = {}
         self.place_t: dict[int, int] = {}
@@ -90,6 +91,7 @@ class MoveReading:
         """Only ``moves`` may be played (the other side's expected move), touched as ``touch``."""
         self.legal = moves
         self.footprints = [Footprint.of(m, self.before) for m in moves]
+        self.transpositions = _transpositions(self.footprints)
         self.touch = touch
 
     # ------------------------------------------------------------------ events
@@ -282,8 +284,10 @@ class MoveReading:
                 elif sq == target:
                     refilled = refilled or (not lifted and emptied and left)
                     emptied = emptied or lifted
-            if (target is None or refilled) and not (fp.after ^ board) & ~(
-                theirs & ~board & ~fp.lifts
+            if (
+                (target is None or refilled)
+                and not (fp.after ^ board) & ~(theirs & ~board & ~fp.lifts)
+                and self.castling_seen(fp, at)
             ):
                 return True
         return False
@@ -312,9 +316,10 @@ class MoveReading:
         return t if last is None else last
 
     def target_refilled(self, fp: Footprint) -> bool:
-        """A capture's square was emptied and filled again after the mover left its square."""
+        """A capture's square was emptied and filled again after the mover left its square;
+        a Chess960 castling whose squares overlap, seen made (:meth:`castling_seen`)."""
         if fp.target is None:
-            return True
+            return fp.lifts & fp.places == 0 or self.castling_seen(fp)
         refilled = self.refill_t.get(fp.target)
         return refilled is not None and refilled > self.lift_t.get(fp.move.from_square, 0)
 
@@ -332,6 +337,10 @@ class MoveReading:
             done = [fp for fp in self.footprints if fp.after == board and self.target_refilled(fp)]
         if not done:
             return None
+        if len(done) > 1 and any(fp.move.is_castling for fp in done):
+            # A Chess960 castling seen made, and a king's or rook's move of the same
+            # occupancy: what was seen counts (castling is read only where it was seen).
+            done = [fp for fp in done if fp.move.is_castling]
         if len(done) > 1:
             # Same occupancy: captures by one piece on different squares (the last square
             # filled is where it landed), or the four promotions (the player's choice).
@@ -345,9 +354,12 @@ class MoveReading:
 
     def history_allows(self, fp: Footprint, board: int) -> bool:
         """A castling rook (an en-passant victim) set back on its square after the king
-        (the pawn) landed is not a move on its way: the player let go of it there."""
+        (the pawn) landed is not a move on its way: the player let go of it there. (Not
+        so for a Chess960 rook whose square is the king's, or its own final square.)"""
         move = fp.move
         if move.is_castling and move.rook_from is not None:
+            if move.rook_from in (move.to_square, move.rook_to):
+                return True
             back, landed = move.rook_from, move.to_square
         elif move.is_en_passant and move.captured_square is not None:
             back, landed = move.captured_square, move.to_square
@@ -366,9 +378,90 @@ class MoveReading:
         for fp in self.footprints:
             if strict and not self.allowed(fp.move, touch_mode):
                 continue
-            if fp.on_the_way(before, board, sliding=sliding) and self.history_allows(fp, board):
+            if (
+                fp.on_the_way(before, board, sliding=sliding)
+                and self.history_allows(fp, board)
+                and not self.rook_moved_alone(fp, board)
+            ):
                 return True
         return False
+
+    def rook_moved_alone(self, fp: Footprint, board: int) -> bool:
+        """Does ``board`` show a castling's rook moved while its king was never lifted? A
+        rook that moves while its king is never lifted makes a rook move, not castling
+        (board-script.md, "Chess960 castling"): where no rook move reads it, the board is
+        not on its way to castling."""
+        move = fp.move
+        rook_from, rook_to = move.rook_from, move.rook_to
+        if rook_from is None or rook_to is None or rook_from == rook_to:
+            return False
+        king = move.from_square
+        set_down = board & ~self.before & bit(rook_to)  # the rook on its final square
+        return bool(set_down) and king not in self.lift_t and bool(board & bit(king))
+
+    def castling_seen(self, fp: Footprint, upto: int | None = None) -> bool:
+        """Was ``fp``, a castling, seen made by the hands (the first ``upto`` events of
+        :attr:`history`; all of them by default)? Its king lifted during the move (as FIDE
+        recommends for a physical board, Guidelines II.3: a king whose final square is its
+        own is lifted and put back), and the pieces set down so that the king can stand
+        on its final square and the rook on its own: a square that one leaves and the
+        other reaches was emptied and filled again (the occupancy before and after a
+        Chess960 castling can be the same: what was seen counts). Not a castling: True.
+
+        The pieces cannot be told apart, so each place is tried as any piece then in the
+        hand (the king, the rook, or another); the states are few.
+        """
+        move = fp.move
+        rook_from, rook_to = move.rook_from, move.rook_to
+        if not move.is_castling or rook_from is None or rook_to is None:
+            return True
+        king_from, king_to = move.from_square, move.to_square
+        start = self.start_board
+        hand = -1
+        # (king's square, rook's square, other pieces in the hand, king lifted yet)
+        king = king_from if start & bit(king_from) else hand
+        rook = rook_from if start & bit(rook_from) else hand
+        states = {(king, rook, 0, king == hand)}
+        history = self.history if upto is None else self.history[:upto]
+        for _, lifted, sq in history:
+            after: set[tuple[int, int, int, bool]] = set()
+            for king, rook, others, king_lifted in states:
+                if lifted:
+                    if king == sq:
+                        after.add((hand, rook, others, True))
+                    elif rook == sq:
+                        after.add((king, hand, others, king_lifted))
+                    else:
+                        after.add((king, rook, others + 1, king_lifted))
+                    continue
+                if king == hand:
+                    after.add((sq, rook, others, king_lifted))
+                if rook == hand:
+                    after.add((king, sq, others, king_lifted))
+                if others or hand not in (king, rook):
+                    after.add((king, rook, max(others - 1, 0), king_lifted))
+            states = after
+        return any(
+            king == king_to and rook == rook_to and king_lifted
+            for king, rook, _, king_lifted in states
+        )
+
+    def transposed(self) -> Footprint | None:
+        """A Chess960 castling seen made whose occupancy is the position's (king and rook
+        swapped squares), or None."""
+        for fp in self.transpositions:
+            if self.castling_seen(fp):
+                return fp
+        return None
+
+    def swapped_back(self, fp: Footprint) -> bool:
+        """Were ``fp``'s king and rook squares (a castling that swapped them) both seen
+        empty at one moment and filled again since: the pieces swapped back (a take-back
+        of it, what was seen counting)?"""
+        squares = bit(fp.move.from_square) | bit(fp.move.to_square)
+        boards = self.boards()
+        emptied = next((i for i, board in enumerate(boards) if not board & squares), None)
+        return emptied is not None and boards[-1] & squares == squares
 
     def victims_set_back(self, moves: list[Move]) -> bool:
         """Were the pieces these moves captured seen set back on their squares (not only
@@ -380,13 +473,18 @@ class MoveReading:
     # ------------------------------------------------------------------ lights
 
     def half_done(self, board: int) -> int:
-        """A castling king landed without its rook; an en-passant pawn beside its victim."""
+        """A castling king landed without its rook (a Chess960 king whose final square is
+        its own, lifted and put back); an en-passant pawn beside its victim."""
         before = self.before
         shown = board | self.others_off
         mask = 0
         for fp in self.footprints:
             move = fp.move
             if not (move.is_castling or move.is_en_passant):
+                continue
+            if move.from_square == move.to_square:
+                if self._king_put_back(fp, board) and move.rook_from is not None:
+                    mask |= bit(move.rook_from) | bit(move.rook_to or move.rook_from)
                 continue
             if not board & bit(move.to_square) or board & bit(move.from_square):
                 continue
@@ -399,6 +497,17 @@ class MoveReading:
                 mask |= bit(victim)
         return mask
 
+    def _king_put_back(self, fp: Footprint, board: int) -> bool:
+        """A Chess960 castling whose king stays: the king lifted and put back (touched
+        first, and not under *j'adoube*), nothing else moved yet."""
+        king = fp.move.from_square
+        return (
+            board == self.before
+            and king in self.refill_t
+            and not self.adjusting
+            and self.touch.own in (None, king)
+        )
+
     def hints(self, board: int) -> int:
         """The legal destinations of the side to move's piece last lifted and still in hand."""
         in_hand = self.own & ~board
@@ -406,6 +515,12 @@ class MoveReading:
             return 0
         lifted = max(squares_of(in_hand), key=lambda sq: self.lift_t.get(sq, -1))
         return sum(bit(m.to_square) for m in self.legal if m.from_square == lifted)
+
+
+def _transpositions(footprints: list[Footprint]) -> list[Footprint]:
+    """The Chess960 castlings among ``footprints`` after which every square holds a piece
+    as before (the king and the rook swap squares, or both stay but one)."""
+    return [fp for fp in footprints if fp.move.is_castling and not fp.lifts & ~fp.places]
 
 
 def _set_down(hand: list[int], sq: int, displaced: int, position: Position, before: int) -> int:

@@ -13,6 +13,7 @@ accepting one) goes through :meth:`TakeBacks.take_back`. :class:`TakeBacks` is t
 from __future__ import annotations
 
 from board_driver.arbiter.expected import paired_takeback
+from board_driver.arbiter.footprint import Footprint
 from board_driver.arbiter.game_events import Event, takeback_event
 from board_driver.arbiter.parts import TrackerParts
 
@@ -41,9 +42,27 @@ class TakeBacks(TrackerParts):
         if not self.options.takeback:
             return False
         occupancies, board = self._occupancies, self.board
-        return (len(occupancies) > 1 and board == occupancies[-2]) or (
-            len(occupancies) > 2 and board == occupancies[-3]
+        return any(
+            len(occupancies) > depth and board == occupancies[-1 - depth] and self._undone(depth)
+            for depth in (1, 2)
         )
+
+    def _undone(self, depth: int) -> bool:
+        """Is a board showing the occupancy ``depth`` moves back a take-back of them? Not
+        if that is the occupancy of the position itself (after a Chess960 castling that
+        swapped king and rook), unless the hands swapped them back (what was seen counts)."""
+        occupancies = self._occupancies
+        return occupancies[-1 - depth] != occupancies[-1] or (depth == 1 and self._swapped_back())
+
+    def _swapped_back(self) -> bool:
+        """Was the last move a Chess960 castling that swapped king and rook, and have the
+        hands since swapped them back?"""
+        moves, occupancies = self.game.moves, self._occupancies
+        if not self.options.takeback or not moves or not moves[-1].is_castling:
+            return False
+        if occupancies[-1] != occupancies[-2]:
+            return False
+        return self._reading.swapped_back(Footprint.of(moves[-1], occupancies[-2]))
 
     def _takeback_depth(self, quick: bool = False) -> int:
         """How many moves back the board shows (0: none, or take-backs off). Still for the
@@ -54,7 +73,7 @@ class TakeBacks(TrackerParts):
         moves, occupancies = self.game.moves, self._occupancies
         deepest = min(len(moves), 2) if quick else len(moves)
         for depth in range(1, deepest + 1):
-            if self.board != occupancies[-1 - depth]:
+            if self.board != occupancies[-1 - depth] or not self._undone(depth):
                 continue
             if quick and depth == 2 and occupancies[-2] not in self._reading.boards():
                 continue  # one at a time: the last move is taken back first

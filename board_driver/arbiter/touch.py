@@ -23,13 +23,27 @@ from rules import KING, ROOK, Move, Position
 class TouchMove:
     """The pieces touched by the side to move since the last move, and what they demand."""
 
-    __slots__ = ("_demand", "_own_first", "opponent", "opponent_t", "own", "own_t")
+    __slots__ = (
+        "_demand",
+        "_own_first",
+        "opponent",
+        "opponent_t",
+        "own",
+        "own_t",
+        "rook_first",
+        "rook_first_t",
+    )
 
     def __init__(self) -> None:
         self.own: int | None = None
         self.own_t = 0
         self.opponent: int | None = None
         self.opponent_t = 0
+        #: A rook of the side to move touched before any other of its pieces, even one
+        #: that cannot move (a Chess960 rook boxed in beside its king): castling with it
+        #: is not allowed on this move (FIDE 4.4.2).
+        self.rook_first: int | None = None
+        self.rook_first_t = 0
         self._own_first = True
         self._demand: tuple[int | None, list[Move] | None] | None = None  # cached
 
@@ -64,6 +78,14 @@ class TouchMove:
         if legal is None:
             legal = position.legal_moves()
         if piece.color == position.turn:
+            if self.own is None and self.rook_first is None and piece.piece_type == ROOK:
+                self.rook_first, self.rook_first_t = square, t_ms
+            elif (
+                piece.piece_type == KING
+                and self.rook_first is not None
+                and t_ms - self.rook_first_t <= together_ms
+            ):
+                self.rook_first = None  # king and rook together: the king first (4.4.1)
             if self.own is not None:
                 # King and rook lifted together: the king counts first (4.4.1),
                 # so that a castling read from one scan is not a rook move owed.
@@ -99,6 +121,8 @@ class TouchMove:
         if self.opponent == square and self.opponent_t == lifted_at:
             self.opponent = None
             self._own_first = True
+        if self.rook_first == square and self.rook_first_t == lifted_at:
+            self.rook_first = None
 
     def demand(self, legal: list[Move]) -> tuple[int | None, list[Move] | None]:
         """The square whose piece dictates the move, and the moves it allows (4.3.1 to
@@ -109,6 +133,20 @@ class TouchMove:
         return self._demand
 
     def _find_demand(self, legal: list[Move]) -> tuple[int | None, list[Move] | None]:
+        square, moves = self._find_touch_demand(legal)
+        rook = self.rook_first
+        if rook is None:
+            return square, moves
+        # FIDE 4.4.2: a rook touched before its king may not castle; where nothing else
+        # binds (the rook cannot move), any other move may be made.
+        allowed = [m for m in (legal if moves is None else moves) if not _castles_with(m, rook)]
+        if moves is None and len(allowed) == len(legal):
+            return None, None
+        if square is None or any(m.is_castling and m.from_square == square for m in legal):
+            square = rook  # the rook's touch is what binds (not the king's, touched after)
+        return square, allowed
+
+    def _find_touch_demand(self, legal: list[Move]) -> tuple[int | None, list[Move] | None]:
         own, opp = self.own, self.opponent
         if own is None and opp is None:
             return None, None
@@ -130,3 +168,7 @@ class TouchMove:
         """May ``move`` be played, given the pieces touched?"""
         _, moves = self.demand(legal)
         return moves is None or move in moves
+
+
+def _castles_with(move: Move, rook: int) -> bool:
+    return move.is_castling and move.rook_from == rook

@@ -80,12 +80,12 @@ from board_driver.arbiter.options import (
 from board_driver.arbiter.parts import CastlingAmendment, Choice
 from board_driver.arbiter.reading import MoveReading
 from board_driver.arbiter.rereading import Rereading
-from board_driver.arbiter.setup import START_OCCUPANCY, NewGameSetup
+from board_driver.arbiter.setup import START_OCCUPANCY, NewGameSetup, StartPositions
 from board_driver.arbiter.takebacks import TakeBacks
 from board_driver.arbiter.words import why_illegal, why_touch_move
 from board_driver.physical.events import BoardEvent, Button, Choose, Lift, Place
 from board_driver.physical.squares import square_name
-from rules import Color, Game, Move, Outcome
+from rules import Color, Game, Move, Outcome, Position
 
 __all__ = [
     "MIN_SETTLE_MS",
@@ -105,6 +105,8 @@ class Tracker(Amendments, Controls, Hands, Lights, NewGameSetup, OtherSide, Rere
 
     ``board`` is the occupancy actually standing when the tracker starts (``None``: it
     matches the game); a mismatch starts out of sync, and the lights guide the board back.
+    ``next_start`` gives the start position of a new game set up on the board (a Chess960
+    one, drawn for each game, where the daemon plays Chess960).
     """
 
     def __init__(
@@ -115,10 +117,15 @@ class Tracker(Amendments, Controls, Hands, Lights, NewGameSetup, OtherSide, Rere
         timing: Timing = DEFAULT_TIMING,
         board: int | None = None,
         colours: Colours = DEFAULT_COLOURS,
+        next_start: StartPositions = Position,
     ) -> None:
         if board is not None and not (isinstance(board, int) and 0 <= board < 1 << 64):
             raise ValueError(f"board: expected a 64-bit occupancy bitmap, got {board!r}")
         self.game = game if game is not None else Game()
+        #: The start position of the next game set up on the board (the ``new_game``
+        #: button, or the pieces put home after a game): the standard one unless the
+        #: daemon says otherwise (a Chess960 start position, drawn for each game).
+        self.next_start: StartPositions = next_start
         self.options = options
         self.timing = timing
         self.colours = colours
@@ -151,11 +158,16 @@ class Tracker(Amendments, Controls, Hands, Lights, NewGameSetup, OtherSide, Rere
         self._pending_choice: int | None = None
         self._held_choice: tuple[int, int] | None = None
         self._warned: int | None = None  # a touched square lit after a move it did not make
-        self._new_game_pending = False
+        self._setup = None  # a position being set up, kind by kind (setup)
+        self._keep_game = False
+        self._setup_said = None
+        self._early_said = set()
         self._draw_offer: Color | None = None
         self._other_side: Color | None = None
         self._expected: Move | None = None
         self._hint: Move | None = None
+        self._required: tuple[Move, ...] | None = None
+        self._required_mates = False
         self._new_turn()
         self.board = self._committed if board is None else board
         self._reading.start_board = self.board  # after a restart: what stands, not the game
@@ -169,7 +181,7 @@ class Tracker(Amendments, Controls, Hands, Lights, NewGameSetup, OtherSide, Rere
     @property
     def in_sync(self) -> bool:
         """Does the board show the committed position (or a move on its way to one)?"""
-        if self._new_game_pending:
+        if self._setup is not None:
             return False
         if self._outcome is not None:
             return self.board == self._committed
@@ -203,13 +215,14 @@ class Tracker(Amendments, Controls, Hands, Lights, NewGameSetup, OtherSide, Rere
             and not reading.adjusting
             and reading.touch.own is None
             and reading.touch.opponent is None
+            and reading.touch.rook_first is None
             and self._castle_amend is None
             and self._promotion_square is None
             and self._choice is None
             and self._pending_choice is None
             and self._held_choice is None
             and self._draw_offer is None
-            and not self._new_game_pending
+            and self._setup is None
             and self._expected is None  # a player away chose a move the hands have not made
         )
 
@@ -290,10 +303,6 @@ class Tracker(Amendments, Controls, Hands, Lights, NewGameSetup, OtherSide, Rere
         self._deadline = None
         return self._judge(due)
 
-    def to_put_right(self) -> tuple[int, int]:
-        """Bitmaps of the squares to empty and to fill for the board to match the game."""
-        return self.board & ~self._committed, self._committed & ~self.board
-
     # ------------------------------------------------------------------ state per turn
 
     def _new_turn(self) -> None:
@@ -307,6 +316,7 @@ class Tracker(Amendments, Controls, Hands, Lights, NewGameSetup, OtherSide, Rere
         self._whys_said: set[str] = set()  # the reasons announced while out of sync
         self._expected = None
         self._hint = None
+        self._required = None  # a requirement holds for one turn (expected.py)
         # A lift of the piece just landed whose judgment waits for the next place (see
         # hands): its time and square, and the squares the other side's captures of it
         # land on or pass over.
@@ -322,7 +332,7 @@ class Tracker(Amendments, Controls, Hands, Lights, NewGameSetup, OtherSide, Rere
         return reading
 
     def _playing(self) -> bool:
-        return self._outcome is None and not self._new_game_pending
+        return self._outcome is None and self._setup is None
 
     # ------------------------------------------------------------------ judging
 
@@ -330,8 +340,9 @@ class Tracker(Amendments, Controls, Hands, Lights, NewGameSetup, OtherSide, Rere
         return self._reading.allowed(move, self.options.touch_move)
 
     def _acceptable(self, move: Move) -> bool:
-        """May ``move`` be committed: allowed by touch-move, or accepted with a warning."""
-        return self.options.touch_move != "enforce" or self._allowed(move)
+        """May ``move`` be committed: allowed by touch-move, or accepted with a warning;
+        and one of the moves required of the side at the board, if some are (a puzzle's)."""
+        return (self.options.touch_move != "enforce" or self._allowed(move)) and self.meets(move)
 
     def _complete(self) -> Footprint | None:
         """The one legal move the board shows done, if any (the other side's pieces lifted
@@ -348,6 +359,18 @@ class Tracker(Amendments, Controls, Hands, Lights, NewGameSetup, OtherSide, Rere
         ):
             return None
         return found
+
+    def _at_position(self) -> bool:
+        """Does the board stand as the committed position, no move made? A Chess960
+        castling seen made that leaves every square as it was (the king and the rook
+        swapped squares: what was seen counts) is a move, where touch-move allows it."""
+        if self.board != self._committed:
+            return False
+        reading = self._reading
+        if not reading.transpositions or not reading.history:
+            return True
+        found = reading.transposed()
+        return found is None or not self._acceptable(found.move)
 
     def _mover_first(self, found: Footprint) -> bool:
         """Is ``found`` a capture whose victim was lifted after the capturing piece?"""
@@ -390,7 +413,9 @@ class Tracker(Amendments, Controls, Hands, Lights, NewGameSetup, OtherSide, Rere
         if not self._playing():
             return self._judge_setup(t)
         self._reading.settled()
-        if self.board == self._committed:
+        if self._at_position():
+            if self._swapped_back():  # a castling that swapped king and rook, undone
+                return self._judge_takeback(t, 1) or self._restored(t)
             return self._restored(t)
         found = self._complete()
         violating = None
@@ -412,6 +437,9 @@ class Tracker(Amendments, Controls, Hands, Lights, NewGameSetup, OtherSide, Rere
         taken_back = self._judge_takeback(t, self._takeback_depth())
         if taken_back is not None:
             return taken_back
+        refused = violating is not None and not self.meets(violating.move)
+        if refused and violating is not None and violating.after == self.board:
+            return self._illegal(t, violating)  # a move made, not one asked for (require)
         if self._on_the_way(still=True):
             return self._read_whole(t, on_the_way=True) or []
         if violating is None and not self._rereading:
@@ -469,7 +497,13 @@ class Tracker(Amendments, Controls, Hands, Lights, NewGameSetup, OtherSide, Rere
             "fill": square_names(fill),
         }
         owed, _ = self._reading.touch.demand(self._reading.legal)
-        if violating is not None:
+        if violating is not None and not self.meets(violating.move):
+            # A legal move, but not one the side at the board is asked for (a puzzle's).
+            event["reason"] = "refused"
+            event["san"] = san = self._position.san(violating.move)
+            event["uci"] = str(violating.move)
+            why = f"{san} is not the move to play here"
+        elif violating is not None:
             event["reason"] = "touch_move"
             event["san"] = self._position.san(violating.move)
             event["square"] = square_name(owed) if owed is not None else None

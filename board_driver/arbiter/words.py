@@ -96,15 +96,29 @@ def why_illegal(position: Position, board: int) -> str:
         (sq for sq in movers if (p := position.piece_at(sq)) is not None and p.piece_type == KING),
         None,
     )
-    if king is not None and any(abs(sq - king) == 2 and sq >> 3 == king >> 3 for sq in new):
-        target = next(sq for sq in new if abs(sq - king) == 2)
-        reason = _rules_reason(position, Move(king, target))
-        if reason is not None:
-            return reason
-        move = position.legal_move(Move(king, target))
-        rook = move.rook_from
-        if rook is not None and board & (1 << rook):
-            return f"castling was not finished: the rook stands on {square_name(rook)}"
+    if king is not None and position.variant == "standard":
+        target = next((sq for sq in new if abs(sq - king) == 2 and sq >> 3 == king >> 3), None)
+        if target is not None:
+            reason = _rules_reason(position, Move(king, target))
+            if reason is not None:
+                return reason
+            move = position.legal_move(Move(king, target))
+            rook = move.rook_from
+            if rook is not None and board & (1 << rook):
+                return f"castling was not finished: the rook stands on {square_name(rook)}"
+    elif king is not None:
+        castling = next(
+            (
+                m
+                for m in position.legal_moves()
+                if m.is_castling and m.from_square == king and m.to_square in new
+            ),
+            None,
+        )
+        if castling is not None and castling.rook_from is not None:
+            rook = castling.rook_from
+            if rook != castling.rook_to and board & (1 << rook):
+                return f"castling was not finished: the rook stands on {square_name(rook)}"
     if len(movers) == 1 and not new:
         return f"{piece_words(position, movers[0])} has no legal move"
     if len(movers) > 1 and not new and not others:
@@ -165,8 +179,12 @@ def asks(
         checkers = ", ".join(piece_words(position, sq) for sq in squares_of(view.checkers))
         out.append(f"{side_words(position.turn)} is in check from {checkers}.")
     half_done = squares_of(view.half_done)
-    if len(half_done) == 2:  # a castling rook: from its corner to beside the king
-        standing = [sq for sq in half_done if position.piece_at(sq) is not None]
+    if len(half_done) == 2:  # a castling rook: from its square to beside the king
+        standing = [
+            sq
+            for sq in half_done
+            if (piece := position.piece_at(sq)) is not None and piece.piece_type == ROOK
+        ]
         if standing:
             rook_from = standing[0]
             rook_to = next(sq for sq in half_done if sq != rook_from)
@@ -186,4 +204,68 @@ def asks(
             out.append(f"Touch-move: {text} was touched and must be captured.")
     if expected is not None:
         out.append(f"Play {position.san(expected)} on the board for the other side.")
+    return out
+
+
+def _kind_words(entry: dict, *, plural: bool = False) -> str:
+    """``white rook`` (``white rooks``) from an event's ``side`` and ``piece``."""
+    return f"{entry['side']} {entry['piece']}{'s' if plural else ''}"
+
+
+def _names(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def setup_asks(state: dict) -> list[str]:
+    """What the lights ask while a position is set up kind by kind (a ``setup`` event's
+    state, :meth:`.kinds.SetupGuide.state`), most urgent first.
+
+    >>> setup_asks({"number": 2, "groups": 3, "extra": ["e4"], "early": [],
+    ...             "wrong": [{"square": "d1", "holds": {"side": "black", "piece": "queen"},
+    ...                        "wants": {"side": "white", "piece": "queen"}}],
+    ...             "group": {"side": "white", "piece": "rook", "squares": ["a1", "e1"],
+    ...                       "missing": ["e1"], "unchecked": ["a1"]}})
+    ... # doctest: +NORMALIZE_WHITESPACE
+    ['d1 holds the black queen, not the white queen: take it off.',
+     'Take the piece off e4.',
+     'White rooks (2 of 3): a1 and e1; put one on e1.',
+     'The board cannot tell which piece stands on a1: make sure it is a white rook.']
+    """
+    out = []
+    for wrong in state.get("wrong", ()):
+        out.append(
+            f"{wrong['square']} holds the {_kind_words(wrong['holds'])}, not the "
+            f"{_kind_words(wrong['wants'])}: take it off."
+        )
+    extra = list(state.get("extra", ()))
+    if extra:
+        out.append(f"Take the piece{'s' if len(extra) > 1 else ''} off {_names(extra)}.")
+    group = state.get("group")
+    if group is not None:
+        squares, missing = group["squares"], group["missing"]
+        name = _kind_words(group, plural=len(squares) > 1)
+        text = f"{name[0].upper()}{name[1:]} ({state['number']} of {state['groups']}): "
+        text += _names(squares)
+        if missing:
+            text += f"; put {'one' if len(missing) == 1 else 'them'} on {_names(missing)}"
+        out.append(text + ".")
+        unchecked = group.get("unchecked", [])
+        if unchecked:
+            what = (
+                f"it is a {_kind_words(group)}"
+                if len(unchecked) == 1
+                else f"they are {_kind_words(group, plural=True)}"
+            )
+            where = _names(unchecked)
+            out.append(f"The board cannot tell which piece stands on {where}: make sure {what}.")
+    for early in state.get("early", ()):
+        due = _kind_words(group, plural=True) if group is not None else None
+        square = early["square"]
+        text = f"{square} is for a {_kind_words(early)}, not due yet"
+        if due:
+            text += f" ({due} now)"
+        out.append(
+            text + f": the board cannot tell what stands on {square}; "
+            f"take it off unless it is a {_kind_words(early)}."
+        )
     return out

@@ -58,7 +58,7 @@ def _keyword(line: str) -> str:
 
 def starts_new_game(header: Script) -> bool:
     """Whether a script's header sets up a game of its own (a ``fen`` or ``option`` line)."""
-    return bool(header.options) or header.fen != STARTING_FEN
+    return bool(header.options) or header.fen != STARTING_FEN or header.variant != "standard"
 
 
 def parse_on_board(text: str, name: str, standing: int) -> tuple[Script, int]:
@@ -173,12 +173,10 @@ class ScriptFeeder:
         self.start = self.last_real = loop.time()
         self.last_t_ms = 0
         if starts_new_game(header):
-            import rules
-
-            self._set_pieces(rules.Position.from_fen(header.fen).occupancy())
+            self._set_pieces(header.position().occupancy())
             # Let the scanner see the pieces set up before the new game takes them as given.
             await asyncio.sleep(max(0.1, 3 * self.debounce_ms / 1000))
-            self.door.new_game(header.fen, options=dict(header.options))
+            self.door.new_game(header.fen, variant=header.variant, options=dict(header.options))
             log.info("script: new game from %s", header.fen)
 
     def _set_pieces(self, bitmap: int) -> None:

@@ -43,9 +43,12 @@ OPTIONS = ("touch_move", "takeback", "hints")
 CLOCK_OPTIONS = ("clock", "clock_switch", "illegal_move")
 
 
-def header_lines(fen: str, options: Mapping[str, Any]) -> list[str]:
-    """The script's header: the position and every option, as a replay needs them."""
+def header_lines(fen: str, options: Mapping[str, Any], variant: str = "standard") -> list[str]:
+    """The script's header: the position (its variant's rules) and every option, as a
+    replay needs them."""
     lines = [f"fen {fen}"]
+    if variant != "standard":
+        lines.insert(0, f"option variant {variant}")
     clocked = options.get("clock", "none") != "none"
     for name in OPTIONS + (CLOCK_OPTIONS if clocked else ()):
         if name in options:
@@ -106,7 +109,8 @@ class Recording:
                 "# the pieces did not match the game when the recording began: to put right "
                 f"empty {' '.join(snapshot.empty) or '-'}, fill {' '.join(snapshot.fill) or '-'}"
             )
-        for line in header_lines(snapshot.fen, snapshot.options):
+        variant = getattr(snapshot, "variant", "standard")
+        for line in header_lines(snapshot.fen, snapshot.options, variant):
             self._write(line)
         log.info("recording the board to %s", path)
 

@@ -23,7 +23,7 @@ from board_driver.clock.keeper import Timekeeper, timekeeper_for, without_clock
 from board_driver.clock.texts import clk_comments, pgn_headers
 from board_driver.physical.debounce import DEFAULT_DEBOUNCE_MS, Debouncer
 from board_driver.physical.events import BoardEvent, Lift, Place
-from rules import STARTING_FEN, Game, Position
+from rules import Game
 
 
 @dataclass(slots=True)
@@ -89,7 +89,7 @@ class ReplayResult:
 
 def tracker_for(script: Script, *, timing: Timing | None = None) -> Tracker:
     """A fresh tracker for ``script``: its starting position and its options."""
-    start = Position() if script.fen == STARTING_FEN else Position.from_fen(script.fen)
+    start = script.position()
     settings: dict[str, Any] = dict(script.options)
     options = GameOptions(**settings)
     return Tracker(Game(start), options=options, timing=timing or Timing())

@@ -17,6 +17,15 @@ never a silent skip.
 option touch_move enforce
 lift e2
 @700 place e4
+
+A Chess960 game names its variant; its ``fen`` line may be X-FEN or Shredder-FEN:
+
+>>> chess960 = parse_script('''
+... option variant chess960
+... fen bqnnrkrb/pppppppp/8/8/8/8/PPPPPPPP/BQNNRKRB w GEge - 0 1
+... ''')
+>>> chess960.variant, chess960.fen
+('chess960', 'bqnnrkrb/pppppppp/8/8/8/8/PPPPPPPP/BQNNRKRB w GEge - 0 1')
 """
 
 from __future__ import annotations
@@ -24,6 +33,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from board_driver.physical.events import (
     BUTTON_NAMES,
@@ -37,6 +47,9 @@ from board_driver.physical.squares import square, square_name
 from board_driver.user_files import UnusableFile, read_text
 from rules import STARTING_FEN
 
+if TYPE_CHECKING:
+    from rules import Position
+
 #: The standard start position, the default ``fen``.
 #: The default time between two events that carry no time of their own.
 DEFAULT_GAP_MS = 300
@@ -49,6 +62,9 @@ OPTION_VALUES: dict[str, dict[str, str | bool]] = {
     "clock_switch": {"board": "board", "buttons": "buttons"},
     "illegal_move": {"guide": "guide", "fide": "fide"},
 }
+#: The rules a script's game is played by (``option variant``): its own header, not a game
+#: option (the rules of the position, set once when the game starts).
+VARIANTS = ("standard", "chess960")
 #: Options whose value is the rest of the line, read by a function (ValueError says why
 #: not): ``option clock 3+2``, ``option clock 40/5400+30:1800+30``, ``option clock 5+3 delay``.
 OPTION_TEXTS = {"clock": "a time control: 3+2, 5+3 delay, 40/5400+30:1800+30 or none"}
@@ -95,7 +111,8 @@ ScriptItem = Lift | Place | Choose | Button | Scan | Wait
 class Script:
     """A parsed board script.
 
-    ``fen`` is the starting position (and the pieces standing at the start), ``options``
+    ``fen`` is the starting position (and the pieces standing at the start), ``variant``
+    the rules it is played by (``'standard'`` or ``'chess960'``: ``option variant``), ``options``
     the game options the script sets (``touch_move``: ``'off'|'warn'|'enforce'``,
     ``takeback``/``hints``: bool), ``gap_ms`` the default time between events, and
     ``items`` the timed events in order, each with its absolute ``t_ms``.
@@ -104,6 +121,7 @@ class Script:
 
     fen: str = STARTING_FEN
     options: dict[str, str | bool] = field(default_factory=dict)
+    variant: str = "standard"
     gap_ms: int = DEFAULT_GAP_MS
     items: list[ScriptItem] = field(default_factory=list)
     name: str = field(default="<script>", compare=False)
@@ -113,6 +131,14 @@ class Script:
     def uses_scans(self) -> bool:
         """True when the board is given as raw scans rather than lift/place events."""
         return any(isinstance(item, Scan) for item in self.items)
+
+    def position(self) -> Position:
+        """The game's starting position, by the script's variant (the rules core's)."""
+        from rules import Position
+
+        if self.fen == STARTING_FEN and self.variant == "standard":
+            return Position()
+        return Position.from_fen(self.fen, variant=self.variant)
 
     @property
     def end_ms(self) -> int:
@@ -128,21 +154,22 @@ class Script:
 START_OCCUPANCY = 0xFFFF00000000FFFF
 
 
-def _occupancy_of(fen: str) -> int:
+def _occupancy_of(fen: str, variant: str = "standard") -> int:
     if fen == STARTING_FEN:
         return START_OCCUPANCY
     # Imported here so that reading a script without a fen never needs the rules core.
     from rules import Position
 
-    return Position.from_fen(fen).occupancy()
+    return Position.from_fen(fen, variant=variant).occupancy()
 
 
-def _check_fen(fen: str) -> str | None:
-    """None if ``fen`` is a legal starting position, else the rules core's complaint."""
+def _check_fen(fen: str, variant: str = "standard") -> str | None:
+    """None if ``fen`` is a legal starting position of ``variant``, else the rules core's
+    complaint."""
     from rules import FenError, Position
 
     try:
-        Position.from_fen(fen)
+        Position.from_fen(fen, variant=variant)
     except FenError as error:
         return str(error)
     return None
@@ -184,6 +211,9 @@ class _Parser:
         self.seen_headers: dict[str, int] = {}  # 'fen' / 'gap' / 'option touch_move' -> line
         self.board: int | None = None  # pieces standing, read lazily from the fen
         self.level: tuple[str, int] | None = None  # ('scan' | 'lift/place', first line)
+        #: A fen that reads only as Chess960 while no ``option variant chess960`` came
+        #: yet (it may follow): its line, checked again when the header ends.
+        self.fen_line = 0
 
     def fail(self, line: int, problem: str) -> ScriptError:
         return ScriptError(self.name, line, problem)
@@ -201,10 +231,24 @@ class _Parser:
         if keyword == "fen":
             if not rest:
                 raise self.fail(line, "fen needs a position: fen <FEN>")
-            problem = _check_fen(rest)
-            if problem is not None:
+            problem = _check_fen(rest, self.script.variant)
+            if problem is not None and (
+                "option variant" in self.seen_headers or _check_fen(rest, "chess960") is not None
+            ):
                 raise self.fail(line, f"bad FEN: {problem}")
+            self.fen_line = line if problem is not None else 0
             self.script.fen = rest
+        elif args[:1] == ["variant"]:
+            if len(args) != 2 or args[1] not in VARIANTS:
+                raise self.fail(line, f"option variant takes {'|'.join(VARIANTS)}")
+            self.script.variant = args[1]
+            if "fen" in self.seen_headers:  # the fen read again by these rules
+                problem = _check_fen(self.script.fen, args[1])
+                if problem is not None:
+                    raise self.fail(
+                        self.seen_headers["fen"], f"bad FEN for variant {args[1]}: {problem}"
+                    )
+                self.fen_line = 0
         elif keyword == "gap":
             if len(args) != 1:
                 raise self.fail(line, "gap takes one value: gap <ms>")
@@ -224,7 +268,7 @@ class _Parser:
                 raise self.fail(line, "option takes a name and a value: option <name> <value>")
             name, value = args
             if name not in OPTION_VALUES:
-                known = [*OPTION_VALUES, *OPTION_TEXTS]
+                known = [*OPTION_VALUES, *OPTION_TEXTS, "variant"]
                 raise self.fail(
                     line,
                     f"unknown option {name!r} (expected one of: {', '.join(known)})",
@@ -240,8 +284,18 @@ class _Parser:
 
     def standing(self) -> int:
         if self.board is None:
-            self.board = _occupancy_of(self.script.fen)
+            self.board = _occupancy_of(self.script.fen, self.script.variant)
         return self.board
+
+    def header_done(self) -> None:
+        """The header is over (an event comes, or the script ends): a fen that reads only
+        as Chess960 needs ``option variant chess960``."""
+        if self.fen_line:
+            problem = _check_fen(self.script.fen, self.script.variant)
+            raise self.fail(
+                self.fen_line,
+                f"bad FEN: {problem} (a Chess960 position: add 'option variant chess960')",
+            )
 
     def set_level(self, line: int, level: str) -> None:
         if self.level is None:
@@ -255,6 +309,7 @@ class _Parser:
 
     def event(self, line: int, keyword: str, args: list[str], at: int | None) -> None:
         if not self.seen_event_line:
+            self.header_done()
             self.seen_event_line = line
         if at is not None and at < self.clock:
             raise self.fail(line, f"time goes backwards: @{at} is before {self.clock} ms")
@@ -397,6 +452,12 @@ class ScriptReader:
             raise
         return parser.script.items[before:]
 
+    def end(self) -> None:
+        """The script is over: a header left unfinished is checked as a whole
+        (:class:`ScriptError` naming the line)."""
+        if not self._parser.seen_event_line:
+            self._parser.header_done()
+
 
 #: The largest script file read (a whole corpus of games fits in a few MB).
 MAX_SCRIPT_BYTES = 64 << 20
@@ -419,6 +480,7 @@ def parse_script(text: str, name: str = "<script>") -> Script:
     reader = ScriptReader(name)
     for raw_line in text.splitlines():
         reader.feed(raw_line)
+    reader.end()
     return reader.script
 
 
@@ -454,6 +516,8 @@ def format_script(script: Script, *, comment: str | None = None) -> str:
     out = []
     if comment:
         out += [f"# {line}".rstrip() for line in comment.splitlines()]
+    if script.variant != "standard":
+        out.append(f"option variant {script.variant}")
     if script.fen != STARTING_FEN:
         out.append(f"fen {script.fen}")
     for name, value in script.options.items():

@@ -10,6 +10,7 @@ from board_driver.commands import before_or_after_the_action
 from board_driver.service.config import ConfigError, config_path, load_config, to_toml
 from board_driver.service.config.paths import file_problems
 from board_driver.service.discovery import installed
+from board_driver.service.extensions import environment_problems
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -27,8 +28,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         help="validate the config; exit 0 if usable, 2 if not",
         description=(
             "Read the config file and name every bad key and every clash between keys "
-            "(pins used twice, files run could not keep), and say which extensions are "
-            "installed (and which were refused, and why); exit 0 if usable, 2 if not."
+            "(pins used twice, files run could not keep), ask each extension it turns on "
+            "whether what it needs is there (validate_environment), and say which "
+            "extensions are installed (and which were refused, and why); exit 0 if usable, "
+            "2 if not, or if a section's extension was refused."
         ),
     )
     show = actions.add_parser(
@@ -70,14 +73,28 @@ def run_check(args: argparse.Namespace) -> int:
         print(f"magboard: config is not usable:\n{exc}", file=sys.stderr)
         return 2
     problems = file_problems(config)
+    # What run asks each extension it starts, before it starts (a device, a library).
+    refusing, warnings = environment_problems(config)
+    problems += refusing
+    source = str(config.source or path)
     if problems:
-        source = str(config.source or path)
         text = "\n".join(f"{source}: {problem}" for problem in problems)
         print(f"magboard: config is not usable:\n{text}", file=sys.stderr)
         return 2
+    for warning in warnings:
+        print(f"magboard: warning: {warning}", file=sys.stderr)
+    if config.notes:
+        # A section whose extension was refused: run starts the board without it, but
+        # what the file asks for would not happen. Said as a failure, so that a check
+        # before a restart catches it.
+        text = "\n".join(f"{source}: {note}" for note in config.notes)
+        print(
+            "magboard: config names an extension that was refused (run starts the board "
+            f"without it):\n{text}",
+            file=sys.stderr,
+        )
+        return 2
     where = str(config.source) if config.source else f"{path} (absent: every key at its default)"
-    for note in config.notes:  # sections not used: the config is usable, as run finds it
-        print(f"magboard: warning: {note}", file=sys.stderr)
     print(f"extensions found: {found.summary() or 'none'}")
     print(f"{where}: ok")
     return 0

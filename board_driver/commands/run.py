@@ -21,10 +21,10 @@ from board_driver.boardscript.script import ScriptError, read_script_file, scrip
 from board_driver.connectors.terminal import terminal_view
 from board_driver.service.config import Config, ConfigError, default_config_path, load_config
 from board_driver.service.config.paths import file_problems
-from board_driver.service.daemon import Daemon, DaemonConfigError, DaemonError
+from board_driver.service.daemon import Daemon, DaemonError, exit_status
 from board_driver.service.hardware import Hardware, HardwareError, gpio_present, open_hardware
 from board_driver.service.recorder import StoreInUseError, lock_store
-from board_driver.service.store import EXIT_STORE_REFUSED, StoreError, StoreRefusedError
+from board_driver.service.store import StoreError
 from board_driver.service.store_errors import EXIT_STORE_IN_USE
 from board_driver.user_files import UnusableFile
 
@@ -202,14 +202,8 @@ def run(args: argparse.Namespace) -> int:
     )
     try:
         return asyncio.run(daemon.run())
-    except StoreRefusedError as exc:  # restarting would not mend it: the unit does not
-        return _failed(exc, EXIT_STORE_REFUSED)
-    except StoreError as exc:
-        return _failed(exc, 1)
-    except DaemonConfigError as exc:
-        return _failed(exc, 2)
-    except DaemonError as exc:
-        return _failed(exc, 1)
+    except (StoreError, DaemonError) as exc:  # the status its log's "stopped (exit N)" said
+        return _failed(exc, exit_status(exc))
     except KeyboardInterrupt:
         return 130
 

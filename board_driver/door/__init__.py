@@ -87,7 +87,9 @@ SIDES = ("white", "black")
 HUMAN = "human"
 #: The events the door itself adds to the tracker's (see the module docstring for these).
 DOOR_EVENTS = {
-    "new_game": "a new game started: ``fen`` (its stored number: the snapshot's ``game_id``)",
+    "new_game": "a new game started: ``fen``, ``variant`` (``standard`` or ``chess960``), a "
+    "Chess960 start position's number ``chess960`` (its stored number: the snapshot's "
+    "``game_id``)",
     "options": "the game's options changed: ``touch_move``, ``takeback``, ``hints``, "
     "``clock``, ``clock_switch``, ``illegal_move``",
     "clock": "the clock changed: ``action`` (``pause``, ``resume``, ``start``, ``adjust``, "
@@ -168,7 +170,8 @@ class Snapshot:
     headers: Mapping[str, str]
     #: A server decides this game's result (an online game: no help at the board).
     online: bool
-    #: A new game waits for its pieces to be set up (the lights say where).
+    #: A new game waits for its pieces to be set up (the lights say where): nothing is
+    #: read as a move until its position stands.
     setup_pending: bool
     #: What the lights ask, in words, most urgent first ("Castling: move the rook from h1
     #: to f1.", "Illegal: the pawn on e2 cannot go to e5."); empty when they ask nothing.
@@ -194,6 +197,18 @@ class Snapshot:
     #: ply's ``%clk``), ``bonus_ms`` (by side): see
     #: :meth:`board_driver.clock.keeper.Timekeeper.reading`.
     clock: Mapping[str, Any] | None = None
+    #: The rules of the game: ``"standard"`` or ``"chess960"`` (its FENs are X-FEN, and a
+    #: castling's UCI is the king taking its rook, as UCI_Chess960 writes it).
+    variant: str = "standard"
+    #: A Chess960 game's start position by number (0-959, Scharnagl's; 518 is the standard
+    #: array), or None (standard chess, or a Chess960 game set up from another position).
+    chess960: int | None = None
+    #: While a position is set up kind by kind (``setup_pending``), what the lights ask:
+    #: the ``setup`` event's details (``fen`` to set up, ``number`` of ``groups``, the
+    #: ``group`` due with its ``side``, ``piece``, ``squares``, ``missing`` and
+    #: ``unchecked``, ``extra``, ``wrong``, ``early``: see
+    #: :meth:`board_driver.arbiter.kinds.SetupGuide.state`); None otherwise.
+    setup: Mapping[str, Any] | None = None
     #: What the board says about its own files, for a person to know: one it could not use
     #: at its start (a hands journal set aside, and why; the simulated board's pieces file),
     #: newest last. Empty when all is well.
@@ -203,13 +218,14 @@ class Snapshot:
         """The position after the last committed move, as a :class:`rules.Position`."""
         import rules
 
-        return rules.Position.from_fen(self.fen)
+        return rules.Position.from_fen(self.fen, variant=self.variant)
 
     def game(self) -> rules.Game:
         """The game so far, rebuilt as a :class:`rules.Game` (its own copy)."""
         import rules
 
-        game = rules.Game.from_record(rules.Position.from_fen(self.start_fen), list(self.ucis))
+        start = rules.Position.from_fen(self.start_fen, variant=self.variant)
+        game = rules.Game.from_record(start, list(self.ucis))
         if self.online:
             game.dead_position_ends = False
         return game
@@ -329,7 +345,9 @@ class Door(Protocol):
         (:mod:`board_driver.spoken.asks`): ``move`` (the last move, or ``ply=`` n's: the
         words of a move), ``moves`` (the last ``count=`` plies), ``clocks``, ``material``,
         ``square`` (``square="f3"``: *White knight f3.*), ``rank`` (``rank=3``), ``file``
-        (``file="f"``); in ``language`` (``en``, ``fr``, ``de``, ``es``). ActionRefused names
+        (``file="f"``), ``pieces`` (``piece="N"``: *White's knights: b1 and g1.*, a small
+        letter for Black's), ``piece_moves`` (``square="g1"``: where the piece there can go);
+        in ``language`` (``en``, ``fr``, ``de``, ``es``). ActionRefused names
         a question, a detail or a language it does not know. The board's ``say_*`` buttons
         (:meth:`press`) have the speech extension say the same answers aloud."""
         ...
@@ -385,19 +403,26 @@ class Door(Protocol):
         self,
         fen: str | None = None,
         *,
+        variant: str | None = None,
+        chess960: int | str | None = None,
         options: Mapping[str, Any] | None = None,
         headers: Mapping[str, str] | None = None,
         players: Mapping[str, str] | None = None,
         moves: Sequence[str] = (),
         online: bool = False,
     ) -> list[dict[str, Any]]:
-        """Start a new game from ``fen`` (None: the start position) and ``moves`` (UCI)
-        already played from it elsewhere, on the pieces standing (the lights guide the
-        set-up; from the start position with no moves, none of the pieces standing is read
-        as a move until all 32 stand home, as after the ``new_game`` button), with
-        ``options`` and ``headers`` changed and the sides given to ``players`` (the others
-        keep theirs). The game on the board is kept in the store
-        as it stands (it can be resumed). ``online``: a server decides the result (see
+        """Start a new game from ``fen`` and ``moves`` (UCI) already played from it
+        elsewhere, on the pieces standing (the lights guide the set-up; from a start
+        position with no moves, none of the pieces standing is read as a move until all 32
+        stand home, as after the ``new_game`` button), with ``options`` and ``headers``
+        changed and the sides given to ``players`` (the others keep theirs). ``variant``:
+        ``"standard"`` or ``"chess960"`` (the rules of ``fen``, X-FEN or Shredder-FEN).
+        Without a ``fen``, a start position: Chess960's number ``chess960`` (0-959) or
+        ``"random"`` (``variant="chess960"`` alone: random), the standard one for
+        ``variant="standard"``, and with neither the kind of game last started this way
+        (at first the config's ``[game] variant`` and ``chess960_position``); the
+        ``new_game`` button then starts that kind too. The game on the board is kept in
+        the store as it stands (it can be resumed). ``online``: a server decides the result (see
         :meth:`end_game`); the board's own automatic endings that a server may not know
         (a dead position) are then only a note, and no one at the board gets help (no
         hints, no engine)."""
@@ -412,6 +437,11 @@ class Door(Protocol):
     def game_data(self, name: str, game_id: int | None = None) -> dict[str, str]:
         """What extension ``name`` stored with the game on the board, or with stored game
         ``game_id`` (see :meth:`set_game_data`); empty when nothing was."""
+        ...
+
+    def all_game_data(self, name: str) -> dict[int, dict[str, str]]:
+        """What extension ``name`` stored with each game, by game number, oldest first
+        (games it stored nothing with are left out): a puzzle trainer's past results."""
         ...
 
     def set_game_data(
@@ -489,6 +519,14 @@ class Door(Protocol):
 
     def show_hint(self, move: str | None) -> None:
         """Light a suggested move (UCI) for the side to move; None clears it."""
+        ...
+
+    def require(self, moves: Sequence[str] | None, *, mates: bool = False) -> None:
+        """The next move of the side at the board must be one of ``moves`` (UCI), or, with
+        ``mates``, any move that checkmates (a puzzle's solution): any other legal move
+        made is refused (``illegal``, reason ``refused``, with its ``san``) and the lights
+        show how to put it back. It holds for one move; None lifts it. ActionRefused on
+        the turn of a player away from the board, or for a move that is not legal."""
         ...
 
     async def command(

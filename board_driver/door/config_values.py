@@ -112,7 +112,10 @@ FILE_USES = {
 class FilePath:
     """The check of a key that names a file the daemon uses, and how (``use``, one of
     :data:`FILE_USES`): ``magboard config check`` and ``magboard run`` check every such
-    file the same way before the start (:mod:`board_driver.service.config.paths`).
+    file the same way before the start (:mod:`board_driver.service.config.paths`), judging
+    folders not made yet by the nearest one that exists; ``run`` makes them (but a
+    secret's) before the extension starts. A relative path is taken from the folder
+    magboard runs in, as the store's is.
 
     >>> FilePath("secret")("token_file", "/etc/magboard/lichess-token")
     '/etc/magboard/lichess-token'

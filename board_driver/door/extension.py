@@ -50,12 +50,14 @@ from board_driver.door.config_values import Check
 
 class ExtensionError(Exception):
     """An extension cannot start (a library missing, a device absent); the message says
-    what to do. The board runs on without it."""
+    what to do, and is logged after the extension's name. The board runs on without it."""
 
 
 class ExtensionConfigError(ExtensionError):
     """The config asks an extension for what cannot be had at all (an engine side with no
-    engine installed): the daemon stops with exit 2, as for any config error."""
+    engine installed): ``config check`` names it (from :meth:`Extension.validate_environment`)
+    and ``run`` stops with exit 2, as for any config error; both put the extension's name
+    in front of the message unless it starts with its ``[section]``."""
 
 
 class Running(Protocol):
@@ -81,11 +83,15 @@ class Extension:
         return bool(getattr(section, "enabled", False))
 
     def check_across(self, section: Any, config: Any) -> list[str]:
-        """Problems that involve more than one key (each a ``[section] key: ...`` text)."""
+        """Problems that involve more than one key (each a ``[section] key: ...`` text).
+        ``section`` holds the file's checked values; ``config`` is the whole configuration
+        (another section: ``config.section("engine")``)."""
         return []
 
     def validate_environment(self, section: Any) -> None:
-        """ExtensionError if what it needs is not there (a library, a device)."""
+        """ExtensionError if what it needs is not there (a library, a device);
+        ExtensionConfigError if the config asks what can never be had. Called by ``run``
+        before :meth:`start` and by ``magboard config check``, for an enabled extension."""
 
     async def start(self, door: Door, section: Any) -> Running:
         """Start on the daemon's loop, using only ``door``; import heavy modules here.

@@ -199,10 +199,11 @@ class MoveReview:
 
 
 def review_moves(
-    start_fen: str, ucis: list[str], reviewed: list[ReviewedPly]
+    start_fen: str, ucis: list[str], reviewed: list[ReviewedPly], variant: str = "standard"
 ) -> tuple[Score | None, list[MoveReview]]:
     """The start position's score and each move of a game with its review (the plies
-    reviewed for another line, a take-back ago, are left out).
+    reviewed for another line, a take-back ago, are left out); ``variant``: the game's
+    rules (``"chess960"``: a castling is the king taking its rook in UCI).
 
     >>> start, moves = review_moves(
     ...     "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", ["f2f3", "e7e5"],
@@ -213,7 +214,7 @@ def review_moves(
     """
     import rules
 
-    position = rules.Position.from_fen(start_fen)
+    position = rules.Position.from_fen(start_fen, variant=variant)
     by_ply = {r.ply: r for r in reviewed}
     expected = [None, *ucis]
     valid = {p: r for p, r in by_ply.items() if p < len(expected) and r.uci == expected[p]}

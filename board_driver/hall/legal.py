@@ -3,8 +3,9 @@ legal games.
 
 A board's account can publish anything on its own topics; the hall trusts none of it.
 Every record's start position is read by ``rules`` (a FEN it cannot read, or a position
-that cannot be, is refused), every move must be legal where it is played and be the SAN
-``rules`` writes for it, and the position after the last move must be the record's
+that cannot be, is refused), every move must be legal where it is played (by the rules of
+the record's variant: Chess960's castling is the king taking its rook in UCI) and be the
+SAN ``rules`` writes for it, and the position after the last move must be the record's
 ``fen``. What the hall serves is then what ``rules`` wrote: the start FEN as rules write
 it, and the moves checked one by one.
 
@@ -39,6 +40,7 @@ from rules import Position
 @dataclass
 class _Played:
     given_start: str  # the start FEN as the record gave it
+    variant: str  # the rules its FENs and moves are read by
     start: str  # as rules write it
     ucis: tuple[str, ...]
     fen: str  # the position after ``ucis``
@@ -56,11 +58,11 @@ class LegalGames:
         played = self._played.pop(key, None)  # put back only once the record is good
         same = len(played.ucis) if played is not None else 0
         if (played is not None and played.given_start == record.start_fen
-                and record.ucis[:same] == played.ucis):
-            position, start = Position.from_fen(played.fen), played.start
+                and played.variant == record.variant and record.ucis[:same] == played.ucis):
+            position, start = Position.from_fen(played.fen, variant=record.variant), played.start
         else:
             try:
-                position = Position.from_fen(record.start_fen)
+                position = Position.from_fen(record.start_fen, variant=record.variant)
             except ValueError as why:
                 raise ValueError(f"start_fen: {quote(record.start_fen)}: {why}") from None
             start = position.fen()
@@ -80,7 +82,7 @@ class LegalGames:
         if fen != record.fen:
             raise ValueError(f"fen: {quote(record.fen)} is not the position after the moves "
                              f"({fen})")
-        self._played[key] = _Played(record.start_fen, start, record.ucis, fen)
+        self._played[key] = _Played(record.start_fen, record.variant, start, record.ucis, fen)
         return record if start == record.start_fen else replace(record, start_fen=start)
 
     def forget(self, key: Hashable) -> None:

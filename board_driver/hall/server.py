@@ -137,6 +137,7 @@ class HallServer:
         summary["moves"] = list(record.moves)
         summary["ucis"] = list(record.ucis)
         summary["start_fen"] = record.start_fen
+        summary["variant"] = record.variant
         summary["pgn"] = self.games.game_pgn(record)
         return web.json_response(summary)
 

@@ -40,7 +40,6 @@ import sys
 from collections.abc import Callable, Coroutine, Iterable, Sequence
 from typing import Any, TextIO
 
-import rules
 from board_driver.arbiter.tracker import Timing, Tracker
 from board_driver.door import ActionRefused
 from board_driver.door.extension import ExtensionConfigError
@@ -59,7 +58,7 @@ from board_driver.service.journal import (
     log_announcement,
     loop_exception_handler,
 )
-from board_driver.service.journal_lines import data_line, headers_line, newgame_line
+from board_driver.service.journal_lines import data_line, headers_line
 from board_driver.service.lights import (
     EDGE_SQUARES,
     FAULT_FRAME,
@@ -67,12 +66,13 @@ from board_driver.service.lights import (
     STARTING_FRAME,
     Lights,
 )
+from board_driver.service.new_games import NewGames
 from board_driver.service.notify import Notifier
 from board_driver.service.questions import Questions
 from board_driver.service.recorder import Recorder, lock_store, options_record
 from board_driver.service.restart import Restart
 from board_driver.service.resumption import Question
-from board_driver.service.store import Store, StoreError
+from board_driver.service.store import EXIT_STORE_REFUSED, Store, StoreError, StoreRefusedError
 from board_driver.service.storing import Storing
 
 log = logging.getLogger("magboard")
@@ -100,7 +100,18 @@ class DaemonConfigError(DaemonError):
     """The config asks for something that cannot be had: exit 2 (restarting will not help)."""
 
 
-class Daemon(Restart, Questions, Storing):
+def exit_status(exc: Exception) -> int:
+    """The exit status of ``magboard run`` stopped by ``exc``, as its log's "stopped
+    (exit N)" says it: 2 for the config's fault (restarting will not mend it),
+    :data:`EXIT_STORE_REFUSED` for a store it cannot use, else 1."""
+    if isinstance(exc, DaemonConfigError):
+        return 2
+    if isinstance(exc, StoreRefusedError):
+        return EXIT_STORE_REFUSED
+    return 1
+
+
+class Daemon(NewGames, Restart, Questions, Storing):
     """``magboard run``: the loop, its timers, and the parts it wires together (a restart's
     journal replay, :class:`.Restart`; what it asks, :class:`.Questions`; the store's
     failures, :class:`.Storing`)."""
@@ -137,7 +148,7 @@ class Daemon(Restart, Questions, Storing):
         #: The game's chess clock (when its options give it one).
         self.clock = DaemonClock(self)
         self.recorder: Recorder | None = None
-        self.tracker: Any = None
+        self._tracker: Any = None
         self.intake: Intake | None = None
         #: The game on the board is played online: a server decides its result.
         self.online = False
@@ -146,6 +157,10 @@ class Daemon(Restart, Questions, Storing):
         self._stop: asyncio.Event | None = None
         self._t0 = 0.0
         self._timing = Timing(settle_ms=config.game.settle_ms, pass_ms=config.game.pass_ms)
+        #: The kind of game a new game without a position is: its variant, and for Chess960
+        #: a start position number or "random" (the config's ``[game]``, then the last new
+        #: game asked for through the door).
+        self.game_kind: tuple[str, int | str | None] = config.game.kind()
         self._timers: dict[str, asyncio.TimerHandle] = {}
         self._in_sync: bool | None = None
         self._tasks: list[asyncio.Task] = []
@@ -165,6 +180,17 @@ class Daemon(Restart, Questions, Storing):
         self._new_game_replayed = False  # a new game the store lacked, from the journal
         #: A new game's headers and texts, replayed from the journal (set once it is stored).
         self._replayed: tuple[dict, dict] | None = None
+
+    @property
+    def tracker(self) -> Any:
+        """The tracker of the game on the board (a new one for each game taken up)."""
+        return self._tracker
+
+    @tracker.setter
+    def tracker(self, tracker: Any) -> None:
+        if tracker is not None:
+            tracker.next_start = self.next_start  # a new game set up on the board
+        self._tracker = tracker
 
     # ------------------------------------------------------------------ clock
 
@@ -222,10 +248,10 @@ class Daemon(Restart, Questions, Storing):
             self._ready()
             await self._stop.wait()
         except (DaemonError, StoreError) as exc:
-            self.exit_code = 1
+            self.exit_code = exit_status(exc)
             with contextlib.suppress(Exception):
                 self.lights.set_pattern(FAULT_FRAME)
-            # Said here, before "stopped (exit 1)", not after it by the command.
+            # Said here, before "stopped (exit N)", not after it by the command.
             log.error("%s", exc)
             exc.logged = True  # type: ignore[union-attr]
             raise
@@ -336,80 +362,6 @@ class Daemon(Restart, Questions, Storing):
         log.info("stopped%s", f" (exit {self.exit_code})" if self.exit_code else "")
 
     # ------------------------------------------------------------------ the game
-
-    def new_game(
-        self,
-        fen: str | None,
-        options: dict[str, Any],
-        *,
-        moves: Iterable[str] = (),
-        online: bool = False,
-    ) -> list[dict]:
-        """Start a new game (a script's ``fen``/``option`` header, the page, a player) on
-        the pieces standing, from ``fen`` and ``moves`` (UCI) played from it; ValueError
-        names a bad FEN, move or option."""
-        merged = dataclasses.replace(self.tracker.options, **options)
-        start = rules.Position.from_fen(fen) if fen else rules.Position()
-        # Moves played elsewhere are a record: they replay even past a dead position.
-        game = rules.Game.from_record(start, list(moves))
-        if online:
-            game.dead_position_ends = False  # the server decides; a dead position is a note
-        line = newgame_line(
-            start.fen(), [str(m) for m in game.moves], online, options_record(merged)
-        )
-        self.keep(Decided(self.now_ms(), line))  # replayed if the store cannot take it yet
-        board = self.intake.debouncer.stable if self.intake else None
-        self.tracker = Tracker(game, options=merged, timing=self._timing, board=board)
-        self.online = online
-        now = self.now_ms()
-        # A set-up position that is already over (mate, dead position) is announced at once.
-        events = [{"t": now, "type": "new_game", "fen": game.position.fen()}]
-        if online:
-            events[0]["online"] = True
-        events += self.tracker.starting_events(now)
-        if fen is None and not moves and not online:
-            # The last game's pieces are not read as this one's moves: it begins once the
-            # start position stands, as after the new_game button.
-            events += self.tracker.wait_for_pieces(now)
-        self._end_question()
-        self.after(events)
-        return events
-
-    def resume_game(self, game_id: int) -> list[dict]:
-        """Make stored game ``game_id`` the game on the board again (LookupError if none;
-        StoreUnavailable while the store cannot be written: the game on the board waits for
-        it, and stays)."""
-        from board_driver.door import StoreUnavailable
-        from board_driver.service.store import NoSuchGame
-
-        if self._store_failing is not None or self._recorder.behind(self.tracker.game):
-            raise StoreUnavailable(
-                f"a stored game is resumed once the store can be written: "
-                f"{self._store_problem or 'it has not taken the game on the board yet'}"
-            )
-        try:
-            game, options = self._recorder.load(game_id)
-        except NoSuchGame as exc:
-            raise LookupError(str(exc)) from None
-        board = self.intake.debouncer.stable if self.intake else None
-        self._note_online(game)
-        self.tracker = Tracker(game, options=options, timing=self._timing, board=board)
-        self.door.restore_seats()
-        log.info("game %d resumed at ply %d", game_id, len(game.moves))
-        events = [{"t": self.now_ms(), "type": "game_resumed", "game_id": game_id,
-                   "fen": game.position.fen()}]  # fmt: skip
-        self._end_question()  # another game: what was asked was of the one before
-        events += self.clock.load(self._recorder.clock_log())
-        self.after(events)
-        self.game_changed_outside()
-        return events
-
-    def _note_online(self, game: rules.Game) -> None:
-        """A stored game played online: its server decided, so a dead position is a note
-        (set before the tracker sees the game, which would end it at once)."""
-        self.online = self._recorder.game_data("door").get("online") == "1"
-        if self.online:
-            game.dead_position_ends = False
 
     def set_options(self, options: dict[str, Any]) -> list[dict]:
         """Change the current game's options (``touch_move``, ``takeback``, ``hints``).

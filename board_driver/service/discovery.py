@@ -8,6 +8,9 @@ module-level extension object (magboard's own are registered the same way)::
     [project.entry-points."magboard.extensions"]
     clubscreen = "magboard_clubscreen:extension"
 
+The extension's own ``name`` is its section and its name in the log; an entry point named
+otherwise is taken, with a note naming both (the extension's name wins).
+
 An extension from another package is refused, with the reason and the package named, when
 it cannot be imported, is not an ``Extension``, or takes a section that is magboard's
 (its own sections, ``[sensing]`` ... ``[sim]``, or a built-in extension's) or another
@@ -161,6 +164,13 @@ def find(
             "a built-in extension's" if builtin else f"the extension of {distribution}"
         )
         found.append(Found(extension, written, distribution, builtin))
+        if entry_point.name != extension.name:
+            notes.append(
+                f"extension {written!r} of {distribution}: the entry point is named "
+                f"{entry_point.name!r} but the extension's name is {extension.name!r}: the "
+                f"extension's name wins (its section is [{extension.name}], and the log "
+                f"names it {extension.name}); name the entry point {extension.name} too"
+            )
     return Installed(tuple(found), tuple(refused), tuple(notes))
 
 

@@ -28,8 +28,8 @@ MAX_SUBSCRIBERS = 256
 
 
 class Followed:
-    """What the board only announces and a snapshot shows: a standing draw offer, and a new
-    game waiting for its pieces, followed from the events.
+    """What the board only announces and a snapshot shows: a standing draw offer, followed
+    from the events.
 
     >>> followed = Followed()
     >>> followed.follow([{"type": "draw_offer", "side": "white"}])
@@ -39,7 +39,6 @@ class Followed:
 
     def __init__(self) -> None:
         self.draw_offer: str | None = None
-        self.setup_pending = False
 
     def follow(self, events: Sequence[Mapping[str, Any]]) -> None:
         for event in events:
@@ -50,10 +49,6 @@ class Followed:
                 self.draw_offer = None  # the other side played instead of accepting
             elif kind in ("takeback", "game_over", "new_game", "new_game_pending"):
                 self.draw_offer = None
-            if kind == "new_game_pending":
-                self.setup_pending = True
-            elif kind == "new_game":
-                self.setup_pending = False
 
 
 def _side(color: bool) -> str:
@@ -127,7 +122,8 @@ class BoardDoor:
             hint=str(tracker.hint) if tracker.hint is not None else None,
             headers=board.recorder.headers(),
             online=board.online,
-            setup_pending=self.followed.setup_pending,
+            setup_pending=tracker.setting_up,
+            setup=tracker.setup_state(),
             asks=(*question, *tracker.asks()),
             question=board.question.options() if board.question is not None else (),
             draw_offer=self.followed.draw_offer,
@@ -138,6 +134,8 @@ class BoardDoor:
                 "debounce_ms": board.config.sensing.debounce_ms,
             },
             clock=board.clock.reading(),
+            variant=game.start.variant,
+            chess960=game.start.chess960_number() if game.start.variant == "chess960" else None,
             notices=tuple(board.notices),
         )
 
@@ -315,6 +313,8 @@ class BoardDoor:
         self,
         fen: str | None = None,
         *,
+        variant: str | None = None,
+        chess960: int | str | None = None,
         options: Mapping[str, Any] | None = None,
         headers: Mapping[str, str] | None = None,
         players: Mapping[str, str] | None = None,
@@ -328,8 +328,15 @@ class BoardDoor:
         self._pending_seats = seats
         try:
             if fen is not None:
-                rules.Position.from_fen(fen)
-            events = self._board.new_game(fen, dict(options or {}), moves=moves, online=online)
+                rules.Position.from_fen(fen, variant=variant or "standard")
+            events = self._board.new_game(
+                fen,
+                dict(options or {}),
+                variant=variant,
+                chess960=chess960,
+                moves=moves,
+                online=online,
+            )
         except ValueError as exc:
             raise ActionRefused(str(exc)) from None
         finally:
@@ -368,6 +375,17 @@ class BoardDoor:
 
     def game_data(self, name: str, game_id: int | None = None) -> dict[str, str]:
         return self._board.recorder.game_data(name, game_id)
+
+    def all_game_data(self, name: str) -> dict[int, dict[str, str]]:
+        recorder = self._board.recorder
+        found = recorder.store.all_game_data(name)
+        if recorder.game_id is not None:
+            current = recorder.game_data(name)  # what the store may not have taken yet
+            if current:
+                found[recorder.game_id] = current
+            else:
+                found.pop(recorder.game_id, None)
+        return dict(sorted(found.items()))
 
     def set_game_data(
         self, name: str, data: Mapping[str, str], *, game_id: int | None = None
@@ -498,6 +516,12 @@ class BoardDoor:
         except ValueError as exc:
             raise ActionRefused(str(exc)) from None
         self._board.announce([])
+
+    def require(self, moves: Sequence[str] | None, *, mates: bool = False) -> None:
+        try:
+            self._board.tracker.require(None if moves is None else list(moves), mates=mates)
+        except ValueError as exc:
+            raise ActionRefused(str(exc)) from None
 
     async def command(
         self, player: str, action: str, args: Mapping[str, Any] | None = None

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from board_driver.service.config import Config
     from board_driver.service.doorway import BoardDoor
     from board_driver.service.hands_journal import Asked, HandsJournal, JournalEvent
+    from board_driver.service.intake import Intake
     from board_driver.service.lights import Lights
     from board_driver.service.recorder import Recorder
     from board_driver.service.resumption import Question, Reading
@@ -41,6 +42,8 @@ class DaemonParts:
     loop: asyncio.AbstractEventLoop | None
     online: bool
     notices: list[str]
+    intake: Intake | None
+    game_kind: tuple[str, int | str | None]  # the kind of the next new game set up
     _timing: Timing
     _timers: dict[str, asyncio.TimerHandle]
     _t0: float
@@ -74,6 +77,7 @@ class DaemonParts:
 
         # Of a restart (restart.py).
         def keep(self, event: JournalEvent) -> None: ...
+        def game_changed_outside(self) -> None: ...
         def _restart_journal(self) -> None: ...
         def _keep_journal(self, fresh: bool) -> None: ...
         def _play_unseen(self, reading: Reading, standing: int) -> list[dict]: ...
@@ -82,3 +86,4 @@ class DaemonParts:
         def _ask(self, found: list[Reading], standing: int) -> None: ...
         def _ask_again(self, asked: Asked, held: Sequence[Any]) -> None: ...
         def _decide_when_still(self) -> None: ...
+        def _end_question(self) -> None: ...

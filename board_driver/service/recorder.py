@@ -58,6 +58,14 @@ def options_record(options: GameOptions) -> dict[str, str]:
     }
 
 
+def start_record(options: dict[str, str], game: rules.Game) -> dict[str, str]:
+    """A new game's options as the store keeps them, with its ``variant`` when it is not
+    standard chess (kept among the options, so that a store of this schema stays one an
+    older magboard opens: it reads the games of its own rules)."""
+    variant = game.start.variant
+    return options if variant == "standard" else {**options, "variant": variant}
+
+
 def options_from_record(
     record: Mapping[str, str], defaults: Any, clock: Any = None
 ) -> GameOptions:
@@ -141,10 +149,12 @@ class Recorder:
         """The game that was on the board and its options (a new game 1 in an empty store)."""
         latest = self.store.game_on_board()
         if latest is None:
+            from board_driver.arbiter.setup import start_position
+
             options = options_from_record({}, self.defaults, self.clock_defaults)
-            game = rules.Game()
+            game = rules.Game(start_position(*self.defaults.kind()))
             self._options = options_record(options)
-            self._set_id(self.store.new_game(game.start.fen(), self._options))
+            self._set_id(self.store.new_game(game.start.fen(), start_record(self._options, game)))
             log.info("new game %d", self.game_id)
         else:
             game, options = self._load(latest)
@@ -269,7 +279,7 @@ class Recorder:
         self._write_waiting(ready_only=True)  # the games before this one first
         started = False
         if self._key.id is None:
-            self._set_id(self.store.new_game(game.start.fen(), self._options))
+            self._set_id(self.store.new_game(game.start.fen(), start_record(self._options, game)))
             log.info("new game %d", self.game_id)
             started = True
         game_id = self._id()

@@ -37,6 +37,7 @@ from typing import Any
 
 import rules
 from board_driver.arbiter.game_events import check_event, move_event
+from board_driver.arbiter.setup import new_game_event
 from board_driver.arbiter.tracker import GameOptions, Timing, Tracker
 from board_driver.physical.events import Lift, Place
 from board_driver.service.hands_journal import Kept
@@ -308,15 +309,21 @@ class _Replay:
     def _new_game(self, event: Decided) -> list[dict]:
         """A new game set from beside the board (the page's FEN, an online game)."""
         fen, moves, online, record = newgame_of(event.what)
+        pairs = record.split(",") if record else []
+        variant = next((p[8:] for p in pairs if p.startswith("variant=")), "standard")
+        record = ",".join(p for p in pairs if not p.startswith("variant="))
+        if variant not in rules.VARIANTS:
+            self._warn(f"variant {variant[:20]!r} is not one this magboard knows: standard chess")
+            variant = "standard"
         options = self._options(self.tracker.options, record) if record else self.tracker.options
-        game = rules.Game.from_record(rules.Position.from_fen(fen), moves)
+        game = rules.Game.from_record(rules.Position.from_fen(fen, variant=variant), moves)
         if online:
             game.dead_position_ends = False
         board = self.tracker.board
         self._another_game(self.tracker.options)
         self.tracker = self._made(Tracker(game, options=options, timing=self.timing, board=board))
         self.online = online
-        found: list[dict] = [{"t": event.t_ms, "type": "new_game", "fen": game.position.fen()}]
+        found: list[dict] = [new_game_event(event.t_ms, game)]
         if online:
             found[0]["online"] = True
         return found + self.tracker.starting_events(event.t_ms)

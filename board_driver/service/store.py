@@ -481,6 +481,22 @@ class Store(StoreConnection):
             clock,
         )
 
+    def all_game_data(self, name: str) -> dict[int, dict[str, str]]:
+        """What extension ``name`` keeps with each game, by game number (games with
+        nothing left out)."""
+        if "game_data" not in self._tables:
+            return {}
+        found: dict[int, dict[str, str]] = {}
+        with self._reading() as db:
+            rows = db.execute(
+                "SELECT game_id, name, value FROM game_data WHERE extension = ? "
+                "ORDER BY game_id, name",
+                (name,),
+            )
+            for game_id, key, value in rows:
+                found.setdefault(game_id, {})[key] = value
+        return found
+
     def game_data(self, game_id: int, name: str) -> dict[str, str]:
         """What extension ``name`` keeps with a game (empty when nothing)."""
         if "game_data" not in self._tables:

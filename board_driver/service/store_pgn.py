@@ -33,7 +33,7 @@ def rebuild_game(stored: StoredGame) -> rules.Game:
     try:
         # A record replays even past a dead position (a server's game, or one stored
         # before the rules knew dead positions): see rules.Game.from_record.
-        start = rules.Position.from_fen(stored.start_fen)
+        start = rules.Position.from_fen(stored.start_fen, variant=stored.variant)
         game = rules.Game.from_record(start, [move.uci for move in stored.moves])
     except ValueError as exc:
         raise _unplayable(stored, f"the stored moves do not replay ({exc})") from None
@@ -69,7 +69,7 @@ def game_pgn(
     comments: dict[int, str] = {}
     nags: dict[int, int] = {}
     if review:
-        _start, moves = review_moves(stored.start_fen, stored.ucis, review)
+        _start, moves = review_moves(stored.start_fen, stored.ucis, review, stored.variant)
         comments, nags = eval_comments(moves)
     clock_headers, clocks = _clock(stored, game)
     for ply, clk in clocks.items():  # the commands first, then the words

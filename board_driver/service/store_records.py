@@ -54,6 +54,12 @@ class StoredGame:
         return [m.uci for m in self.moves]
 
     @property
+    def variant(self) -> str:
+        """The rules it is played by: ``"standard"`` or ``"chess960"`` (kept among its
+        options; a game stored without one is standard chess)."""
+        return self.options.get("variant", "standard")
+
+    @property
     def over(self) -> bool:
         """The game has a result (a take-back past its end reopens it)."""
         return self.result != "*"

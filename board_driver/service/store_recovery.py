@@ -215,9 +215,13 @@ def _read_game(db: sqlite3.Connection, game_id: int, report: Recovery) -> str | 
         ucis = []
         while (uci := _one(db, game_id, len(ucis) + 1)) is not None:
             ucis.append(uci)
+    named = [_text(v) for (v,) in _rows(db, _VARIANT, game_id)]
+    variant = next((v for v in named if v is not None and v in rules.VARIANTS), "standard")
+    options = {} if variant == "standard" else {"variant": variant}
     try:
         # Every ply is read, past a dead position too (a server's game went on).
-        game = rules.Game(rules.Position.from_fen(start_fen), dead_position_ends=False)
+        start = rules.Position.from_fen(start_fen, variant=variant)
+        game = rules.Game(start, dead_position_ends=False)
     except ValueError:
         report.lost.append(f"game {game_id}: its start position is not a position")
         return None
@@ -238,13 +242,13 @@ def _read_game(db: sqlite3.Connection, game_id: int, report: Recovery) -> str | 
         if name and value
     )
     moves = [StoredMove(i, str(m), "", "") for i, m in enumerate(game.moves, 1)]
-    stored = StoredGame(game_id, started or "", start_fen, {}, moves, headers=headers)
+    stored = StoredGame(game_id, started or "", start_fen, options, moves, headers=headers)
     if result and not notes and _text(result[0]) in ("1-0", "0-1", "1/2-1/2"):
         stored = StoredGame(
             game_id,
             started or "",
             start_fen,
-            {},
+            options,
             moves,
             _text(result[0]) or "*",
             _text(result[1]),
@@ -256,7 +260,7 @@ def _read_game(db: sqlite3.Connection, game_id: int, report: Recovery) -> str | 
     try:
         text = game_pgn(stored)
     except (StoreError, ValueError):
-        text = game_pgn(StoredGame(game_id, started or "", start_fen, {}, moves, headers={}))
+        text = game_pgn(StoredGame(game_id, started or "", start_fen, options, moves, headers={}))
     report.saved += 1
     return text
 
@@ -264,6 +268,7 @@ def _read_game(db: sqlite3.Connection, game_id: int, report: Recovery) -> str | 
 _MOVES = "SELECT ply, uci FROM moves WHERE game_id = ? ORDER BY ply"
 _RESULT = "SELECT result, termination FROM result WHERE game_id = ?"
 _HEADERS = "SELECT name, value FROM headers WHERE game_id = ? ORDER BY rowid"
+_VARIANT = "SELECT value FROM options WHERE game_id = ? AND name = 'variant'"
 
 
 def _rows(db: sqlite3.Connection, query: str, *args: object) -> list[tuple]:

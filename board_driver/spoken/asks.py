@@ -18,6 +18,10 @@ page asks :meth:`board_driver.door.Door.describe` for the same words.
 'Cavalier blanc f3.'
 >>> answer(Words("en"), "rank", snap, rank=3)
 'Rank 3: white knight f3.'
+>>> answer(Words("en"), "pieces", snap, piece="N"), answer(Words("fr"), "pieces", snap, piece="k")
+("White's knights: b1 and f3.", 'Roi des noirs : e8.')
+>>> answer(Words("en"), "piece_moves", snap, square="f3")
+'The white knight on f3 can go to g1, d4, h4 and g5, and take on e5.'
 >>> answer(Words("de"), "material", snap)  # doctest: +NORMALIZE_WHITESPACE
 'Weiß: eine Dame, 2 Türme, 2 Läufer, 2 Springer, 8 Bauern.
  Schwarz: eine Dame, 2 Türme, 2 Läufer, 2 Springer, 8 Bauern. Das Material ist ausgeglichen.'
@@ -34,7 +38,7 @@ from board_driver.spoken.words import PIECE_KINDS, PieceWords, SideWords, Words
 from rules import BLACK, WHITE, Position
 
 #: What a player may ask, and the button that asks it on the board.
-ASKS = {
+ASKS: dict[str, str | None] = {
     "move": "say_move",
     "moves": "say_moves",
     "clocks": "say_clocks",
@@ -42,6 +46,11 @@ ASKS = {
     "square": "say_square",
     "rank": "say_rank",
     "file": "say_file",
+    # Where the pieces of a kind stand (Lichess's blind mode "p N"): asked from the page's
+    # keys, no button on the board.
+    "pieces": None,
+    # Where the piece on a square can go (Lichess's blind mode "m"): the page's keys too.
+    "piece_moves": None,
 }
 #: The plies the last moves are read from, by default.
 RECENT_PLIES = 6
@@ -51,7 +60,7 @@ VALUES = {"pawn": 1, "knight": 3, "bishop": 3, "rook": 5, "queen": 9, "king": 0}
 
 def plies(snapshot: Any) -> list[tuple[int, str, str]]:
     """The game's moves as ``(move number, side, SAN)``, in order."""
-    start = Position.from_fen(snapshot.start_fen)
+    start = Position.from_fen(snapshot.start_fen, variant=_variant(snapshot))
     number, color = start.fullmove_number, start.turn
     out = []
     for san in snapshot.moves:
@@ -66,7 +75,9 @@ def answer(words: Words, what: str, snapshot: Any, **details: Any) -> str:
     """The answer to ``what`` (one of :data:`ASKS`) about the game in ``snapshot``, in
     ``words``' language. ``ply=`` (from 1) for ``move`` (the last one by default),
     ``count=`` (plies) for ``moves``, ``square=`` (``"f3"``) for ``square``, ``rank=``
-    (1..8) for ``rank``, ``file=`` (``"a"``..``"h"``) for ``file``.
+    (1..8) for ``rank``, ``file=`` (``"a"``..``"h"``) for ``file``, ``piece=`` (a SAN
+    letter, a capital for White: ``"N"`` White's knights, ``"k"`` Black's king) for ``pieces``,
+    ``square=`` for ``piece_moves`` (where the piece there can go).
     ValueError names a question or a detail it cannot answer."""
     if what == "move":
         return last_move(words, snapshot, details.get("ply"))
@@ -74,7 +85,7 @@ def answer(words: Words, what: str, snapshot: Any, **details: Any) -> str:
         return last_moves(words, snapshot, int(details.get("count", RECENT_PLIES)))
     if what == "clocks":
         return clocks(words, snapshot)
-    position = Position.from_fen(snapshot.fen)
+    position = Position.from_fen(snapshot.fen, variant=_variant(snapshot))
     if what == "material":
         return material(words, position)
     if what == "square":
@@ -83,7 +94,16 @@ def answer(words: Words, what: str, snapshot: Any, **details: Any) -> str:
         return rank(words, position, _rank(details.get("rank")))
     if what == "file":
         return file(words, position, _file(details.get("file")))
+    if what == "pieces":
+        return pieces(words, position, _piece(details.get("piece")))
+    if what == "piece_moves":
+        return piece_moves(words, position, _square(details.get("square")))
     raise ValueError(f"{what!r} is not a question the board answers ({', '.join(ASKS)})")
+
+
+def _variant(snapshot: Any) -> str:
+    """The rules the snapshot's FENs are written by (a Chess960 game's are X-FEN)."""
+    return str(getattr(snapshot, "variant", "standard"))
 
 
 def _square(value: Any) -> int:
@@ -105,6 +125,14 @@ def _file(value: Any) -> str:
     return value
 
 
+def _piece(value: Any) -> str:
+    if not isinstance(value, str) or len(value) != 1 or value not in "KQRBNPkqrbnp":
+        raise ValueError(
+            f"piece: {value!r} is not a piece letter (KQRBNP for White's, kqrbnp for Black's)"
+        )
+    return value
+
+
 def last_move(words: Words, snapshot: Any, ply: Any = None) -> str:
     """*White played knight to f3.* (the move of ``ply``, from 1, if given)."""
     moves = plies(snapshot)
@@ -113,7 +141,7 @@ def last_move(words: Words, snapshot: Any, ply: Any = None) -> str:
             raise ValueError(f"ply: {ply!r} is not a move of this game (1..{len(moves)})")
         moves = moves[:ply]
     if not moves:
-        turn = Position.from_fen(snapshot.fen).turn
+        turn = Position.from_fen(snapshot.fen, variant=_variant(snapshot)).turn
         return words.say("ask.no_move", side=SideWords("white" if turn == WHITE else "black"))
     _, side, san = moves[-1]
     return words.say("ask.last_move", side=SideWords(side), move=words.move(san))
@@ -216,3 +244,55 @@ def file(words: Words, position: Position, letter: str) -> str:
     if not pieces:
         return words.say("ask.file_empty", file=letter)
     return words.say("ask.file", file=letter, pieces=words.listed(pieces))
+
+
+def pieces(words: Words, position: Position, letter: str) -> str:
+    """Where the pieces of one kind and colour stand, a1 first: ``letter`` as in SAN, a
+    capital for White (*White's knights: b1 and g1.*)."""
+    kind = PIECE_KINDS["pnbrqk".index(letter.lower())]
+    colour = WHITE if letter.isupper() else BLACK
+    side = SideWords("white" if colour == WHITE else "black")
+    found = [square_name(sq) for sq in sorted(position.pieces(PIECE_KINDS.index(kind) + 1, colour))]
+    piece = PieceWords(kind)
+    if not found:
+        return words.say("ask.pieces_none", side=side, piece=piece)
+    if len(found) == 1:
+        return words.say("ask.piece", side=side, piece=piece, square=found[0])
+    return words.say("ask.pieces", side=side, piece=piece, squares=found)
+
+
+def _turned(position: Position, colour: bool) -> Position | None:
+    """``position`` with ``colour`` to move (None if the rules refuse it: the other side
+    would be in check)."""
+    if position.turn == colour:
+        return position
+    fields = position.fen().split()
+    fields[1], fields[3] = ("w" if colour == WHITE else "b"), "-"
+    try:
+        return Position.from_fen(" ".join(fields), variant=position.variant)
+    except ValueError:
+        return None
+
+
+def piece_moves(words: Words, position: Position, sq: int) -> str:
+    """Where the piece on ``sq`` can go, and take (as if its side were to move, as
+    Lichess's blind mode says it): *The white knight on g1 can go to f3 and h3.*"""
+    piece = piece_on(position, sq, colour=True)
+    if piece is None:
+        return words.say("ask.empty", square=square_name(sq))
+    standing = position.piece_at(sq)
+    board = _turned(position, standing.color) if standing is not None else None
+    moves = [m for m in board.legal_moves() if m.from_square == sq] if board else []
+    goes = sorted({m.to_square for m in moves if not m.is_capture})
+    takes = sorted({m.to_square for m in moves if m.is_capture})
+    fields = {"piece": piece, "square": square_name(sq)}
+    if goes and takes:
+        key = "ask.piece_moves_takes"
+    else:
+        key = "ask.piece_moves" if goes else "ask.piece_takes" if takes else "ask.piece_stuck"
+    return words.say(
+        key,
+        **fields,
+        squares=[square_name(t) for t in goes],
+        captures=[square_name(t) for t in takes],
+    )

@@ -38,12 +38,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection
-from dataclasses import dataclass
 from typing import Any
 
 from board_driver.physical.squares import square, square_name, squares_of
 from board_driver.spoken import asks
 from board_driver.spoken.asks import answer
+from board_driver.spoken.puzzle_speech import PuzzleSpeech
 from board_driver.spoken.reasons import (
     Sentence,
     piece_on,
@@ -52,6 +52,7 @@ from board_driver.spoken.reasons import (
     why_illegal,
     why_touch_move,
 )
+from board_driver.spoken.utterance import Utterance
 from board_driver.spoken.words import PieceWords, SideWords, Words, mover_kind
 from rules import STARTING_FEN, Position
 
@@ -72,11 +73,6 @@ CATEGORIES = (
     "setup",
     "clock",
 )
-#: The kinds of utterance that are news of the game: a newer one makes what was being
-#: said stale.
-URGENT = frozenset(
-    {"move", "done", "to_play", "check", "end", "illegal", "restored", "touch_move", "setup"}
-)
 #: The readings of a question after a restart, as the daemon words them: moves in SAN,
 #: then perhaps the piece still in the hand.
 _IN_HAND = re.compile(
@@ -90,20 +86,7 @@ _REFUSALS = {
 _START = Position()
 
 
-@dataclass(frozen=True)
-class Utterance:
-    """One thing to say: its words, what it is about (``kind``), and whether it is news of
-    the game that cuts short what was being said (``urgent``)."""
-
-    text: str
-    kind: str
-
-    @property
-    def urgent(self) -> bool:
-        return self.kind in URGENT
-
-
-class Narrator:
+class Narrator(PuzzleSpeech):
     """Turns the door's events into utterances (see the module docstring). ``say``: the
     categories to say; ``snapshot``: the board as it stands when the narrator starts."""
 
@@ -115,7 +98,15 @@ class Narrator:
             raise ValueError(f"not a category of speech: {', '.join(sorted(unknown))}")
         self.words = words
         self.say = frozenset(say)
-        self.position = Position.from_fen(snapshot.fen) if snapshot is not None else Position()
+        #: The rules of the game followed (its FENs are read by them).
+        self.variant = getattr(snapshot, "variant", "standard")
+        self.position = (
+            Position.from_fen(snapshot.fen, variant=self.variant)
+            if snapshot is not None
+            else Position()
+        )
+        #: The start position of a new game being set up (its pieces named as asked for).
+        self.setup_start = _START
         #: The move a player away chose, still to be made on the board (its event).
         self.expected: dict[str, Any] | None = None
         #: The words of the last illegal position's remedy, while the board is out of sync.
@@ -126,6 +117,9 @@ class Narrator:
         self._lifted: set[str] = set()
         self._engine_failed = False
         self._check_said = False
+        #: The kind-by-kind set-up: the group last said, the wrong squares said.
+        self._kind_said: int | None = None
+        self._wrong_said: set[str] = set()
 
     # ------------------------------------------------------------------ helpers
 
@@ -139,13 +133,16 @@ class Narrator:
     def _turn(self, position: Position | None = None) -> SideWords:
         return SideWords(side_of((position or self.position).turn))
 
-    def _set(self, fen: str | None) -> None:
+    def _set(self, fen: str | None, variant: str | None = None) -> None:
+        if variant is not None:
+            self.variant = variant
         if fen:
-            self.position = Position.from_fen(fen)
+            self.position = Position.from_fen(fen, variant=self.variant)
 
     def resync(self, snapshot: Any) -> None:
         """Read the board anew from ``snapshot`` (events were lost, or speech starts)."""
-        self.position = Position.from_fen(snapshot.fen)
+        self.variant = getattr(snapshot, "variant", "standard")
+        self.position = Position.from_fen(snapshot.fen, variant=self.variant)
         self.identify = None
         self._lifted.clear()
         expected = getattr(snapshot, "expected", None)
@@ -264,7 +261,10 @@ class Narrator:
         return self.words.say(key, **fields)
 
     def _on_game_resumed(self, event: dict, snapshot: Any) -> Utterance | None:
-        self._set(event.get("fen") or getattr(snapshot, "fen", None))
+        self._set(
+            event.get("fen") or getattr(snapshot, "fen", None),
+            event.get("variant") or getattr(snapshot, "variant", None),
+        )
         if "setup" not in self.say:
             return None
         return self._utter("setup", self.words.say("resumed", side=self._turn()))
@@ -294,6 +294,8 @@ class Narrator:
         position = self.position
         if event.get("reason") == "touch_move":
             return why_touch_move(position, event.get("square"))
+        if event.get("reason") == "refused":  # a legal move, not the one asked for
+            return "why.refused", {"move": self.words.move(event.get("san", ""))}
         turn = side_of(position.turn)
         players = getattr(snapshot, "players", None) or {}
         if self.expected is not None and self.expected.get("side") == turn:
@@ -367,6 +369,7 @@ class Narrator:
         return self._utter("to_play", self.to_play(event))
 
     _on_online_move = _on_engine_move
+    _on_puzzle_move = _on_engine_move  # a puzzle's opponent, lit as an engine's move is
 
     def to_play(self, event: dict) -> str:
         """The move a player away chose, and how to make it on the board."""
@@ -408,6 +411,11 @@ class Narrator:
     def _on_new_game_pending(self, event: dict, snapshot: Any) -> Utterance | None:
         self.expected = None
         self.fix = None
+        fen = event.get("fen")
+        self.setup_start = (
+            Position.from_fen(fen, variant=event.get("variant", "standard")) if fen else _START
+        )
+        self._kind_said, self._wrong_said = None, set()
         if "setup" not in self.say:
             return None
         return self._utter("setup", self.setup(event.get("missing", ()), event.get("extra", ())))
@@ -423,7 +431,9 @@ class Narrator:
             parts.append(words.say("setup.many", count=len(missing), ranks=ranks_said))
         elif missing:
             puts = [
-                words.say("setup.put", piece=piece_on(_START, square(n), colour=True), square=n)
+                words.say(
+                    "setup.put", piece=piece_on(self.setup_start, square(n), colour=True), square=n
+                )
                 for n in missing
             ]
             parts.append(words.listed(puts))
@@ -432,12 +442,17 @@ class Narrator:
         return words.say("setup", parts=words.then(parts))
 
     def _on_new_game(self, event: dict, snapshot: Any) -> Utterance | None:
-        self._set(event.get("fen") or STARTING_FEN)
+        self._set(event.get("fen") or STARTING_FEN, event.get("variant", "standard"))
+        self.setup_start = _START
         self.expected = None
         self.fix = None
         self.identify = None
         if "setup" not in self.say:
             return None
+        number = event.get("chess960")
+        if self.variant == "chess960" and number is not None:
+            said = self.words.say("new_game.chess960", number=str(number), side=self._turn())
+            return self._utter("setup", said)
         return self._utter("setup", self.words.say("new_game", side=self._turn()))
 
     def _on_question(self, event: dict, snapshot: Any) -> Utterance | None:
@@ -557,3 +572,4 @@ class Narrator:
         else:
             text = asks.file(self.words, self.position, name[0])
         return self._utter("ask", text)
+

@@ -112,6 +112,7 @@ class DaemonProcess:
     ``max_files``: the process's limit of open files (``ulimit -n``). ``environ``: more
     environment variables (``XDG_STATE_HOME``, for a state directory of the test's own).
     ``python``: the interpreter (another virtual environment's; default: the tests').
+    ``cwd``: the folder it runs in (default: the checkout's root).
     """
 
     def __init__(
@@ -123,6 +124,7 @@ class DaemonProcess:
         max_files: int | None = None,
         environ: dict[str, str] | None = None,
         python: str | os.PathLike[str] | None = None,
+        cwd: str | os.PathLike[str] = ROOT,
     ) -> None:
         self.directory = directory
         self.config = directory / "config.toml"
@@ -151,7 +153,7 @@ class DaemonProcess:
                 str(self.config),
                 *args,
             ],
-            cwd=ROOT,
+            cwd=cwd,
             env=env,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,

@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import rules
-from board_driver.connectors.broadcast.record import MAX_RECORD_BYTES
+from board_driver.connectors.broadcast.record import MAX_RECORD_BYTES, GameRecord
 from board_driver.hall.games import MAX_GAMES_PER_BOARD, HallGames
 from board_driver.hall.legal import LegalGames
 from tests.hall.hall_process import read_games
@@ -244,3 +244,54 @@ def test_the_moves_checked_step_by_step_are_judged_as_from_the_start(steps, seed
         except ValueError as why:
             fresh = str(why)
         assert stepwise == fresh
+
+
+def _chess960_record(board: int, game: int) -> tuple:
+    """A Chess960 game (position 3: the king on f1 castles short by swapping with its g1
+    rook) as its board publishes it, and python-chess's judge of it."""
+    start = rules.Position.from_chess960(3)
+    played = rules.Game(start)
+    for san in ["Ne3", "Ne6", "Nd3", "Nd6", "O-O", "O-O"]:
+        played.push_san(san)
+    record = GameRecord(
+        board=board,
+        game=game,
+        revision=1,
+        moves=tuple(played.san_moves()),
+        ucis=tuple(m.uci() for m in played.moves),
+        start_fen=start.fen(),
+        fen=played.position.fen(),
+        variant="chess960",
+    )
+    judge = chess.Board(start.fen(), chess960=True)
+    for san in played.san_moves():
+        judge.push_san(san)
+    return record, judge
+
+
+def test_a_chess960_game_reaches_games_pgn_with_its_variant_and_reads_in_python_chess():
+    record, judge = _chess960_record(3, 1)
+    assert record.ucis[-2:] == ("f1g1", "f8g8")  # the king takes its rook
+    assert GameRecord.from_json(record.to_json()) == record
+    hall = honest_hall()
+    assert hall.take(topic(3, 1), record.to_json())
+    text = hall.games_pgn()
+    games = read_games(text)
+    chess960 = [g for g in games if g.headers.get("Variant") == "Chess960"]
+    assert len(chess960) == 1 and chess960[0].headers["FEN"] == record.start_fen
+    assert chess960[0].headers["SetUp"] == "1"
+    assert chess960[0].end().board().fen() == judge.fen()
+    assert all("Variant" not in g.headers for g in games if g not in chess960)
+
+
+def test_a_chess960_game_is_checked_by_its_rules_and_a_standard_record_of_it_refused():
+    record, _judge = _chess960_record(3, 1)
+    assert LegalGames().check((3, 1), record) == record
+    # The same moves read by standard chess: the FEN's rights name no corner rook.
+    with pytest.raises(ValueError, match="start_fen"):
+        LegalGames().check((3, 1), replace(record, variant="standard"))
+    with pytest.raises(ValueError, match=r"variant: \"crazyhouse\" is not one of"):
+        GameRecord.from_json(record.to_json().replace('"chess960"', '"crazyhouse"'))
+    # A record without the field (an older board's) is standard chess, as it always was.
+    assert "variant" not in record_of(1, 4, ["e4"]).to_json()
+    assert GameRecord.from_json(record_of(1, 4, ["e4"]).to_json()).variant == "standard"

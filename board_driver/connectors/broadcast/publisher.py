@@ -63,7 +63,7 @@ IN_FLIGHT = 8
 STOP_S = 2.0
 #: Event headers the store writes for a game nobody named: not a name the hall should show.
 _STORE_EVENT = re.compile(r"magboard game \d+")
-_NOT_HEADERS = frozenset({"Result", "Board", "SetUp", "FEN"})
+_NOT_HEADERS = frozenset({"Result", "Board", "Variant", "SetUp", "FEN"})
 
 
 def own_headers(headers: Mapping[str, str]) -> dict[str, str]:
@@ -434,6 +434,7 @@ class Publisher:
             started=started,
             clocks=_clocks(snapshot),
             clks=tuple(clock["clks"]) if clock else (),
+            variant=getattr(snapshot, "variant", "standard"),
         )
 
     async def _stored_record(self, game_id: int, summary: Any) -> GameRecord | None:
@@ -448,7 +449,7 @@ class Publisher:
         if parsed is None:
             log.warning("broadcast: game %d's stored PGN cannot be read; not sent", game_id)
             return None
-        headers, moves, ucis, fen, clks = parsed
+        headers, moves, ucis, fen, clks, variant = parsed
         known = self._records.get(game_id)
         own = dict(known.headers) if known else headers
         started = self._game_started(game_id)
@@ -465,6 +466,7 @@ class Publisher:
             termination=_field(summary, "termination") if summary is not None else None,
             started=started,
             clks=clks,
+            variant=variant,
         )
 
     async def _games_of_round(self, round_: str, current: int) -> list[int]:
@@ -523,7 +525,9 @@ class Publisher:
         if len(fens) < ply:
             # Position, not Game: no ending to judge at each ply (a record may go on past
             # one, an online game's), only the moves to play.
-            position = rules.Position.from_fen(fens[-1] if fens else record.start_fen)
+            position = rules.Position.from_fen(
+                fens[-1] if fens else record.start_fen, variant=record.variant
+            )
             for uci in record.ucis[len(fens):]:
                 position.push(position.parse_uci(uci))
                 fens.append(position.fen())
@@ -532,9 +536,11 @@ class Publisher:
         return fens[ply - 1]
 
 
-def _read_game(
-    text: str,
-) -> tuple[dict[str, str], tuple[str, ...], tuple[str, ...], str, tuple[int | None, ...]] | None:
+#: A stored game read back: its headers, moves in SAN and UCI, last position, clocks and variant.
+ReadGame = tuple[dict[str, str], tuple[str, ...], tuple[str, ...], str, tuple[int | None, ...], str]
+
+
+def _read_game(text: str) -> ReadGame | None:
     import rules
 
     try:
@@ -553,6 +559,7 @@ def _read_game(
         tuple(m.uci() for m in game.moves),
         game.position.fen(),
         tuple(parsed.clocks),
+        game.start.variant,
     )
 
 

@@ -55,7 +55,7 @@ from typing import Any
 
 from board_driver.connectors.broadcast.topics import MAX_BOARD, MAX_GAME
 from board_driver.door.config_values import quote
-from rules import STARTING_FEN, TERMINATIONS
+from rules import STARTING_FEN, TERMINATIONS, VARIANTS
 from rules.pgn import RESULTS, SEVEN_TAG_ROSTER, TAG_NAME, tag_pair
 
 #: The longest record the hall reads (a game of 17,000 plies fits; a flood does not).
@@ -69,8 +69,8 @@ MAX_HEADER_CHARS = 255
 MAX_NESTING = 3
 #: Brackets a text may open in all and be parsed at once (the parser goes no deeper).
 _FEW_BRACKETS = 8
-#: Headers the record's own fields write (``result``, ``board``, ``start_fen``).
-DERIVED_HEADERS = frozenset({"Result", "Board", "SetUp", "FEN"})
+#: Headers the record's own fields write (``result``, ``board``, ``variant``, ``start_fen``).
+DERIVED_HEADERS = frozenset({"Result", "Board", "Variant", "SetUp", "FEN"})
 _UCI = re.compile(r"[a-h][1-8][a-h][1-8][qrbn]?")
 _SAN = re.compile(r"[a-hKQRBNOx1-8=+#-]{2,10}")
 _FEN = re.compile(r"[0-9a-zA-Z/ -]{1,100}")
@@ -101,8 +101,10 @@ class GameRecord:
     """One game of one board, as published under ``<prefix>/board/<board>/game/<game>``.
 
     ``headers`` are the game's PGN tags except ``Result`` (from ``result``), ``Board``
-    (from ``board``) and ``SetUp``/``FEN`` (from ``start_fen``). ``started`` is when the
-    game began (UTC, ISO 8601), ``""`` when not known.
+    (from ``board``) and ``Variant``/``SetUp``/``FEN`` (from ``variant`` and
+    ``start_fen``). ``started`` is when the game began (UTC, ISO 8601), ``""`` when not
+    known. ``variant``: ``"standard"`` or ``"chess960"`` (written only when not standard,
+    so that an older hall reads a standard game's record as it always did).
     """
 
     board: int
@@ -124,6 +126,7 @@ class GameRecord:
     #: Each move's clock (``%clk``: the mover's time left after it, in ms; None where the
     #: move has none), one per move, or empty when the game has no clock.
     clks: tuple[int | None, ...] = ()
+    variant: str = "standard"
 
     @property
     def plies(self) -> int:
@@ -140,13 +143,22 @@ class GameRecord:
         tags = {name: self.headers.get(name) or _UNSET.get(name, "?") for name in SEVEN_TAG_ROSTER}
         tags["Result"] = self.result
         tags["Board"] = str(self.board)
-        if self.start_fen != STARTING_FEN:
-            tags["SetUp"] = "1"
-            tags["FEN"] = self.start_fen
+        tags.update(self._start_tags())
         for name, value in self.headers.items():
-            if name not in tags and name not in ("SetUp", "FEN"):
+            if name not in tags and name not in DERIVED_HEADERS:
                 tags[name] = value
         return tags
+
+    def _start_tags(self) -> dict[str, str]:
+        """``Variant``, ``SetUp`` and ``FEN`` as the rules write them (a start position the
+        rules refuse, which the hall does not publish, is written as it came)."""
+        from rules import Position
+        from rules.pgn import start_tags
+
+        try:
+            return start_tags(Position.from_fen(self.start_fen, variant=self.variant))
+        except ValueError:
+            return {} if self.start_fen == STARTING_FEN else {"SetUp": "1", "FEN": self.start_fen}
 
     def pgn(self, extra: Mapping[str, str] | None = None) -> str:
         """The game as PGN text (``extra`` tags override the record's), ending in a
@@ -175,6 +187,8 @@ class GameRecord:
             data["clocks"] = dict(self.clocks)
         if self.clks:
             data["clks"] = list(self.clks)
+        if self.variant != "standard":
+            data["variant"] = self.variant
         return json.dumps(data, separators=(",", ":"), ensure_ascii=False)
 
     @classmethod
@@ -208,6 +222,9 @@ class GameRecord:
         termination = data.get("termination")
         if termination is not None and termination not in TERMINATIONS:
             raise ValueError(f"termination: {quote(termination)} is not a way a game ends")
+        variant = data.get("variant", "standard")
+        if variant not in VARIANTS:
+            raise ValueError(f"variant: {quote(variant)} is not one of {', '.join(VARIANTS)}")
         started = _text(data, "started", "")
         if started and not _STAMP.fullmatch(started):
             raise ValueError(f"started: {quote(started)} is not a time (UTC, ISO 8601)")
@@ -225,6 +242,7 @@ class GameRecord:
             started=started,
             clocks=_clocks(data.get("clocks")),
             clks=_clks(data.get("clks", []), len(moves)),
+            variant=variant,
         )
 
     def with_headers(self, **headers: str) -> GameRecord:

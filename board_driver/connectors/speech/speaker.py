@@ -10,7 +10,7 @@ as one batch, and what they say is queued whole.
 
 **Never two at once, never behind the game.** The queue is spoken in order, one utterance
 at a time. News of the game (a move, the move to make for the engine, an illegal position,
-the end: :data:`~board_driver.spoken.narrator.URGENT`) makes older utterances stale, as
+the end: :data:`~board_driver.spoken.utterance.URGENT`) makes older utterances stale, as
 :func:`stale` says: a stale utterance still waiting is dropped, and one being spoken is cut
 short (a new move cuts the list of moves being read, or the previous move's words; an
 illegal position put right cuts the remedy; the engine's move waits for the player's own

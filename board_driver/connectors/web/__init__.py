@@ -9,20 +9,23 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from board_driver.door.config_values import Check, boolean, host, integer, text
+from board_driver.door.config_values import Check, boolean, host, integer, one_of, text
 from board_driver.door.extension import Extension
+from board_driver.spoken.words import LANGUAGES
 
 
 @dataclass(frozen=True)
 class WebConfig:
     """``[web]``: the page the daemon serves (``enabled``, ``host``, ``port``, and the
     ``token`` that actions need: ``""`` = one made at first start and kept in the state
-    directory)."""
+    directory; ``language``: the words the page gives a screen reader, as the board's
+    speech says them: ``en``, ``fr``, ``de``, ``es``)."""
 
     enabled: bool = True
     host: str = "127.0.0.1"
     port: int = 8080
     token: str = ""
+    language: str = "en"
 
 
 class WebExtension(Extension):
@@ -33,6 +36,7 @@ class WebExtension(Extension):
         "host": host,
         "port": integer(1, 65535),
         "token": text,
+        "language": one_of(*LANGUAGES),
     }
     secrets = ("token",)
 

@@ -15,9 +15,11 @@ from board_driver.connectors.web import inputs
 from board_driver.connectors.web.inputs import InputError
 from board_driver.connectors.web.state import setup_target
 from board_driver.door import ActionRefused, Door
-from board_driver.physical.squares import square_name
+from board_driver.physical.squares import square, square_name
 
 log = logging.getLogger("magboard")
+#: How long the simulator's Set up the pieces waits for the position to stand (the board still).
+SETUP_WAIT_S = 5.0
 
 
 class Actions:
@@ -54,21 +56,34 @@ class Actions:
         return {}
 
     async def do_new_game(self, body: dict) -> dict:
-        """A new game: from ``fen`` (or the start position), with ``options`` (a time
-        control, ...) and ``engine`` (``{"side": "black", "elo": 1650}``, as ``engine``'s
-        body; ``{"side": "none"}``: people on both sides). With any of them it starts at
-        once on the pieces standing, the lights guiding the set-up, and the game on the
-        board is kept as it stands (adjourned); with none, it is the board's ``new_game``
-        button (the game begins once the start position stands)."""
+        """A new game: from ``fen`` (of ``variant``), or of ``variant`` (``"chess960"``: start
+        position ``chess960``, a number or ``"random"``), with ``options`` (a time control,
+        ...) and ``engine`` (``{"side": "black", "elo": 1650}``, as ``engine``'s body;
+        ``{"side": "none"}``: people on both sides). With any of them it starts at once on
+        the pieces standing, the lights guiding the set-up, and the game on the board is
+        kept as it stands (adjourned); with none, it is the board's ``new_game`` button
+        (the game begins once the start position stands)."""
+        variant = inputs.parse_variant(body.get("variant"))
+        chess960 = inputs.parse_chess960(body.get("chess960"))
         fen = body.get("fen")
-        fen = inputs.parse_fen(fen) if fen not in (None, "") else None
+        if fen not in (None, ""):
+            fen = inputs.parse_fen(fen, variant=variant or "standard")
+        else:
+            fen = None
         options = inputs.parse_options(body.get("options") or {})
         players = None
         if "engine" in body:
             players = await self._seat_engine(body["engine"])
-        log.info("web: new game%s", f" from {fen}" if fen else "")
-        if fen is not None or options or players is not None:
-            self.door.new_game(fen, options=options, players=players)
+        log.info(
+            "web: new game%s%s",
+            f" ({variant}{'' if chess960 is None else f' {chess960}'})" if variant else "",
+            f" from {fen}" if fen else "",
+        )
+        kind = variant is not None or chess960 is not None
+        if fen is not None or kind or options or players is not None:
+            self.door.new_game(
+                fen, variant=variant, chess960=chess960, options=options, players=players
+            )
             return {}
         self.door.press("new_game")
         return {}
@@ -191,10 +206,23 @@ class Actions:
 
     async def do_setup(self, _body: dict) -> dict:
         self._sim()
-        target = setup_target(self.door.snapshot())
+        snap = self.door.snapshot()
+        target = setup_target(snap)
+        # A piece the board knows is the wrong one (the last game's rook where a king is
+        # wanted) comes off first, as hands would take it: then it goes on again with the rest.
+        wrong = [square(w["square"]) for w in (snap.setup or {}).get("wrong", ())]
+        if wrong:
+            await self.play_steps([("lift", sq) for sq in wrong])
+            spacing = snap.timing.get("pass_ms", 100) + snap.timing.get("debounce_ms", 30) + 30
+            await asyncio.sleep(spacing / 1000)
         async with self._sim_lock:
             log.info("web: simulated pieces set up as the lights ask")
             self.door.set_sim_pieces(target)
+        # Back once the position stands (the board still): what follows is read as moves.
+        loop = asyncio.get_running_loop()
+        until = loop.time() + SETUP_WAIT_S
+        while self.door.snapshot().setup_pending and loop.time() < until:
+            await asyncio.sleep(0.02)
         return {}
 
     async def do_takeback(self, _body: dict) -> dict:

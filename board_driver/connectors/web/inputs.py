@@ -107,8 +107,9 @@ def parse_button(value: Any, name: str = "button") -> str:
     return value
 
 
-def parse_fen(value: Any, name: str = "fen") -> str:
-    """A legal set-up's FEN, normalised; the rules core's FenError message says what is wrong."""
+def parse_fen(value: Any, name: str = "fen", variant: str = "standard") -> str:
+    """A legal set-up's FEN (of ``variant``: a Chess960 one in X-FEN or Shredder-FEN),
+    normalised; the rules core's FenError message says what is wrong."""
     import rules
 
     if not isinstance(value, str) or not value.strip():
@@ -117,9 +118,37 @@ def parse_fen(value: Any, name: str = "fen") -> str:
     if len(text) > MAX_FEN:
         raise InputError(f"{name}: {len(text)} characters is too long for a FEN")
     try:
-        return rules.Position.from_fen(text).fen()
+        return rules.Position.from_fen(text, variant=variant).fen()
     except rules.FenError as exc:
         raise InputError(f"{name}: {exc}") from None
+
+
+def parse_variant(value: Any, name: str = "variant") -> str | None:
+    """A new game's rules: ``"standard"`` or ``"chess960"`` (None: not given)."""
+    import rules
+
+    if value in (None, ""):
+        return None
+    if not isinstance(value, str) or value not in rules.VARIANTS:
+        known = ", ".join(rules.VARIANTS)
+        raise InputError(f"{name}: {_show(value)} is not a variant (one of {known})")
+    return value
+
+
+def parse_chess960(value: Any, name: str = "chess960") -> int | str | None:
+    """A Chess960 start position: a number from 0 to 959 (Scharnagl's; 518 is the
+    standard array) or ``"random"`` (None: not given)."""
+    if value in (None, ""):
+        return None
+    if value == "random":
+        return value
+    if isinstance(value, str) and value.isdigit():
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 959:
+        raise InputError(
+            f'{name}: {_show(value)} is not a start position (a number from 0 to 959, or "random")'
+        )
+    return value
 
 
 def parse_options(body: Any) -> dict[str, Any]:

@@ -35,13 +35,15 @@ def review_view(door: Door, game_id: int) -> dict[str, Any]:
     if snap.online and snap.result == "*":
         hidden = "an online game is being played: no engine scores until it is over"
     reviewed = [] if hidden else door.review(game_id)
-    start, moves = review_moves(stored.start_fen, list(stored.ucis), reviewed)
+    variant = getattr(stored, "variant", "standard")
+    start, moves = review_moves(stored.start_fen, list(stored.ucis), reviewed, variant)
     engine = dict(snap.player_states.get("engine", {}))
     progress = dict(engine.get("review", {"status": "off"}))
     fields = stored.start_fen.split()
     return {
         "game": stored.id,
         "start_fen": stored.start_fen,
+        "variant": variant,
         "first_move": int(fields[5]) if len(fields) > 5 else 1,
         "first_side": "white" if fields[1] == "w" else "black",
         "result": stored.result,

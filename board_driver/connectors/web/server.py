@@ -7,6 +7,10 @@ Routes::
     GET  /favicon.ico           the icon (an SVG), where browsers look for it
     GET  /ws                    WebSocket: the state on connect, then every change, pushed
     GET  /api/state             the same state, once, as JSON
+    GET  /api/describe?what=clocks  the board's answer to a question, in words (``what``: move,
+                                moves, clocks, material, square&square=e4, rank&rank=3,
+                                file&file=e, pieces&piece=N, piece_moves&square=g1),
+                                as its speech says it
     GET  /api/games             the stored games, newest first (not those put aside empty)
     GET  /api/games/<n>/review  a stored game move by move, with the engine's review so far
     GET  /games/<n>.pgn         a stored game as PGN (``current.pgn``: the game on the board;
@@ -15,7 +19,8 @@ Routes::
          button   {"button": "resign"|"draw_offer"|"draw_accept"|"claim_draw"|"new_game"|"adjust"
                    |"hint"}
          choose   {"piece": "q"|"r"|"b"|"n"}
-         new_game {"fen": "..." (optional), "options": {...} (optional)}
+         new_game {"fen": "..." (optional), "variant": "standard"|"chess960" (optional),
+                   "chess960": 0-959|"random" (optional), "options": {...} (optional)}
          options  {"touch_move": "off"|"warn"|"enforce", "takeback": bool, "hints": bool}
          engine   {"side": "none"|"white"|"black", "skill": 0..20, "depth": n|null,
                    "movetime_ms": n|null}   (the level's fields optional: kept when left out)
@@ -60,6 +65,7 @@ from board_driver.connectors.web.inputs import InputError
 from board_driver.connectors.web.limits import json_depth
 from board_driver.connectors.web.mdns import Announcer, is_loopback, lan_addresses
 from board_driver.connectors.web.review import review_view
+from board_driver.connectors.web.spoken import PageWords
 from board_driver.connectors.web.state import PageState, snapshot
 from board_driver.connectors.web.token import Token, load_token
 from board_driver.door import ActionRefused, Door, StoreUnavailable
@@ -70,9 +76,11 @@ STATIC_FILES = {
     "board.js": "text/javascript",
     "review.js": "text/javascript",
     "lichess.js": "text/javascript",
+    "puzzles.js": "text/javascript",
     "clock.js": "text/javascript",
     "play.js": "text/javascript",
     "sound.js": "text/javascript",
+    "blind.js": "text/javascript",
     "pieces.js": "text/javascript",
     "board.css": "text/css",
     "index.html": "text/html",
@@ -81,6 +89,8 @@ STATIC_FILES = {
 }
 #: What the door streams that is no message for a page (the state they change is sent).
 NOT_SHOWN = frozenset({"lights", "overflow", "lift", "place", "button", "choose"})
+#: What the board's words need no snapshot for (the narrator follows the pieces itself).
+BOARD_ONLY = frozenset({"lights", "lift", "place", "button", "choose"})
 #: Messages kept for a page that connects later (the newest last).
 RECENT_EVENTS = 20
 #: The WebSockets served at once; more are refused (503).
@@ -140,6 +150,7 @@ class WebServer:
         self._state_text: str | None = None  # the newest state, serialised once for all
         self._follower: asyncio.Task | None = None
         self.actions = Actions(door)
+        self.words: PageWords | None = None  # the board's words, once the page is served
         self._announcer = Announcer()
         self._static = {
             name: (resources.files("board_driver.connectors.web") / "static" / name).read_bytes()
@@ -167,6 +178,7 @@ class WebServer:
         router.add("GET", "/favicon.ico", self._favicon)  # asked for by browsers on any page
         router.add_websocket("/ws", self._websocket)
         router.add("GET", "/api/state", self._state)
+        router.add("GET", "/api/describe", self._describe)
         router.add("GET", "/api/games", _store_reads(self._games))
         router.add("GET", "/api/games/{game}/review", _store_reads(self._review))
         router.add("GET", "/games/{game}.pgn", _store_reads(self._pgn))
@@ -179,6 +191,7 @@ class WebServer:
             log.warning("web page not served: cannot listen on %s:%d (%s)", host, port, exc)
             return self
         self._http = http
+        self.words = PageWords(self.section.language, self.door.snapshot())
         self._follower = asyncio.get_running_loop().create_task(self._follow())
         shown = host if ":" not in host else f"[{host}]"
         if not is_loopback(host):
@@ -223,13 +236,22 @@ class WebServer:
                 batch = [event]
                 while (more := events.get_nowait()) is not None:
                     batch.append(more)
-                shown = [e for e in batch if e.get("type") not in NOT_SHOWN]
+                shown = self._told(batch)
                 self.page.follow(shown)
                 self._recent.extend(shown)
                 self._state_text = None
                 for client in self._clients:
                     client.events.extend(shown)
                     client.ready.set()
+
+    def _told(self, batch: list[dict]) -> list[dict]:
+        """The events of ``batch`` a page is sent, with the board's words for each (``said``:
+        :class:`~board_driver.connectors.web.spoken.PageWords`)."""
+        if self.words is None:
+            return [e for e in batch if e.get("type") not in NOT_SHOWN]
+        needs_board = any(e.get("type") not in BOARD_ONLY for e in batch)
+        snapshot = self.door.snapshot() if needs_board else None
+        return self.words.follow(batch, snapshot, hidden=NOT_SHOWN)
 
     def _state_json(self) -> str:
         if self._state_text is None:
@@ -267,6 +289,17 @@ class WebServer:
 
     async def _state(self, _request: Request) -> Response:
         return Response(body=self._state_json().encode(), content_type="application/json")
+
+    async def _describe(self, request: Request) -> Response:
+        """The board's answer to a question, in the page's language (``{"text": ...}``)."""
+        what = request.query.get("what", "")
+        if self.words is None:
+            return Response.error(503, "the page's words are not ready")
+        try:
+            text = self.words.answer(what, self.door.snapshot(), request.query)
+        except ValueError as exc:
+            return Response.error(400, str(exc))
+        return Response.json({"what": what, "text": text})
 
     async def _websocket(self, _request: Request, socket: WebSocket) -> None:
         if len(self._clients) >= MAX_CLIENTS:

@@ -41,10 +41,13 @@ class PageState:
 
 
 def setup_target(snap: Snapshot) -> int:
-    """The pieces the lights are asking for: the start position while a new game waits
-    for its pieces (or after a game, once pieces are moved), else the game's position."""
+    """The pieces the lights are asking for: the position being set up while a game waits
+    for its pieces (the start position after a game, once pieces are moved), else the
+    game's position."""
     committed = snap.position().occupancy()
     over = snap.result != "*"
+    if snap.setup_pending and snap.setup is not None:
+        return Position.from_fen(snap.setup["fen"], variant=snap.variant).occupancy()
     if snap.setup_pending or (over and snap.sensed != committed):
         return START_OCCUPANCY
     return committed
@@ -160,7 +163,7 @@ def snapshot(snap: Snapshot, page: PageState) -> dict[str, Any]:
     can_promote = playing and (
         any(m.promotion is not None for m in position.legal_moves()) or last_promoted
     )
-    start = Position.from_fen(snap.start_fen)
+    start = Position.from_fen(snap.start_fen, variant=snap.variant)
     sim = snap.sim_pieces
     options = dict(snap.options)
     frame = snap.lights
@@ -168,6 +171,8 @@ def snapshot(snap: Snapshot, page: PageState) -> dict[str, Any]:
         "board_state": snap.board_state,
         "game_id": snap.game_id,
         "start_fen": snap.start_fen,
+        "variant": snap.variant,
+        "chess960": snap.chess960,
         "first_move": start.fullmove_number,
         "first_side": "white" if start.turn else "black",
         "fen": snap.fen,

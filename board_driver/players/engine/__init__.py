@@ -101,6 +101,13 @@ class EngineExtension(Extension):
             )
         return problems
 
+    def validate_environment(self, section: Any) -> None:
+        """New games given an engine side while no engine can be found: a config error
+        (``config check`` says it as ``run`` does)."""
+        from board_driver.players.engine.seat import engine_side_problem
+
+        engine_side_problem(section)
+
     async def start(self, door: Any, section: Any) -> Any:
         from board_driver.players.engine.seat import start_seat
 

@@ -176,6 +176,7 @@ class EnginePlayer:
         self.name = self.path.name
         self.starts = 0  # engine processes started so far (1 + restarts)
         self._configured: EngineLevel | None = None  # the level the running engine has
+        self._chess960 = False  # UCI_Chess960 as the running engine has it
         self._lock = asyncio.Lock()
 
     @property
@@ -205,9 +206,13 @@ class EnginePlayer:
         *,
         level: EngineLevel | None = None,
         clock: Mapping[str, Any] | None = None,
+        chess960: bool = False,
     ) -> str | None:
         """The engine's move after ``moves`` from ``start_fen`` (UCI text), None if it
         has none. A crashed or hung engine is replaced and asked again (a few times).
+        ``chess960``: the game is Chess960 (``UCI_Chess960`` is set: a castling is the king
+        taking its rook, in ``moves`` and in the answer; an engine without the option
+        cannot play it: :class:`EngineError`).
 
         ``level``: for this one question (a hint at full strength, say) instead of the
         player's own level, which the next question sets back. ``clock``: the game's clock
@@ -224,6 +229,7 @@ class EnginePlayer:
                         options = wanted.uci_options(engine.options)
                         await engine.configure(within_range(options, engine))
                         self._configured = wanted
+                    await self._variant(engine, chess960)
                     limit = wanted.limit_with(clock)
                     return await engine.best_move(start_fen, list(moves), limit)
                 except (EngineCrashed, EngineTimeout) as exc:
@@ -234,6 +240,15 @@ class EnginePlayer:
                     if failures > RESTARTS_PER_MOVE:
                         raise EngineError(f"{exc}; gave up after {failures} tries") from exc
                     log.warning("engine: %s; starting it again (the game is kept)", exc)
+
+    async def _variant(self, engine: UciEngine, chess960: bool) -> None:
+        """``UCI_Chess960`` set as the game needs it (only when it changes)."""
+        if chess960 == self._chess960:
+            return
+        if "UCI_Chess960" not in engine.options:
+            raise EngineError(f"{engine.name} cannot play Chess960 (it has no UCI_Chess960 option)")
+        await engine.configure({"UCI_Chess960": chess960})
+        self._chess960 = chess960
 
     async def new_game(self) -> None:
         """Tell the engine a new game starts (its hash tables are then cleared)."""
@@ -266,6 +281,7 @@ class EnginePlayer:
             options.update(self.level.uci_options(engine.options))
             await engine.configure(within_range(options, engine))
             self._configured = self.level
+            self._chess960 = False  # a new process plays standard chess until told
             await engine.new_game()
         except BaseException:
             await engine.kill()

@@ -309,6 +309,11 @@ class Reviewer:
                     options["Threads"] = 1  # the Pi's other cores stay the board's
                 if "Hash" in engine.options:
                     options["Hash"] = self.hash_mb
+                variant = getattr(stored, "variant", "standard")
+                if variant == "chess960":  # castling is the king taking its rook, both ways
+                    if "UCI_Chess960" not in engine.options:
+                        raise EngineError(f"{engine.name} cannot review a Chess960 game")
+                    options["UCI_Chess960"] = True
                 await engine.configure(options)
                 await engine.new_game()
                 self.engine_name = engine.name
@@ -320,7 +325,7 @@ class Reviewer:
                     "review of game %d: %s, %s per position, %d of %d positions to go",
                     game_id, engine.name, limit, total - len(done), total,
                 )  # fmt: skip
-                position = rules.Position.from_fen(stored.start_fen)
+                position = rules.Position.from_fen(stored.start_fen, variant=variant)
                 for ply in range(total):
                     if _cancelled():
                         raise asyncio.CancelledError

@@ -329,7 +329,7 @@ class EngineSeat:
 
     @staticmethod
     def _key(snapshot: Snapshot) -> tuple:
-        return (snapshot.game_id, snapshot.start_fen, snapshot.ucis)
+        return (snapshot.game_id, snapshot.start_fen, snapshot.ucis, snapshot.variant)
 
     async def _think(self, key: tuple) -> None:
         try:
@@ -341,10 +341,12 @@ class EngineSeat:
             self._task = None
 
     async def _ask_for_move(self, key: tuple) -> None:
-        _game_id, start, moves = key
+        _game_id, start, moves, variant = key
         try:
             clock = self.door.snapshot().clock  # the engine plays on it, when one runs
-            uci = await self._player().best_move(start, list(moves), clock=clock)
+            uci = await self._player().best_move(
+                start, list(moves), clock=clock, chess960=variant == "chess960"
+            )
         except (EngineError, OSError) as exc:
             self._gave_up(key, exc)
             return
@@ -388,6 +390,8 @@ class EngineSeat:
     # ------------------------------------------------------------------ hints
 
     def _hint(self, snapshot: Snapshot) -> None:
+        if "puzzles" in snapshot.players.values():
+            return  # a puzzle's hint is the puzzle's own (board_driver.players.puzzles)
         reason = None
         if snapshot.result != "*":
             reason = "the game is over"
@@ -410,11 +414,14 @@ class EngineSeat:
         self._hint_task = asyncio.get_running_loop().create_task(self._find_hint(key))
 
     async def _find_hint(self, key: tuple) -> None:
-        _game_id, start, moves = key
+        _game_id, start, moves, variant = key
         try:
             # A hint is the engine's best, whatever its level as an opponent.
             uci = await self._player().best_move(
-                start, list(moves), level=self.level.full_strength()
+                start,
+                list(moves),
+                level=self.level.full_strength(),
+                chess960=variant == "chess960",
             )
         except (EngineError, OSError) as exc:
             log.error("hint: %s", exc)
@@ -440,14 +447,9 @@ class EngineSeat:
         self.door.announce(event)
 
 
-async def start_seat(door: Door, section: Any) -> EngineSeat:
-    """The engine extension's start: the seat from ``[engine]``, on ``door``.
-
-    An engine that cannot start does not stop the board: the board runs on, says so
-    (``engine_error``) and the seat asks again when it is the engine's turn. Only a config
-    that gives new games an engine side while no engine can be found at all stops the
-    daemon (exit 2, a config error: restarting would not mend it).
-    """
+def engine_side_problem(section: Any) -> None:
+    """ExtensionConfigError when ``[engine]`` gives new games a side and no engine can be
+    found at all (the extension's ``validate_environment``, and ``start_seat``'s first step)."""
     if section.side != "none":
         try:
             find_engine(section.path)
@@ -456,6 +458,17 @@ async def start_seat(door: Door, section: Any) -> EngineSeat:
                 f"[engine] side = {section.side!r} but no engine can be found: {exc} "
                 '(install it: `apt-get install stockfish`, or set [engine] side = "none")'
             ) from exc
+
+
+async def start_seat(door: Door, section: Any) -> EngineSeat:
+    """The engine extension's start: the seat from ``[engine]``, on ``door``.
+
+    An engine that cannot start does not stop the board: the board runs on, says so
+    (``engine_error``) and the seat asks again when it is the engine's turn. Only a config
+    that gives new games an engine side while no engine can be found at all stops the
+    daemon (exit 2, a config error: restarting would not mend it).
+    """
+    engine_side_problem(section)
     seat = EngineSeat(
         door,
         path=section.path,

@@ -358,8 +358,10 @@ class BoardApi:
         clock: tuple[int, int] | None,
         days: int | None,
         color: str,
+        variant: str = "standard",
     ) -> dict[str, Any]:
-        """``POST /api/challenge/{username}``; the game starts on the event stream."""
+        """``POST /api/challenge/{username}`` (``variant``: ``standard`` or ``chess960``,
+        whose start position Lichess draws); the game starts on the event stream."""
         limit, increment = clock if clock is not None else (None, None)
         return dict(
             self._call(
@@ -370,12 +372,19 @@ class BoardApi:
                     clock_increment=increment,
                     days=days,
                     color=color,  # type: ignore[arg-type]
+                    variant=variant,  # type: ignore[arg-type]
                 )
             )
         )
 
     def challenge_ai(
-        self, level: int, *, clock: tuple[int, int] | None, days: int | None, color: str
+        self,
+        level: int,
+        *,
+        clock: tuple[int, int] | None,
+        days: int | None,
+        color: str,
+        variant: str = "standard",
     ) -> dict[str, Any]:
         """``POST /api/challenge/ai``: a game against the Lichess AI starts at once."""
         limit, increment = clock if clock is not None else (None, None)
@@ -387,6 +396,7 @@ class BoardApi:
                     clock_increment=increment,
                     days=days,
                     color=color,  # type: ignore[arg-type]
+                    variant=variant,  # type: ignore[arg-type]
                 )
             )
         )

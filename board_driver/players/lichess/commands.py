@@ -16,8 +16,10 @@ put on the board from there.
                     ``rated``, ``color``
 ``cancel_seek``     stop seeking
 ``challenge``       ``username``; ``minutes`` and ``increment`` (any pace), or ``days``
-                    (neither: no clock); ``rated``, ``color``
-``ai``              ``level`` 1..8; ``minutes`` and ``increment``, or ``days``; ``color``
+                    (neither: no clock); ``rated``, ``color``, ``variant`` (``standard``
+                    or ``chess960``)
+``ai``              ``level`` 1..8; ``minutes`` and ``increment``, or ``days``; ``color``,
+                    ``variant``
 ``accept``          ``id`` (an incoming challenge)
 ``decline``         ``id``, ``reason`` (Lichess's keys: ``generic``, ``later``, ...)
 ``cancel``          ``id`` (a challenge we sent)
@@ -36,9 +38,12 @@ from typing import Any
 
 from board_driver.door import ActionRefused
 from board_driver.players.lichess.api import BoardApi, LichessError, TokenRejected
+from board_driver.players.lichess.online import PLAYABLE_VARIANTS
 from board_driver.players.lichess.parts import PlayerParts
 
 COLORS = ("white", "black", "random")
+#: The variants a challenge we send may ask for (Lichess draws a Chess960 start position).
+VARIANTS = ("standard", "chess960")
 DAYS = (1, 2, 3, 5, 7, 10, 14)
 DECLINE_REASONS = (
     "generic", "later", "tooFast", "tooSlow", "timeControl", "rated", "casual",
@@ -322,10 +327,13 @@ async def _challenge(player: PlayerParts, args: Mapping[str, Any]) -> Mapping[st
     clock, days = _pace(args)
     rated = _bool(args, "rated")
     color = _choice(args, "color", COLORS, "random")
+    variant = _choice(args, "variant", VARIANTS, "standard")
     api = _logged_in(player)
     answer = await _ask(
         player,
-        lambda: api.challenge(username, rated=rated, clock=clock, days=days, color=color),
+        lambda: api.challenge(
+            username, rated=rated, clock=clock, days=days, color=color, variant=variant
+        ),
     )
     return {"challenge": answer.get("id"), "url": answer.get("url")}
 
@@ -334,9 +342,11 @@ async def _ai(player: PlayerParts, args: Mapping[str, Any]) -> Mapping[str, Any]
     level = _int(args, "level", 1, 8)
     clock, days = _pace(args)
     color = _choice(args, "color", COLORS, "random")
+    variant = _choice(args, "variant", VARIANTS, "standard")
     api = _logged_in(player)
     answer = await _ask(
-        player, lambda: api.challenge_ai(level, clock=clock, days=days, color=color)
+        player,
+        lambda: api.challenge_ai(level, clock=clock, days=days, color=color, variant=variant),
     )
     return {"game": answer.get("id")}
 
@@ -344,9 +354,9 @@ async def _ai(player: PlayerParts, args: Mapping[str, Any]) -> Mapping[str, Any]
 async def _accept(player: PlayerParts, args: Mapping[str, Any]) -> Mapping[str, Any]:
     challenge_id = _text(args, "id")
     variant = ((player.challenges.get(challenge_id) or {}).get("variant") or {}).get("key")
-    if variant not in (None, "standard", "fromPosition"):
+    if variant is not None and variant not in PLAYABLE_VARIANTS:
         raise ActionRefused(
-            f"challenge {challenge_id} is {variant}: the board plays standard chess"
+            f"challenge {challenge_id} is {variant}: the board plays standard chess and Chess960"
         )
     await _ask(player, player.api.accept, challenge_id)  # type: ignore[union-attr]
     return {}

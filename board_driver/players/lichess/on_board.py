@@ -73,6 +73,7 @@ class OnBoard:
         earlier = game.moves if len(game.moves) > 1 else ()
         self.door.new_game(
             game.start_fen,
+            variant=game.rules,
             moves=earlier,
             options={"hints": False, "takeback": False},
             headers=game.headers(self.player.base_url),

@@ -28,8 +28,9 @@ from typing import Any
 
 import rules
 
-#: The variants the board plays (a game from a position is standard chess).
-PLAYABLE_VARIANTS = ("standard", "fromPosition")
+#: The variants the board plays (a game from a position is standard chess; a Chess960
+#: game's castling is the king taking its rook, as Lichess writes it in every variant).
+PLAYABLE_VARIANTS = ("standard", "fromPosition", "chess960")
 #: How a finished game's status reads as the board's termination (None: the board finds
 #: the ending itself from the moves: mate and stalemate).
 ENDINGS: dict[str, str | None] = {
@@ -61,10 +62,13 @@ def epoch_ms(value: Any) -> int:
     return int(value or 0)
 
 
-def board_moves(start_fen: str, moves: list[str] | tuple[str, ...]) -> tuple[str, ...]:
-    """The server's moves as the board names them (castling king to rook becomes the
-    king's two-square move). ValueError if one is not legal (names which)."""
-    position = rules.Position.from_fen(start_fen)
+def board_moves(
+    start_fen: str, moves: list[str] | tuple[str, ...], variant: str = "standard"
+) -> tuple[str, ...]:
+    """The server's moves as the board names them (in standard chess castling king to rook
+    becomes the king's two-square move; in Chess960, ``variant="chess960"``, it stays the
+    king taking its rook). ValueError if one is not legal (names which)."""
+    position = rules.Position.from_fen(start_fen, variant=variant)
     out = []
     for ply, text in enumerate(moves, 1):
         move = _castling(position, text)
@@ -179,7 +183,7 @@ class OnlineGame:
     def with_state(self, state: dict[str, Any]) -> OnlineGame:
         """The game after a ``gameState`` line."""
         text = str(state.get("moves") or "")
-        moves = board_moves(self.start_fen, text.split()) if self.playable else ()
+        moves = board_moves(self.start_fen, text.split(), self.rules) if self.playable else ()
         draw = "white" if state.get("wdraw") else "black" if state.get("bdraw") else None
         takeback = (
             "white" if state.get("wtakeback") else "black" if state.get("btakeback") else None
@@ -200,6 +204,11 @@ class OnlineGame:
     @property
     def playable(self) -> bool:
         return self.variant in PLAYABLE_VARIANTS
+
+    @property
+    def rules(self) -> str:
+        """The rules the board plays it by: ``"chess960"`` or ``"standard"``."""
+        return "chess960" if self.variant == "chess960" else "standard"
 
     @property
     def opponent_color(self) -> str:

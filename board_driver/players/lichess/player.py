@@ -40,7 +40,7 @@ from board_driver.players.lichess.login import (
     read_token_file,
 )
 from board_driver.players.lichess.on_board import OnBoard
-from board_driver.players.lichess.online import OnlineGame, board_moves
+from board_driver.players.lichess.online import PLAYABLE_VARIANTS, OnlineGame, board_moves
 
 log = logging.getLogger("magboard")
 
@@ -297,11 +297,11 @@ class LichessPlayer:
 
     def _game_started(self, game_id: str, info: dict[str, Any]) -> None:
         variant = (info.get("variant") or {}).get("key", "standard")
-        if variant not in ("standard", "fromPosition"):
+        if variant not in PLAYABLE_VARIANTS:
             name = (info.get("variant") or {}).get("name", variant)
             self.error(
-                f"Lichess game {game_id} is {name}: the board plays standard chess only "
-                "(from the usual start or a position); play it on Lichess itself"
+                f"Lichess game {game_id} is {name}: the board plays standard chess (from the "
+                "usual start or a position) and Chess960 only; play it on Lichess itself"
             )
             return
         following = self._following

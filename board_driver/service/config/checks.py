@@ -57,6 +57,15 @@ def check_across(config: Any, problems: list[str], bad: set[str] | frozenset = f
             if line in leds:
                 problems.append(f"[sensing]: GPIO{line} of the switch matrix is also {leds[line]}")
     game = config.game
+    if (
+        good("game.variant", "game.chess960_position")
+        and game.variant != "chess960"
+        and game.chess960_position != "random"
+    ):
+        problems.append(
+            f"[game] chess960_position: {game.chess960_position} is a Chess960 start "
+            f'position, but variant is "{game.variant}" (set variant = "chess960")'
+        )
     if good("game.pass_ms", "game.settle_ms") and game.pass_ms > game.settle_ms:
         problems.append(
             f"[game] pass_ms: {game.pass_ms} is longer than settle_ms ({game.settle_ms})"

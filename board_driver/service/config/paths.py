@@ -88,24 +88,28 @@ def _secret_file(path: Path) -> str | None:
 
 def _writable_file(path: Path, *, read: bool) -> str | None:
     """Why ``path`` cannot be a file the daemon writes (and reads back, with ``read``)."""
+    verb = "kept" if read else "written"
     try:
         info = path.stat()
     except (FileNotFoundError, NotADirectoryError):
-        return _creatable(path.parent)
+        return _creatable(path.parent, verb)
     except OSError as exc:
         return f"cannot be used ({exc.strerror})"
     if not stat.S_ISREG(info.st_mode):
         return not_regular(info.st_mode)
     tree = _kernel_tree(path)
     if tree is not None:
-        return f"is in {tree}, the kernel's own files: not a file to keep"
+        return f"is in {tree}, the kernel's own files: not a file to {'keep' if read else 'write'}"
     if not os.access(path, (os.R_OK if read else 0) | os.W_OK):
         return f"cannot be {'read and written' if read else 'written'} by this user"
-    return _creatable(path.parent, exists=True)
+    return _creatable(path.parent, verb, exists=True)
 
 
-def _creatable(directory: Path, *, exists: bool = False) -> str | None:
-    """Why files cannot be made in ``directory`` (made on demand), or None."""
+def _creatable(directory: Path, verb: str, *, exists: bool = False) -> str | None:
+    """Why files cannot be made in ``directory``, or None: judged by the nearest folder
+    that exists, as the folders missing are made before the start (the store makes its
+    own; :func:`board_driver.service.extensions.make_folders` an extension's). ``verb``:
+    what the file cannot be ("kept", "written")."""
     probe = directory
     while not probe.exists():
         if probe.parent == probe:
@@ -116,9 +120,9 @@ def _creatable(directory: Path, *, exists: bool = False) -> str | None:
     what = "its directory" if exists else "it"
     tree = _kernel_tree(probe)
     if tree is not None:
-        return f"cannot be kept: {probe} is in {tree}, the kernel's own files"
+        return f"cannot be {verb}: {probe} is in {tree}, the kernel's own files"
     if not os.access(probe, os.W_OK | os.X_OK):
-        return f"cannot be kept: {what} cannot be written in {probe} by this user"
+        return f"cannot be {verb}: {what} cannot be written in {probe} by this user"
     return None
 
 

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from board_driver.arbiter.setup import VARIANTS
 from board_driver.arbiter.tracker import MIN_SETTLE_MS, TOUCH_MOVE_MODES
 from board_driver.clock.control import parse_time_control
 from board_driver.clock.keeper import ILLEGAL_MOVE_RULES, SWITCHES
@@ -26,6 +27,7 @@ from board_driver.door.config_values import (
     one_of,
     optional_pin,
     pin,
+    quote,
     text,
 )
 from board_driver.physical.buttons import BUTTONS
@@ -125,13 +127,34 @@ class ButtonsConfig:
 
 @dataclass(frozen=True)
 class GameConfig:
-    """``[game]``: the options of a new game and the tracker's timing."""
+    """``[game]``: the options of a new game and the tracker's timing, and the rules a new
+    game is played by: ``variant`` (``"standard"`` or ``"chess960"``) and, for Chess960,
+    ``chess960_position``: a start position by number (0-959, Scharnagl's numbering; 518
+    is the standard array) or ``"random"`` (a new one drawn for each game)."""
 
     touch_move: str = "warn"
     takeback: bool = True
     hints: bool = False
     settle_ms: int = 250
     pass_ms: int = 100
+    variant: str = "standard"
+    chess960_position: int | str = "random"
+
+    def kind(self) -> tuple[str, int | str | None]:
+        """A new game's variant and its start position (for Chess960: a number or
+        ``"random"``; None for standard chess)."""
+        if self.variant == "chess960":
+            return self.variant, self.chess960_position
+        return self.variant, None
+
+
+def chess960_position(_key: str, value: Any) -> int | str:
+    """A Chess960 start position: a number from 0 to 959, or ``"random"``."""
+    if value == "random":
+        return value
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 959:
+        raise Bad(f'{quote(value)} is not a start position: a number from 0 to 959, or "random"')
+    return value
 
 
 @dataclass(frozen=True)
@@ -229,6 +252,8 @@ SECTIONS: dict[str, tuple[type, dict[str, Check]]] = {
             "hints": boolean,
             "settle_ms": integer(MIN_SETTLE_MS, 10000),
             "pass_ms": integer(0, 10000),
+            "variant": one_of(*VARIANTS),
+            "chess960_position": chess960_position,
         },
     ),
     "clock": (

@@ -28,7 +28,7 @@ from board_driver.physical.events import Lift, Place
 
 def sensed_at_end(script: Script) -> int:
     """The occupancy the board's switches show once ``script`` has ended."""
-    board = int(chess.Board(script.fen).occupied)
+    board = int(chess.Board(script.fen, chess960=script.variant == "chess960").occupied)
     for item in script.items:
         if isinstance(item, Scan):
             board = item.bitmap
@@ -56,7 +56,8 @@ def _on_its_way(board: chess.Board, move: chess.Move, sensed: int) -> bool:
     if board.is_castling(move):
         rank = chess.square_rank(move.from_square)
         kingside = board.is_kingside_castling(move)
-        rook_from = chess.square(7 if kingside else 0, rank)
+        # python-chess writes a Chess960 castling as the king taking its rook.
+        rook_from = move.to_square if board.chess960 else chess.square(7 if kingside else 0, rank)
         rook_to = chess.square(5 if kingside else 3, rank)
         king_to = chess.square(6 if kingside else 2, rank)
         places = chess.BB_SQUARES[king_to] | chess.BB_SQUARES[rook_to]
@@ -67,18 +68,19 @@ def _on_its_way(board: chess.Board, move: chess.Move, sensed: int) -> bool:
     arrived = sensed & ~occupied
     if arrived & ~places:
         return False  # a piece from nowhere
-    # A piece set down on its destination has left its square.
+    # A piece set down on its destination has left its square (unless the other piece of
+    # a Chess960 castling took its place there).
     return not any(
-        arrived & chess.BB_SQUARES[to] and sensed & chess.BB_SQUARES[start]
+        arrived & chess.BB_SQUARES[to] and sensed & chess.BB_SQUARES[start] & ~places
         for to, start in comes_from.items()
     )
 
 
-def unexplained(sensed: int, fen: str) -> str | None:
+def unexplained(sensed: int, fen: str, *, chess960: bool = False) -> str | None:
     """None if ``sensed`` is the position of ``fen``, or that position with one legal move
     on its way (and perhaps one piece of the other side lifted); else what the board shows
     that nothing explains."""
-    board = chess.Board(fen)
+    board = chess.Board(fen, chess960=chess960)
     occupied = int(board.occupied)
     if sensed == occupied:
         return None

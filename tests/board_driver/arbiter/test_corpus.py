@@ -20,6 +20,11 @@ lines and as raw scans: a quarter of the games by default, five other seeds of a
 them under ``-m slow``.
 
 Every replay's end is also checked for an honest ``in_sync`` (see test_honest_sync).
+
+Chess960 games (issue 35) from random start positions, played at random by python-chess
+with a bias toward castling, and castled as FIDE recommends for a physical board in every
+form the ruling names, read move for move at every pace: a few dozen by default, five
+seeds of a hundred at each pace under ``-m slow`` (where a castling is never misread).
 """
 
 from __future__ import annotations
@@ -35,7 +40,15 @@ from board_driver.boardscript.script import format_script, parse_script
 from board_driver.commands import main
 from tests.board_driver.arbiter.honest_sync import sensed_at_end, unexplained
 from tests.conftest import SHARED_DATA
-from tests.generate_scripts import BLITZ, VERY_FAST, GeneratedGame, generate_corpus, to_scans
+from tests.generate_scripts import (
+    BLITZ,
+    CAREFUL,
+    VERY_FAST,
+    GeneratedGame,
+    generate_chess960_corpus,
+    generate_corpus,
+    to_scans,
+)
 
 PGN = SHARED_DATA / "selfplay.pgn"
 #: More ways of moving the same games, under ``-m slow``: other seeds for the habits.
@@ -87,7 +100,9 @@ def _problems(generated: GeneratedGame, script) -> list[str]:
         )
     if not result.in_sync:
         out.append("ended out of sync")
-    elif why := unexplained(sensed_at_end(script), result.fen):
+    elif why := unexplained(
+        sensed_at_end(script), result.fen, chess960=script.variant == "chess960"
+    ):
         out.append(f"ended in sync, but {why}")
     wrong = Counter(e["type"] for e in result.events if e["type"] in ("illegal", "takeback"))
     if wrong:
@@ -336,3 +351,100 @@ def test_a_quick_capture_is_committed():
         "lift e2\nplace e4\nlift d7\nplace d5\nlift e4\n@1700 lift d5\n@1780 place d5\n"
     )
     assert replay_script(script).moves == ["e4", "d5", "exd5"]
+
+
+# Chess960 (issue 35): games from random start positions, castled as FIDE recommends for a
+# physical board (the king lifted first and held while the rook moves, the pieces landing
+# in any order, transpositions, a king or a rook that stays), at every pace.
+
+#: The Chess960 games replayed by default, per pace (a few seconds each).
+CHESS960_SHORT = 24
+#: Under ``-m slow``: this many games for each seed and pace, in both forms.
+CHESS960_SLOW_GAMES = 100
+CHESS960_SLOW_SEEDS = (961, 962, 963, 964, 965)
+#: Random games reach positions no real game does (queens flying past each other, captures
+#: no switch saw): at a blitz pace or faster, at most this many games in a hundred may
+#: misread a move that is not a castling; a castling is never misread.
+CHESS960_OTHER_MISREADS_PER_100 = 2
+
+
+@pytest.fixture(scope="module")
+def chess960_careful() -> list[GeneratedGame]:
+    return generate_chess960_corpus(CHESS960_SHORT)
+
+
+def _chess960_misreads(games: list[GeneratedGame], scans: bool, seed: int = 0) -> dict[str, list]:
+    """The games that misread, as ``{"castling": [...], "other": [...]}``: by the first ply
+    where the replay and python-chess differ (a castling on either side, or another move),
+    or any other problem (out of sync, illegal announced: "other" unless a castling ply)."""
+    found: dict[str, list] = {"castling": [], "other": []}
+    for index, problems in enumerate(_replay_each(games, scans, seed)):
+        if not problems:
+            continue
+        generated = games[index]
+        script = generated.script
+        if scans:
+            script = to_scans(script, seed=seed + index)
+        moves = replay_script(script).moves
+        first = next(
+            (i for i, (a, b) in enumerate(zip(moves, generated.sans, strict=False)) if a != b),
+            min(len(moves), len(generated.sans)),
+        )
+        sans = moves[first : first + 1] + generated.sans[first : first + 1]
+        kind = "castling" if any(san.startswith("O-O") for san in sans) else "other"
+        found[kind].append(problems[0])
+    return found
+
+
+def test_the_chess960_generator_castles_every_way_the_ruling_names(chess960_careful):
+    habits = Counter()
+    for generated in generate_chess960_corpus(100):
+        habits.update(generated.habits)
+    for habit in (
+        "castling960 king held",
+        "castling960 king held, lands first",
+        "castling960 together",
+        "castling960 king first",
+        "castling960 rook first",
+        "castling960 transposition",
+        "castling960 king stays",
+        "castling960 rook stays",
+        "castling960 white O-O",
+        "castling960 white O-O-O",
+        "castling960 black O-O",
+        "castling960 black O-O-O",
+        "touch_move enforce",
+        "touch_move off",
+        "touch_move warn",
+    ):
+        assert habits[habit] > 2, f"no Chess960 game uses {habit!r}"
+    assert all(g.script.variant == "chess960" for g in chess960_careful)
+    assert len({g.script.fen for g in chess960_careful}) == len(chess960_careful)
+    castled = sum(any(san.startswith("O-O") for san in g.sans) for g in chess960_careful)
+    assert castled > 0.8 * len(chess960_careful)
+
+
+def test_chess960_games_replay_move_for_move_in_both_forms(chess960_careful):
+    problems = _replay_all(chess960_careful, scans=False) + _replay_all(
+        chess960_careful, scans=True, seed=9
+    )
+    assert not problems, f"{len(problems)} problems, first ones:\n" + "\n".join(problems[:10])
+
+
+@pytest.mark.parametrize("pace", [BLITZ, VERY_FAST], ids=lambda pace: pace.name)
+def test_chess960_games_replay_at_a_fast_pace(pace):
+    games = generate_chess960_corpus(CHESS960_SHORT, seed=970, pace=pace)
+    problems = _replay_all(games, scans=False) + _replay_all(games, scans=True, seed=3)
+    assert not problems, f"{len(problems)} problems, first ones:\n" + "\n".join(problems[:10])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("pace", [CAREFUL, BLITZ, VERY_FAST], ids=lambda pace: pace.name)
+@pytest.mark.parametrize("seed", CHESS960_SLOW_SEEDS)
+def test_many_chess960_games_never_misread_a_castling(seed, pace):
+    games = generate_chess960_corpus(CHESS960_SLOW_GAMES, seed=seed, pace=pace)
+    for scans in (False, True):
+        found = _chess960_misreads(games, scans, seed)
+        assert not found["castling"], "\n".join(found["castling"][:10])
+        limit = 0 if pace is CAREFUL else CHESS960_OTHER_MISREADS_PER_100
+        assert len(found["other"]) * 100 <= limit * len(games), "\n".join(found["other"][:10])

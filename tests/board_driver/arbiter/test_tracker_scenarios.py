@@ -37,8 +37,9 @@ from board_driver.boardscript.script import parse_script
 
 SCRIPTS = Path(__file__).resolve().parents[2] / "scripts"
 #: The first issue's numbered cases, issue 15 (fast and messy hands), issue 22 (hands at
-#: any pace), issue 27 (the clock) and issue 32 (item 7: a very fast game read late).
-CASES = (*range(1, 12), 15, 22, 27, 32)
+#: any pace), issue 27 (the clock), issue 32 (item 7: a very fast game read late) and
+#: issue 35 (Chess960 castling; item 2: a position set up kind by kind, a wrong kind said).
+CASES = (*range(1, 12), 15, 22, 27, 32, 35)
 REQUIRED = ("case", "moves", "fen", "result", "termination", "in_sync", "events")
 
 

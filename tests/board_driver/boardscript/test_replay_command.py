@@ -159,7 +159,7 @@ def _doc_scripts() -> list[str]:
                 current = None
         elif current is not None:
             current.append(line)
-    keyword = re.compile(r"^(@\d+ +)?(lift|scan|fen|gap)\b", flags=re.M)
+    keyword = re.compile(r"^(@\d+ +)?(lift|scan|fen|gap|option)\b", flags=re.M)
     return [b for b in blocks if "<not a script>" not in b and keyword.search(b)]
 
 
@@ -167,11 +167,13 @@ def test_every_example_in_the_users_documentation_reads_and_replays_as_it_says()
     blocks = _doc_scripts()
     assert len(blocks) >= 5
     results = [replay_script(parse_script(b, f"doc example {i}")) for i, b in enumerate(blocks)]
-    opening, scholar, knight, castling, scans = results
+    opening, scholar, knight, castling, chess960, scans = results
     assert opening.moves == ["e4", "e5"]
     assert scholar.moves[-1] == "Qxf7#" and scholar.termination == "checkmate"
     assert knight.moves == ["e8=N"]
     assert castling.moves == ["O-O"]
     assert (castling.result, castling.termination) == ("1-0", "resignation")
+    assert chess960.moves == ["O-O"] and chess960.game.start.variant == "chess960"
+    assert chess960.fen == "r4kr1/pppq1ppp/2npbn2/2b1p3/2B1P3/2NPBN2/PPPQ1PPP/R4RK1 b kq - 1 1"
     assert scans.moves == ["e4"]
     assert all(r.in_sync for r in results)

@@ -219,3 +219,32 @@ def test_a_review_stopped_by_a_new_game_goes_on_after_the_next_game_s(tmp_path):
         assert len(door.review(3)) == 1
 
     run_daemon(daemon, scenario)
+
+
+def test_a_chess960_game_is_reviewed_by_its_rules(tmp_path):
+    """Issue 35: a Chess960 game's review sets UCI_Chess960, so that its castlings (the
+    king taking its rook) and the engine's better moves read by the game's rules."""
+    # Position 96 (BBQNRNKR): the knights leave f1 and f8, both kings castle where they
+    # stand (the rooks h1-f1, h8-f8), then the d-pawns.
+    line = ["f1g3", "f8g6", "g1h1", "g8h8", "d2d4", "d7d5"]
+    daemon = make_daemon(tmp_path, QUICK)
+
+    async def scenario() -> None:
+        daemon.door.new_game(variant="chess960", chess960=96, moves=line)
+        daemon.door.press("resign")  # White, to move, resigns: the game is reviewed
+        game_id = daemon.door.snapshot().game_id
+        await until(lambda: review_state(daemon) == {
+            "game": game_id, "status": "done", "done": 7, "total": 7, "reason": None
+        })  # fmt: skip
+
+    run_daemon(daemon, scenario)
+    with Store.open(tmp_path / "games.sqlite") as store:
+        stored = store.game(2)
+        moves = review_moves(stored.start_fen, stored.ucis, store.review(2), stored.variant)[1]
+    assert stored.variant == "chess960"
+    assert [m.san for m in moves] == ["Ng3", "Ng6", "O-O", "O-O", "d4", "d5"]
+    assert all(m.score is not None and m.best_san is not None for m in moves)
+    judge = chess.Board(stored.start_fen, chess960=True)
+    for move in moves:  # every better move the engine named is legal where it was named
+        judge.parse_san(move.best_san)
+        judge.push_uci(move.uci)

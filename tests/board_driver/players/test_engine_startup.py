@@ -62,7 +62,12 @@ def test_a_config_giving_new_games_an_engine_that_does_not_exist_is_a_config_err
     result = run_magboard("run", "--sim", "--config", str(config), timeout=30)
     assert result.returncode == 2, result.stderr
     assert "[engine] side = 'black' but no engine can be found" in result.stderr
+    assert "stopped (exit 2)" in result.stderr
     assert "Traceback" not in result.stderr
+    # `config check` asks the same question first, in the same words.
+    checked = run_magboard("config", "check", "--config", str(config), timeout=30)
+    assert checked.returncode == 2, checked.stdout + checked.stderr
+    assert f"{config}: [engine] side = 'black' but no engine can be found" in checked.stderr
 
 
 @needs_stockfish

@@ -123,7 +123,7 @@ def test_check_and_run_refuse_a_fifo_alike_on_every_file_key(tmp_path, section, 
         ("lichess", "token_file", b"lip_abc\n", 0o644, "may be read by others than its owner"),
         ("lichess", "token_file", b"\n", 0o600, "is empty"),
         ("emulation", "trace", None, None, "/dev/full is not a regular file"),
-        ("sim", "leds_file", None, None, "/sys/kernel/x cannot be kept: /sys/kernel is in /sys"),
+        ("sim", "leds_file", None, None, "/sys/kernel/x cannot be written: /sys/kernel is in /sys"),
     ],
 )  # fmt: skip
 def test_the_attack_runs_files_are_refused_by_check_and_run_alike(

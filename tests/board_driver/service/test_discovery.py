@@ -92,6 +92,21 @@ def test_a_good_outside_extension_is_found_after_the_built_ins(site):
     assert isinstance(club.extension, Extension)
 
 
+
+def test_an_entry_point_named_otherwise_is_taken_under_the_extensions_name_with_a_note(site):
+    eps = site("club-screen", {"screen": "club_ext:extension"},
+               {"club_ext": GOOD.format(section="club")})  # fmt: skip
+    found = find(builtins_eps() + eps)
+    assert found.owner("club") is not None and found.owner("screen") is None
+    (note,) = found.notes
+    assert note == (
+        "extension 'screen = club_ext:extension' of club-screen 0.1: the entry point is "
+        "named 'screen' but the extension's name is 'club': the extension's name wins (its "
+        "section is [club], and the log names it club); name the entry point club too"
+    )
+    # magboard's own are named alike: no note about them.
+    assert not find(builtins_eps()).notes
+
 @pytest.mark.parametrize(
     ("source", "value", "why"),
     [
@@ -268,4 +283,5 @@ def test_start_and_stop_in_order_a_plain_def_too_and_the_log_names_those_off(
     text = caplog.text
     assert "extensions found: plain, asynchronous, broken, off (pkg 1)" in text
     assert "broken: failed to start (the board works on without it)" in text
-    assert "extensions started: plain, asynchronous (not turned on by the config: off)" in text
+    assert "extensions started: plain, asynchronous\n" in text
+    assert "extensions left off (their config sections do not turn them on): off" in text

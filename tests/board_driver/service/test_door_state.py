@@ -48,7 +48,5 @@ def test_a_draw_offer_stands_until_the_other_side_plays_or_the_game_changes():
     assert page.draw_offer is None  # black played instead of accepting
     page.follow([{"type": "draw_offer", "side": "white"}, {"type": "takeback"}])
     assert page.draw_offer is None
-    page.follow([{"type": "new_game_pending"}])
-    assert page.setup_pending
-    page.follow([{"type": "new_game"}])
-    assert not page.setup_pending
+    page.follow([{"type": "draw_offer", "side": "black"}, {"type": "new_game_pending"}])
+    assert page.draw_offer is None

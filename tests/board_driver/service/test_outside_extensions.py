@@ -6,10 +6,10 @@ virtual environment where magboard is installed, and magboard runs there.
 The environment is made once for the module: ``python -m venv --without-pip``, with the
 tests' own environment (magboard, installed editable, and its libraries) added as a site
 directory by a ``.pth`` file, as ``--system-site-packages`` adds a system's; pip (the tests')
-then installs the four packages into it, built with setuptools and no download. A working
-connector (``magboard-clubscreen``) and three that are refused (``magboard-broken``,
-``-notone``, ``-shadow``) are installed side by side: the board runs with the first and on
-without the others.
+then installs the packages into it, built with setuptools and no download. A working
+connector (``magboard-clubscreen``), three that are refused (``magboard-broken``,
+``-notone``, ``-shadow``) and one that needs a device (``magboard-lamp``) are installed
+side by side: the board runs with the first and on without the refused ones.
 """
 
 from __future__ import annotations
@@ -73,7 +73,7 @@ REFUSED = {
 
 @pytest.fixture(scope="module")
 def venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The interpreter of a virtual environment with magboard and the four packages."""
+    """The interpreter of a virtual environment with magboard and the outside packages."""
     root = tmp_path_factory.mktemp("outside")
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", root / "venv"], check=True)
     python = root / "venv" / "bin" / "python"
@@ -90,7 +90,7 @@ def venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
             continue
         (sources / "movelog" / name).parent.mkdir(parents=True, exist_ok=True)
         (sources / "movelog" / name).write_text(text)
-    names = ("clubscreen", "broken", "notone", "shadow", "movelog")
+    names = ("clubscreen", "broken", "notone", "shadow", "lamp", "movelog")
     installed = subprocess.run(
         [python, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation",
          "--no-index", "--disable-pip-version-check", *(str(sources / name) for name in names)],
@@ -101,9 +101,9 @@ def venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def started_names(log: str) -> list[str]:
-    """The extensions the log says were started (``extensions started: a, b (not ...)``)."""
+    """The extensions the log says were started (``extensions started: a, b``)."""
     line = log.split("extensions started: ", 1)[1].splitlines()[0]
-    return line.split(" (", 1)[0].split(", ")
+    return line.split(", ")
 
 
 def page_files() -> dict[str, str]:
@@ -173,7 +173,8 @@ def test_run_starts_it_when_ready_it_follows_a_game_lights_and_acts_and_stops_fi
     port = free_port()
     write_config(
         tmp_path,
-        f'[web]\nport = {port}\n[clubscreen]\nenabled = true\nseen_file = "{seen}"\n',
+        f'[web]\nport = {port}\n[clubscreen]\nenabled = true\nseen_file = "{seen}"\n'
+        "[broken]\nenabled = true\n",  # its extension refused: run runs on without it
     )
     daemon = DaemonProcess(tmp_path, python=venv)
     daemon.wait_ready()  # the log's lines come on their own pipe: waited for too
@@ -185,7 +186,9 @@ def test_run_starts_it_when_ready_it_follows_a_game_lights_and_acts_and_stops_fi
     # Started once the board's own path runs (its game resumed from the store), before
     # systemd is told the service is ready (the page and the extensions up).
     assert {"clubscreen", "engine", "web"} <= set(started_names(daemon.output()))
-    assert "not turned on by the config: broadcast, emulation, hall, lichess" in daemon.output()
+    off = "extensions left off (their config sections do not turn them on): broadcast, "
+    assert off + "emulation, hall, lichess" in daemon.output()
+    assert "[broken]: not used: the extension that reads it" in daemon.output()
     started = next(i for i, line in enumerate(lines) if "clubscreen: started" in line)
     board = next(i for i, line in enumerate(lines) if "new game 1" in line)
     ready = next(i for i, line in enumerate(lines) if "ready: game" in line)
@@ -228,15 +231,25 @@ def test_a_bad_outside_extension_is_refused_naming_its_package(
     venv: Path, tmp_path: Path, name: str
 ):
     """One that cannot be imported, one that is not an Extension, one that takes a
-    built-in's section: refused, named, and the config stays usable (its section, when it
-    has one of its own, is said to be unused)."""
-    extra = f"[{name}]\nenabled = true\n" if name != "shadow" else ""
-    path = config(tmp_path, extra)
+    built-in's section: refused and named. A config without a section of theirs stays
+    usable; one with such a section fails `config check` (what it asks would not happen;
+    run runs on without it: the run test above)."""
+    path = config(tmp_path / "without", "")
     checked = run_magboard("config", "check", "--config", str(path), python=venv)
     assert checked.returncode == 0, checked.stderr
     assert f"magboard: warning: {REFUSED[name]}" in checked.stderr
-    if name != "shadow":
-        assert f"[{name}]: not used: the extension that reads it" in checked.stderr
+    assert "Traceback" not in checked.stderr
+    if name == "shadow":
+        return  # its section is [web]: magboard's own, read by the built-in
+    path = config(tmp_path / "with", f"[{name}]\nenabled = true\n")
+    checked = run_magboard("config", "check", "--config", str(path), python=venv)
+    assert checked.returncode == 2, checked.stderr
+    assert "config names an extension that was refused" in checked.stderr
+    assert (
+        f"{path}: [{name}]: not used: the extension that reads it "
+        f"('{name} = magboard_{name}:extension' of magboard-{name} 0.1.0) was refused: "
+    ) in checked.stderr
+    assert ": ok" not in checked.stdout
     assert "Traceback" not in checked.stderr
 
 
@@ -266,6 +279,90 @@ def test_an_install_that_predates_a_new_built_in_loses_none(venv: Path, tmp_path
 
 
 
+LAMP_NOTE = (
+    "extension 'lamps = magboard_lamp:extension' of magboard-lamp 0.1.0: the entry point is "
+    "named 'lamps' but the extension's name is 'lamp': the extension's name wins (its "
+    "section is [lamp], and the log names it lamp); name the entry point lamp too"
+)
+
+
+def test_an_entry_point_named_otherwise_than_its_extension_is_said_and_the_name_wins(
+    venv: Path, tmp_path: Path
+):
+    path = config(tmp_path, "[lamp]\nenabled = true\n")
+    checked = run_magboard("config", "check", "--config", str(path), python=venv)
+    assert checked.returncode == 0, checked.stderr
+    assert f"magboard: warning: {LAMP_NOTE}" in checked.stderr
+    assert "lamp (magboard-lamp 0.1.0)" in checked.stdout
+    lamps = config(tmp_path / "lamps", "[lamps]\nenabled = true\n")
+    checked = run_magboard("config", "check", "--config", str(lamps), python=venv)
+    assert checked.returncode == 2 and "[lamps]: unknown section: did you mean [lamp]?" in (
+        checked.stderr
+    )
+
+    daemon = DaemonProcess(tmp_path, python=venv)
+    daemon.wait_ready()
+    assert daemon.wait_for(lambda: "lamp: started" in daemon.output()), daemon.output()
+    assert LAMP_NOTE in daemon.output()
+    assert "lamp" in started_names(daemon.output())
+    daemon.terminate()
+    assert daemon.proc.returncode == 0, daemon.output()
+
+
+def test_an_environment_the_config_cannot_have_fails_check_and_run_alike_naming_it(
+    venv: Path, tmp_path: Path
+):
+    """validate_environment's ExtensionConfigError: `config check` asks it too, and both
+    name the extension; run's log says the status it exits with."""
+    missing = tmp_path / "no-such-lamp"
+    path = config(tmp_path, f'[lamp]\nenabled = true\ndevice = "{missing}"\n')
+    said = f"lamp: its device {missing} does not exist (plug the lamp in"
+    checked = run_magboard("config", "check", "--config", str(path), python=venv)
+    assert checked.returncode == 2, checked.stdout + checked.stderr
+    assert f"magboard: config is not usable:\n{path}: {said}" in checked.stderr
+    ran = run_magboard("run", "--sim", "--config", str(path), python=venv, timeout=60)
+    assert ran.returncode == 2, ran.stderr
+    assert said in ran.stderr
+    assert "stopped (exit 2)" in ran.stderr and "exit 1" not in ran.stderr
+    assert "Traceback" not in ran.stderr
+
+    missing.touch()  # plugged in: both agree again
+    checked = run_magboard("config", "check", "--config", str(path), python=venv)
+    assert checked.returncode == 0, checked.stderr
+
+
+def test_a_file_in_folders_not_made_yet_passes_check_and_run_makes_them_from_its_folder(
+    venv: Path, tmp_path: Path
+):
+    """A written file's folders are made before the extension starts, as the store's are;
+    a relative path is taken from the folder magboard runs in, like [store] path's."""
+    here = tmp_path / "here"
+    here.mkdir()
+    path = config(tmp_path, '[movelog]\nenabled = true\npath = "log/by/night/moves.txt"\n')
+    checked = run_magboard("config", "check", "--config", str(path), python=venv, cwd=here)
+    assert checked.returncode == 0, checked.stderr
+    (tmp_path / "game.script").write_text(page_files()["game.script"])
+    daemon = DaemonProcess(tmp_path, "--script", str(tmp_path / "game.script"), script=None,
+                           python=venv, cwd=here)  # fmt: skip
+    daemon.wait_ready()
+    assert daemon.wait_for(lambda: "script finished" in daemon.output()), daemon.output()
+    daemon.terminate()
+    assert daemon.proc.returncode == 0, daemon.output()
+    moves = here / "log" / "by" / "night" / "moves.txt"
+    assert moves.read_text().splitlines() == ["# game 1 at ply 0: ", "1 e4", "2 e5"]
+    assert "movelog: failed to start" not in daemon.output()
+
+    # A folder that cannot be made (a file stands where it would be): check says so.
+    (here / "taken").write_text("not a folder")
+    path = config(tmp_path / "c", '[movelog]\nenabled = true\npath = "taken/moves.txt"\n')
+    checked = run_magboard("config", "check", "--config", str(path), python=venv, cwd=here)
+    assert checked.returncode == 2
+    assert "[movelog] path: taken/moves.txt cannot be made: taken is not a directory" in (
+        checked.stderr
+    )
+
+
+
 def test_the_page_writes_out_a_whole_connector():
     assert set(page_files()) == {
         "pyproject.toml", "magboard_movelog/__init__.py", "magboard_movelog/watcher.py", *TRIAL
@@ -286,8 +383,12 @@ def test_the_connector_of_the_architecture_page_works(venv: Path, tmp_path: Path
 
     # The page's trial, as it writes it: its config (in this test's directory, not /tmp),
     # a token added to see it masked, and its script played by `run --script`.
+    # Its folder is not made beforehand: the page has no `mkdir -p`.
     files = page_files()
-    trial = files["config.toml"].replace("/tmp/movelog", str(tmp_path))
+    folder = tmp_path / "movelog"
+    trial = files["config.toml"].replace("/tmp/movelog", str(folder))
+    assert not folder.exists() and "mkdir" not in ARCHITECTURE.read_text()
+    assert '[engine]\nreview = "off"' in trial  # no Stockfish review of the trial's game
     trial = trial.replace("[sim]\n", f'[sim]\nleds_file = "{tmp_path / "leds.json"}"\n')
     (tmp_path / "config.toml").write_text(
         trial.replace('colour = "c"', 'colour = "c"\ntoken = "s3cret"')
@@ -309,7 +410,7 @@ def test_the_connector_of_the_architecture_page_works(venv: Path, tmp_path: Path
     assert daemon.wait_for(lambda: daemon.leds()[square("e5")] == CYAN, 5), daemon.leds()
     daemon.terminate()
     assert daemon.proc.returncode == 0, daemon.output()
-    moves = (tmp_path / "moves.txt").read_text().splitlines()
+    moves = (folder / "moves.txt").read_text().splitlines()
     assert moves == ["# game 1 at ply 0: ", "1 e4", "2 e5"]
     pgn = run_magboard("pgn", "--config", str(daemon.config), python=venv)
     assert '[Event "Club night"]' in pgn.stdout, pgn.stdout + pgn.stderr

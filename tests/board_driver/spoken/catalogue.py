@@ -194,6 +194,34 @@ def catalogue(language: str) -> tuple[dict[str, str], set[str]]:
         words, "rnbqkbnr/pppp1ppp/8/4p3/3P4/8/PPP1PPPP/RNBQKBNR w KQkq - 0 2",
         {"b1": "c3"}, reason="touch_move", square="e5")  # fmt: skip
     out["illegal_touch_move"] = illegal(words, start, {"e2": "e4"}, reason="touch_move")
+    out["illegal_refused"] = illegal(words, start, {"e2": "e3"}, reason="refused", san="e3")
+
+    # ---- a position set up kind by kind (board_driver/arbiter/kinds.py)
+    rook, knight = {"side": "white", "piece": "rook"}, {"side": "white", "piece": "knight"}
+    out["setup_kind_and_wrong"] = one(tell(words, [{"type": "setup", "number": 3, "groups": 12,
+        "group": {**rook, "squares": ["a1", "h1"], "missing": ["h1"], "unchecked": []},
+        "extra": ["h3"], "wrong": [{"square": "g1", "holds": rook, "wants": knight}],
+        "early": []}]))  # fmt: skip
+    out["setup_early"] = one(tell(words, [{"type": "setup_early", "square": "g8", "side": "black",
+        "piece": "knight", "due": {"side": "black", "piece": "rook"}}]))  # fmt: skip
+    out["setup_unchecked"] = one(tell(words, [{"type": "setup_done", "fen": STARTING_FEN,
+        "unchecked": [{"square": "g8", "side": "black", "piece": "knight"}]}]))  # fmt: skip
+    # ---- puzzles (board_driver/players/puzzles)
+    out["puzzle"] = one(tell(words, [{"type": "puzzle", "number": 3, "player": "black",
+        "rating": None}]))  # fmt: skip
+    out["puzzle_rated"] = one(tell(words, [{"type": "puzzle", "number": 1, "player": "white",
+        "rating": 1450}]))  # fmt: skip
+    out["puzzle_right"] = one(tell(words, [{"type": "puzzle_right", "san": "Ra7", "left": 1}]))
+    out["puzzle_hint_piece"] = one(tell(words, [{"type": "puzzle_hint", "level": 1,
+        "square": "a1", "piece": "rook"}]))  # fmt: skip
+    out["puzzle_hint_move"] = one(tell(words, [{"type": "puzzle_hint", "level": 2,
+        "square": "a1", "piece": "rook", "san": "Ra7"}]))  # fmt: skip
+    for result in ("solved", "helped", "failed"):
+        out[f"puzzle_{result}"] = one(tell(words, [{"type": "puzzle_done", "result": result,
+            "streak": 4}]))  # fmt: skip
+    out["puzzles_none_left"] = one(tell(words, [{"type": "puzzles_over",
+        "reason": "no puzzle left"}]))  # fmt: skip
+    out["puzzles_over"] = one(tell(words, [{"type": "puzzles_over", "reason": "stopped"}]))
     out["illegal_expected"] = one(tell(words, [{"type": "illegal", "empty": ["f6"],
         "fill": ["b8"], "reason": "no_legal_move", "why": "x"}], snapshot(after_e4),
         fen=after_e4, expected={**engine, "san": "Nc6", "uci": "b8c6", "from": "b8",
@@ -236,6 +264,11 @@ def catalogue(language: str) -> tuple[dict[str, str], set[str]]:
     out["resumed"] = one(tell(words, [{"type": "game_resumed", "fen": after_e4}]))
     out["setup_few"] = one(tell(words, [{"type": "new_game_pending", "missing": ["a1", "g8"],
                                          "extra": ["e4", "d5"]}]))  # fmt: skip
+    chess960 = "bqnnrkrb/pppppppp/8/8/8/8/PPPPPPPP/BQNNRKRB w KQkq - 0 1"  # position 3
+    out["new_game_chess960"] = one(tell(words, [{"type": "new_game", "fen": chess960,
+        "variant": "chess960", "chess960": 3}]))  # fmt: skip
+    out["setup_chess960"] = one(tell(words, [{"type": "new_game_pending", "missing": ["a1",
+        "f8"], "extra": [], "fen": chess960, "variant": "chess960"}]))  # fmt: skip
     out["setup_many"] = one(tell(words, [{"type": "new_game_pending",
         "missing": [f"{f}{r}" for r in "1278" for f in "abcdefgh"], "extra": []}]))  # fmt: skip
     for state in ("link_lost", "fault", "store_failing", "ok"):
@@ -259,6 +292,14 @@ def catalogue(language: str) -> tuple[dict[str, str], set[str]]:
     out["ask_rank_empty"] = answer(words, "rank", lone, rank=4)
     out["ask_file"] = answer(words, "file", snap, file="b")
     out["ask_file_empty"] = answer(words, "file", lone, file="c")
+    out["ask_pieces"] = answer(words, "pieces", snap, piece="N")
+    out["ask_piece"] = answer(words, "pieces", snap, piece="k")
+    out["ask_pieces_none"] = answer(words, "pieces", lone, piece="q")
+    out["ask_piece_moves"] = answer(words, "piece_moves", snap, square="b1")
+    out["ask_piece_moves_takes"] = answer(words, "piece_moves", snap, square="f3")
+    blocked = snapshot("4k3/8/8/3pp3/4P3/8/8/4K3 w - - 0 1")
+    out["ask_piece_takes"] = answer(words, "piece_moves", blocked, square="e4")
+    out["ask_piece_stuck"] = answer(words, "piece_moves", snap, square="a1")
     clock = {"white_ms": 272_400, "black_ms": 61_000, "state": "running", "turn": "black"}
     out["ask_clocks_running"] = answer(words, "clocks", snapshot(clock=clock))
     out["ask_clocks_paused"] = answer(words, "clocks", snapshot(clock={**clock, "state": "paused"}))

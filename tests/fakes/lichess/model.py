@@ -195,7 +195,14 @@ class FakeGame:
     takebacks_allowed: bool = True
 
     def __post_init__(self) -> None:
-        self.board = chess.Board(self.initial_fen or STARTPOS)
+        if self.variant == "chess960":
+            # Lichess draws the start position unless one is given (X-FEN, as it answers).
+            if self.initial_fen is None:
+                start = chess.Board.from_chess960_pos(secrets.randbelow(960))
+                self.initial_fen = start.fen()
+            self.board = chess.Board(self.initial_fen, chess960=True)
+        else:
+            self.board = chess.Board(self.initial_fen or STARTPOS)
         if self.limit_ms is None:
             self.wtime = self.btime = 2_147_483_647  # correspondence: no clock
         else:
@@ -353,7 +360,8 @@ class FakeGame:
                 self.wtime = left
             else:
                 self.btime = left
-        text = self.board.uci(move, chess960=self.castling == "king_to_rook")
+        chess960 = self.castling == "king_to_rook" or self.variant == "chess960"
+        text = self.board.uci(move, chess960=chess960)
         self.board.push(move)
         self.ucis.append(text)
         self.turn_since = now

@@ -3,9 +3,9 @@
 //
 // Other scripts follow the page through two DOM events on document: "magboard-state" (the
 // state, on every change) and "magboard-events" (the board's events, as they come): the
-// clock, the review, Lichess, the sounds, and anything added later (a screen reader's
-// words for each move, say) listen to them. The board is a grid of squares, each named by
-// its aria-label ("e4, white pawn, light green").
+// clock, the review, Lichess, the sounds and the keys of blind.js listen to them. The
+// board is a grid of squares, each named by its aria-label ("e4, white pawn, light
+// green"); the live region #announce says each event in the board's words (its "said").
 "use strict";
 
 const FILES = "abcdefgh";
@@ -55,8 +55,8 @@ let refused = null;       // the last refusal of this page's token (401, 403), u
 
 // ---------------------------------------------------------------- parts loaded when needed
 
-// The review (after a game) and the Lichess panel (with [lichess] on) are loaded when first
-// needed: a newcomer's first page does without them.
+// The review (after a game), the Lichess panel (with [lichess] on) and the board's keys for
+// a screen reader are loaded when first needed: a newcomer's first page does without them.
 const loading = {};
 
 function need(name) {
@@ -71,6 +71,13 @@ function need(name) {
   }
   return loading[name];
 }
+
+// The puzzles panel asked for: loaded, its form opened.
+document.addEventListener("click", (e) => {
+  if (!e.target.closest("#puzzles-open")) return;
+  need("puzzles").then(() => document.dispatchEvent(new CustomEvent("magboard-puzzles-open")))
+    .catch(() => {});
+});
 
 // A game's review, shown (review.js, loaded first if need be).
 function showReview(gameId, byHand) {
@@ -135,6 +142,8 @@ function buildBoard() {
   board.addEventListener("pointermove", onPointerMove);
   board.addEventListener("pointerup", onPointerUp);
   board.addEventListener("pointercancel", () => { drag = null; });
+  // The keys that ask the board (blind.js), loaded once the board has the keyboard's focus.
+  board.addEventListener("focusin", () => need("blind").catch(() => {}), { once: true });
 }
 
 // The ranks in the order seen from ``side``: its own first rank at the bottom, its files
@@ -578,8 +587,9 @@ function toPutRight() {
 function setupWords() {
   const squares = toPutRight();
   const where = squares.length <= 4 ? squares.join(" ") : `${squares.length} squares`;
-  const what = state.setup_pending || state.start_fen.startsWith("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR ")
-    ? "the start position" : "the position";
+  const start = state.start_fen.startsWith("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR ")
+    || (state.variant === "chess960" && state.chess960 !== null && state.chess960 !== undefined);
+  const what = state.setup_pending || start ? "the start position" : "the position";
   const sim = state.sim ? ", or press Set up the pieces" : "";
   return squares.length
     ? `New game: set up ${what}: ${where} to put right (red: take the piece off, blue: put one on)${sim}`
@@ -835,6 +845,10 @@ function describe(e) {
       if (e.fill && e.fill.length) what.push("fill " + e.fill.join(" "));
       let why = e.reason === "touch_move" ? ` (touch-move: ${e.san} must be played)` : "";
       if (e.why) why = ` (${e.why})`;  // the tracker's own words, when it gives them
+      // A legal move, not the one asked for (a puzzle's): the tracker says which it was.
+      if (e.reason === "refused") {
+        return [`Not the move: ${e.why || `${e.san} is not the move to play here`}: ${what.join(", ")}`, true];
+      }
       return [`Not a legal move${why}: ${what.join(", ")}`, true];
     }
     case "restored": return ["The board matches the game again"];
@@ -848,7 +862,9 @@ function describe(e) {
     case "game_resumed": return [e.game_id
       ? `Game ${e.game_id} is on the board again: put the pieces where the lights ask`
       : "The game goes on"];
-    case "new_game": return ["New game"];
+    case "new_game": return [e.variant === "chess960"
+      ? `New game: Chess960${e.chess960 === undefined || e.chess960 === null ? "" : `, start position ${e.chess960}`}`
+      : "New game"];
     case "new_game_pending": return ["New game: set up the start position"];
     case "draw_offer": return [`${side} offers a draw`];
     case "adjust": return [`${side}: j'adoube`];
@@ -884,7 +900,7 @@ function clockWords(e) {
   return `Clock: ${e.action} ${by}`.trim();
 }
 
-function say(text, bad = false) {
+function say(text, bad = false, aloud = true) {
   const li = document.createElement("li");
   li.textContent = text;
   if (bad) li.className = "bad";
@@ -892,7 +908,22 @@ function say(text, bad = false) {
   list.appendChild(li);
   while (list.children.length > 30) list.removeChild(list.firstChild);
   fitMessages();
-  $("announce").textContent = text;
+  if (aloud) announce(text);
+}
+
+// Words for a screen reader, through the live region: said again even when they are the
+// same as the last ones (the clocks asked twice), by emptying it first.
+let announcing = null;
+
+function announce(text) {
+  const region = $("announce");
+  clearTimeout(announcing);
+  if (region.textContent !== text) {
+    region.textContent = text;
+    return;
+  }
+  region.textContent = "";
+  announcing = setTimeout(() => { region.textContent = text; }, 100);
 }
 
 // The newest messages, whole: the box is as high as the last ones that fit in its largest
@@ -932,6 +963,7 @@ async function loadGames() {
         const review = document.createElement("button");
         review.textContent = "Review";
         review.className = "review-open";
+        review.setAttribute("aria-label", `Review game ${g.id}`);  // one of many: which
         review.title = `Game ${g.id} move by move${g.result !== "*" ? ", with the engine's review" : ""}`;
         review.addEventListener("click", () => showReview(g.id, true));
         li.appendChild(review);
@@ -940,6 +972,7 @@ async function loadGames() {
         const resume = document.createElement("button");
         resume.textContent = "Resume";
         resume.className = "resume";
+        resume.setAttribute("aria-label", `Resume game ${g.id}`);
         resume.title = `Put game ${g.id} back on the board (the game there is kept, adjourned)`;
         resume.addEventListener("click", () => send("resume", { game: g.id }).then(loadGames));
         li.appendChild(resume);
@@ -958,6 +991,13 @@ function onMessage(data) {
   releaseCaptured();
   followSetup(message.events || []);
   if ((state.player_states || {}).lichess) need("lichess");
+  // The puzzles panel (puzzles.js) loads once a run is under way or was, or when asked
+  // for: a newcomer's page stays light.
+  const puzzles = (state.player_states || {}).puzzles;
+  if (puzzles) {
+    $("puzzles").hidden = false;
+    if (puzzles.active || puzzles.over || puzzles.last) need("puzzles");
+  }
   if (state.result !== "*" && state.moves.length) need("review");
   renderPlayers();
   renderBoard();
@@ -972,11 +1012,16 @@ function onMessage(data) {
   showHand();
   // lichess.js, review.js, clock.js, play.js, sound.js
   document.dispatchEvent(new CustomEvent("magboard-state", { detail: state }));
+  // The messages in the page's words; a screen reader hears the board's own words for each
+  // event (its speech's: "said", from the daemon), else the message, all in one go.
+  const aloud = [];
   for (const e of message.events || []) {
     const [text, bad] = describe(e);
-    if (text) say(text, bad);
-    else if (e.type === "move") $("announce").textContent = `${cap(e.side)}: ${e.san}`;
+    if (text) say(text, bad, false);
+    const words = e.said || text;
+    if (words) aloud.push(words);
   }
+  if (aloud.length && !message.hello) announce(aloud.join(" "));
   followChoice(message.events || []);
   if (!message.hello) {
     document.dispatchEvent(new CustomEvent("magboard-events", { detail: message.events || [] }));

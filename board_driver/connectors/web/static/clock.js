@@ -48,7 +48,7 @@
       face.classList.toggle("running", running);
       face.classList.toggle("low", running && ms <= LOW_MS);
       face.classList.toggle("flagged", ms <= 0 && clock.state !== "waiting");
-      face.setAttribute("aria-label", `${side}'s clock: ${clockText(ms)}${running ? ", running" : ""}`);
+      face.setAttribute("aria-label", `${side === "white" ? "White" : "Black"}'s clock: ${clockText(ms)}${running ? ", running" : ""}`);
     }
   }
 

@@ -60,7 +60,7 @@ function buildStart() {
   custom.addEventListener("click", openCustom);
   grid.appendChild(custom);
   // The choices are kept in the browser: a reload (back from Lichess's login) keeps them.
-  for (const name of ["mode", "level", "colour"]) {
+  for (const name of ["mode", "level", "colour", "variant"]) {
     const kept = localStorage.getItem(`magboard-${name}`);
     const input = kept && document.querySelector(`input[name="${name}"][value="${kept}"]`);
     if (input) input.checked = true;
@@ -98,6 +98,9 @@ function renderStart() {
     button.title = short ? "Lichess's Board API plays rapid, classical and correspondence only" : "";
   }
   $("no-clock").hidden = lichess;
+  // Lichess's seeks are standard chess; a Chess960 game there is a challenge.
+  $("variant-choice").hidden = lichess;
+  $("chess960-choice").hidden = lichess || checked("variant") !== "chess960";
   showLichess();
 }
 
@@ -127,8 +130,10 @@ async function start(minutes, increment, text = null) {
     if (answer.ok) say(`Lichess: seeking a ${minutes}+${increment} game…`);
     return;
   }
+  const variant = chosenVariant();
+  if (variant === null) return;
   if (!await mayStartNewGame(null)) return;
-  const body = { options: { clock: text || control(minutes, increment) } };
+  const body = { options: { clock: text || control(minutes, increment) }, ...variant };
   if (mode === "engine") {
     let colour = checked("colour");
     if (colour === "random") colour = Math.random() < 0.5 ? "white" : "black";
@@ -140,6 +145,23 @@ async function start(minutes, increment, text = null) {
   }
   const answer = await send("new_game", body);
   if (answer.ok) showView("game");
+}
+
+// The rules chosen for the new game, as new_game's body has them: standard chess, or a
+// Chess960 start position by number (Scharnagl's, 0-959) or at random; null (and said) for
+// a number out of range.
+function chosenVariant() {
+  if (checked("variant") !== "chess960") return { variant: "standard" };
+  const input = $("chess960-number");
+  const text = input.value.trim();
+  if (text === "" && !input.validity.badInput) return { variant: "chess960", chess960: "random" };
+  const number = Number(text);
+  if (text === "" || !Number.isInteger(number) || number < 0 || number > 959) {
+    say("Chess960: the start position is a number from 0 to 959 (or empty: at random)", true);
+    input.focus();
+    return null;
+  }
+  return { variant: "chess960", chess960: number };
 }
 
 function openCustom() {

@@ -216,7 +216,8 @@ class FakeDoor:
             expected=None,
             hint=None,
             headers={},
-            setup_pending=False,
+            setup_pending=self.tracker.setting_up,
+            setup=self.tracker.setup_state(),
             draw_offer=None,
             sim_pieces=self.sensed,
             timing={

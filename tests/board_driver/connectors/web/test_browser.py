@@ -172,7 +172,7 @@ def test_a_short_game_by_click_key_and_drag_with_hints_and_its_pgn(open_page, tm
     page.keyboard.press("ArrowDown")
     page.keyboard.press("Space")
     wait_moves(page, "f3", "e5")
-    assert page.locator("#announce").inner_text() == "Black: e5"
+    assert page.locator("#announce").inner_text() == "e5."  # the board's words
 
     # The move's white flash is brief.
     page.wait_for_selector("#sq-e5[data-led='.']")
@@ -245,9 +245,11 @@ def test_an_under_promotion_from_a_fen_set_up(open_page, daemon):
     page.click("#new-game-button")  # the dialog closes on the new game
     page.locator("#settings").wait_for(state="hidden")
     page.wait_for_selector("#sq-e3[data-piece='K']")
-    # The lights guide the set-up: fill e3 (blue), empty the other pieces' squares (red).
-    page.wait_for_selector("#sq-e3[data-led='b'][data-blink='1']")
-    assert led(page, "d2") == ("r", "1") and led(page, "a8") == (".", "0")
+    # The lights guide the set-up kind by kind: the white king's e3 to fill (blue), the
+    # other pieces' squares to empty (red); a8, where the board knows a black rook stands
+    # and the black king is wanted, blinks red: that piece is the wrong one.
+    page.wait_for_selector("#sq-e3[data-led='b']")
+    assert led(page, "d2") == ("r", "0") and led(page, "a8") == ("r", "1")
     assert page.locator("#status").get_attribute("data-in-sync") == "false"
     page.click("#setup")  # the simulator's hands do as the lights say
     page.wait_for_selector("#status[data-in-sync='true']")
@@ -598,3 +600,38 @@ def test_after_a_restart_the_page_asks_what_the_pieces_cannot_tell(browser, tmp_
         context.close()
     finally:
         daemon.stop()
+
+
+def test_a_puzzle_from_the_panel_set_up_judged_hinted_and_counted(open_page, daemon, tmp_path):
+    """Issue 35 item 3 on the page: a run of the sample's puzzles started from the panel;
+    the puzzle, its rating and themes shown; the position set up, the opponent's move made
+    as the lights show it, a wrong move put back, a hint, the right move, the result."""
+    page = open_page()
+    page.locator("#puzzles").wait_for(state="visible")
+    page.click("#puzzles-open")  # the panel loads, its form open
+    page.click("#puzzles-form button[type='submit']")  # no file: the sample
+    page.wait_for_selector("#puzzles .puzzle-title:has-text('mb0001')")
+    assert "rated 1017" in page.locator("#puzzles .puzzle-title").inner_text()
+    themes = page.locator("#puzzles .puzzle-themes").inner_text()
+    assert themes == "Themes: advantage, hangingPiece, oneMove, opening"
+    page.click("#setup")  # the simulator's hands set the position up
+    page.wait_for_selector("#puzzles .puzzle-status[data-status='opponent']")
+    assert page.locator("#sq-g1").get_attribute("data-led") == "c"  # the opponent's Nf3
+    click(page, "g1", "f3")
+    page.wait_for_selector("#puzzles .puzzle-status[data-status='your_move']")
+    click(page, "a6", "a5")  # legal, and not the move
+    page.wait_for_selector("#puzzles .puzzle-status[data-status='wrong']")
+    page.wait_for_selector("#puzzles [data-part='said']:text('a5 is not the move: put it back.')")
+    page.wait_for_selector(
+        "#messages li.bad:text('Not the move: a5 is not the move to play here: empty a5, fill a6')"
+    )
+    click(page, "a5", "a6")
+    page.wait_for_selector("#puzzles .puzzle-status[data-status='your_move']")
+    page.click("#puzzles button[data-act='hint']")
+    page.wait_for_selector("#puzzles [data-part='said']:text('Hint: move the pawn on h6.')")
+    shot(page, tmp_path, "web-puzzle.png")
+    click(page, "h6", "g5")
+    page.wait_for_selector("#puzzles [data-part='last']:text('Last: mb0001 failed')")
+    page.wait_for_selector("#puzzles .puzzle-title:has-text('mb0002')")
+    assert "1 played, 0 solved" in page.locator("#puzzles [data-part='progress']").inner_text()
+    assert not page.errors

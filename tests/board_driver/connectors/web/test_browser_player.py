@@ -151,7 +151,7 @@ def test_the_messages_hold_no_moves_and_no_line_cut_at_the_top(open_page, size):
     page.wait_for_timeout(300)
     texts = page.locator("#messages li").all_inner_texts()
     assert len(texts) == 8 and all(t.startswith("Settings: touch-move: remind") for t in texts)
-    assert page.locator("#announce").inner_text() == "White: Nf3"  # screen readers hear it
+    assert page.locator("#announce").inner_text() == "Knight to f3."  # screen readers hear it
     # The box scrolls to its newest message with whole lines: its top is a message's top.
     box = page.locator("#messages").bounding_box()
     tops = [li.bounding_box() for li in page.locator("#messages li").all()]
@@ -177,7 +177,7 @@ def test_the_lichess_box_without_a_token_has_words_and_a_form_laid_out(browser, 
         form = page.locator("#lichess form.lichess-start")
         labels = [label.bounding_box() for label in form.locator("label").all()]
         fields = [label for label in labels if label["height"] > 30]  # a word over a field
-        assert len(fields) == 6 and all(b["width"] >= 120 for b in fields), fields
+        assert len(fields) == 7 and all(b["width"] >= 120 for b in fields), fields  # Rules too
         for a in labels:  # none overlaps another
             for b in labels:
                 if a is not b:
@@ -205,3 +205,44 @@ def test_the_png_reader_of_these_tests_reads_a_png_it_made():
     from tests.board_driver.connectors.web import png
 
     assert doctest.testmod(png).failed == 0
+
+
+def test_the_start_screen_starts_a_chess960_game_by_number_or_at_random(open_page, daemon):
+    """Issue 35: the start screen's rules, standard chess or Chess960 by start position
+    number (empty: at random); a number out of range is said, and starts nothing; the page
+    draws the array and says which it is; standard chess again when chosen."""
+    page = open_page()
+    assert page.locator("#chess960-choice").is_hidden()
+    choose(page, "variant", "chess960")
+    page.locator("#chess960-choice").wait_for(state="visible")
+    page.fill("#chess960-number", "960")
+    page.click("#no-clock")
+    page.wait_for_selector("#messages li:has-text('number from 0 to 959')")
+    assert daemon.state()["game_id"] == 1 and page.locator("#start").is_visible()
+
+    page.fill("#chess960-number", "3")
+    page.click("#no-clock")
+    page.locator("#game").wait_for(state="visible")
+    state = daemon.wait_state(lambda s: s["chess960"] == 3)
+    assert state["variant"] == "chess960" and state["game_id"] == 2
+    page.wait_for_selector("#messages li:has-text('New game: Chess960, start position 3')")
+    # Position 3's back rank, BQNNRKRB, drawn from the game.
+    for name, piece in zip("abcdefgh", "BQNNRKRB", strict=True):
+        page.wait_for_selector(f"#sq-{name}1[data-piece='{piece}']")
+    page.wait_for_selector("#sq-f8[data-piece='k']")
+
+    page.click("#new-game")  # a game without moves: no question
+    page.fill("#chess960-number", "")
+    page.click("#time-grid button[data-control='10+0']")
+    state = daemon.wait_state(lambda s: s["game_id"] == 3)
+    assert state["variant"] == "chess960" and 0 <= state["chess960"] <= 959
+    assert state["options"]["clock"] == "10+0"
+
+    page.click("#new-game")
+    choose(page, "variant", "standard")
+    assert page.locator("#chess960-choice").is_hidden()
+    page.click("#no-clock")
+    state = daemon.wait_state(lambda s: s["game_id"] == 4)
+    assert state["variant"] == "standard" and state["chess960"] is None
+    page.wait_for_selector("#sq-e1[data-piece='K']")
+    assert page.errors == []

@@ -7,11 +7,17 @@ import doctest
 import pytest
 
 import board_driver.connectors.web.inputs
+import board_driver.connectors.web.spoken
 import board_driver.connectors.web.token
 
 
 @pytest.mark.parametrize(
-    "module", [board_driver.connectors.web.inputs, board_driver.connectors.web.token]
+    "module",
+    [
+        board_driver.connectors.web.inputs,
+        board_driver.connectors.web.spoken,
+        board_driver.connectors.web.token,
+    ],
 )
 def test_module_examples_run(module):
     result = doctest.testmod(module)

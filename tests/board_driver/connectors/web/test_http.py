@@ -306,6 +306,65 @@ def test_the_clock_is_set_paused_adjusted_and_refused_with_reasons(web_daemon):
     assert web_daemon.wait_state(lambda s: s["clock"] is None)["options"]["clock"] == "none"
 
 
+def test_a_chess960_game_is_started_played_and_exported_through_the_api(tmp_path):
+    """Issue 35: the page's API starts a Chess960 game by number, at random or from a
+    Shredder-FEN; the state says its variant and number; a castling that swaps king and
+    rook, made on the simulated board as FIDE recommends, is O-O; its PGN says Chess960."""
+    position_3 = "bqnnrkrb/pppppppp/8/8/8/8/PPPPPPPP/BQNNRKRB w KQkq - 0 1"
+    daemon = WebDaemon(tmp_path)
+    try:
+        token = daemon.token
+        for body, words in (
+            ({"variant": "chess960", "chess960": 960}, "not a start position"),
+            ({"variant": "chess960", "chess960": "7x"}, "not a start position"),
+            ({"variant": "crazyhouse"}, "not a variant"),
+            ({"variant": "standard", "chess960": 3}, 'for variant "chess960"'),
+            ({"fen": position_3.replace("KQkq", "GEge")}, "castling"),  # no standard FEN
+        ):
+            status, answer = daemon.request("api/new_game", body, token=token)
+            assert status in (400, 409) and words in answer["error"], (body, answer)
+        assert daemon.state()["variant"] == "standard"
+        status, answer = daemon.request(
+            "api/new_game", {"variant": "chess960", "chess960": "random"}, token=token
+        )
+        assert status == 200, answer
+        state = daemon.wait_state(lambda s: s["variant"] == "chess960")
+        assert 0 <= state["chess960"] <= 959
+        status, answer = daemon.request(
+            "api/new_game",
+            {"variant": "chess960", "fen": position_3.replace("KQkq", "GEge")},
+            token=token,
+        )
+        assert status == 200, answer
+        state = daemon.wait_state(lambda s: s["chess960"] == 3)
+        assert state["start_fen"] == position_3 and state["pieces"].startswith("BQNNRKRB")
+        # The last game's standard array stands: its back ranks are set up kind by kind
+        # (the simulator's Set up the pieces), and nothing is read as a move before.
+        assert state["setup_pending"]
+        status, answer = daemon.request("api/setup", {}, token=token)
+        assert status == 200, answer
+        daemon.wait_state(lambda s: not s["setup_pending"])
+        steps = [["lift", "d1"], ["place", "e3"], ["lift", "d8"], ["place", "e6"],
+                 ["lift", "c1"], ["place", "d3"], ["lift", "c8"], ["place", "d6"]]  # fmt: skip
+        for from_to in zip(steps[::2], steps[1::2], strict=True):
+            moves = len(daemon.state()["moves"])
+            daemon.request("api/sim", {"steps": list(from_to)}, token=token)
+            daemon.wait_state(lambda s, n=moves: len(s["moves"]) == n + 1)
+        # The king lifted first and held, the rook onto its square, the king onto the rook's.
+        daemon.request(
+            "api/sim",
+            {"steps": [["lift", "f1"], ["lift", "g1"], ["place", "f1"], ["place", "g1"]]},
+            token=token,
+        )
+        state = daemon.wait_state(lambda s: len(s["moves"]) == 5)
+        assert state["moves"][-1] == "O-O" and state["in_sync"]
+        status, text, _headers = get(daemon.url + f"games/{state['game_id']}.pgn")
+        assert status == 200 and '[Variant "Chess960"]' in text
+        assert f'[FEN "{position_3}"]' in text and "3. O-O" in text
+    finally:
+        daemon.stop()
+
+
 def test_resign_for_a_side_the_last_move_and_a_new_game_set_up_with_its_clock(tmp_path):
     """Issue 34: a resignation for the side chosen (whoever is to move), the last move's
     squares, the coming game's clock while its pieces are set up (not the last game's
@@ -366,3 +425,24 @@ def test_the_page_is_sent_compressed_to_a_browser_that_accepts_it(web_daemon):
         assert packed.headers["Vary"] == "Accept-Encoding"
         squeezed = packed.read()
         assert gzip.decompress(squeezed) == body and len(squeezed) < len(body) / 2
+
+
+def test_the_boards_answers_in_words_need_no_token_and_a_bad_question_is_named(web_daemon):
+    status, answer = web_daemon.request("api/describe?what=square&square=g1", method="GET")
+    assert status == 200 and answer == {"what": "square", "text": "White knight g1."}
+    status, answer = web_daemon.request("api/describe?what=pieces&piece=r", method="GET")
+    assert answer["text"] == "Black's rooks: a8 and h8."
+    status, answer = web_daemon.request("api/describe?what=piece_moves&square=b8", method="GET")
+    assert answer["text"] == "The black knight on b8 can go to a6 and c6."
+    status, answer = web_daemon.request("api/describe?what=moves&count=3", method="GET")
+    assert status == 200 and answer["text"].startswith(("No move yet.", "Last moves: move 1"))
+    for query, error in [
+        ("what=weather", "'weather' is not a question the board answers"),
+        ("what=square&square=z9", "square: 'z9' is not a square (a1..h8)"),
+        ("what=rank&rank=9", "rank: '9' is not a rank (1..8)"),
+        ("what=pieces&piece=x", "piece: 'x' is not a piece letter"),
+        ("what=clocks&square=e4", "clocks takes no 'square'"),
+        ("what=moves&count=many", "count: 'many' is not a number"),
+    ]:
+        status, answer = web_daemon.request(f"api/describe?{query}", method="GET")
+        assert status == 400 and answer["error"].startswith(error), (query, answer)

@@ -6,7 +6,10 @@ import fnmatch
 import re
 import tomllib
 
+import pytest
+
 from board_driver.connectors.web.server import STATIC_FILES
+from board_driver.service.config import ConfigError, parse_config
 from tests.board_driver.connectors.web.daemon import ROOT
 
 STATIC = ROOT / "board_driver" / "connectors" / "web" / "static"
@@ -36,3 +39,11 @@ def test_the_pages_protocols_are_dependencies_and_zeroconf_only_for_the_pi():
     assert not any(d.startswith("aiohttp") for d in project["dependencies"])
     assert any(d.startswith("zeroconf") for d in project["optional-dependencies"]["pi"])
     assert not any(d.startswith("zeroconf") for d in project["dependencies"])
+
+
+def test_the_pages_language_is_read_and_a_bad_one_named():
+    assert parse_config("").web.language == "en"
+    assert parse_config('[web]\nlanguage = "de"\n').web.language == "de"
+    with pytest.raises(ConfigError) as caught:
+        parse_config('[web]\nlanguage = "it"\n', source="config.toml")
+    assert '[web] language: "it" is not one of "en", "fr", "de", "es"' in str(caught.value)

@@ -255,9 +255,18 @@ class FakeDoor:
         return self._publish(self.tracker.handle(Button(self.now_ms(), button)))
 
     def new_game(
-        self, fen=None, *, options=None, headers=None, players=None, moves=(), online=False
+        self,
+        fen=None,
+        *,
+        variant=None,
+        options=None,
+        headers=None,
+        players=None,
+        moves=(),
+        online=False,
     ):
-        start = rules.Position.from_fen(fen) if fen else rules.Position()
+        variant = variant or "standard"
+        start = rules.Position.from_fen(fen, variant=variant) if fen else rules.Position()
         game = rules.Game(start)
         for uci in moves:
             game.push_uci(uci)
