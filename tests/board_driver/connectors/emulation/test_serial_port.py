@@ -149,9 +149,14 @@ def test_an_app_that_reads_nothing_never_blocks_the_loop(ptys, caplog):
             for _ in range(40):
                 port.write(bytes(MAX_BUFFER // 8))
                 await asyncio.sleep(0)
-        assert time.monotonic() - started < 1.0
+        # A blocked write would hang for good (nobody reads the pty): a generous bound
+        # catches that without measuring a loaded machine's speed.
+        assert time.monotonic() - started < 10.0
         drops = [r for r in caplog.records if "dropped" in r.getMessage()]
-        assert len(drops) == 1
+        # Said, and not once per write: the kernel may drain the pty's buffers a little
+        # between writes on a loaded machine (a whole write goes through, then it stalls
+        # again), so a second warning is possible, forty are not.
+        assert 1 <= len(drops) <= 3, len(drops)
         port.close()
 
     asyncio.run(go())
