@@ -12,19 +12,14 @@ stores them.
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 
 from tests.board_driver.daemon_process import (  # noqa: F401 - the fixture is autouse
     DaemonProcess,
     no_daemon_left_running,
 )
+from tests.board_driver.service.stored import stored_ucis
 from tests.board_driver.service.test_store_full_disk import SmallDisk
-
-
-def _stored(path: Path) -> list[str]:
-    with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as db:
-        return [u for (u,) in db.execute("SELECT uci FROM moves WHERE game_id = 1 ORDER BY ply")]
 
 
 def test_on_a_full_disk_the_log_is_truthful_and_a_stop_says_where_the_moves_are(
@@ -57,14 +52,14 @@ def test_on_a_full_disk_the_log_is_truthful_and_a_stop_says_where_the_moves_are(
         assert f"NOT STORED: game 1, ply 3-4 (Nf3 Nc6): {store}: cannot store: the disk" in out
         assert f"in the hands journal {store}.hands (the next start stores them)" in out
         assert "not as PGN" in out and "No space left on device" in out  # no room for it
-        assert _stored(store) == ["e2e4", "e7e5"]
+        assert stored_ucis(store) == ["e2e4", "e7e5"]
 
         disk.free()
         again = DaemonProcess(tmp_path)
         again.wait_ready()
         assert again.wait_for(lambda: len(again.moves_logged()) == 2), again.output()
         assert [m[:2] for m in again.moves_logged()] == [(3, "Nf3"), (4, "Nc6")]
-        assert _stored(store) == ["e2e4", "e7e5", "g1f3", "b8c6"]
+        assert stored_ucis(store) == ["e2e4", "e7e5", "g1f3", "b8c6"]
         again.terminate()
         assert again.proc.returncode == 0
     finally:

@@ -38,21 +38,10 @@ from tests.board_driver.daemon_process import (  # noqa: F401 - the fixture is a
     write_config,
 )
 from tests.board_driver.service.sim_daemon import sim_daemon, start
+from tests.board_driver.service.stored import store_game
 
 MOVES = ["e2e4", "e7e5", "g1f3"]
 GENERATION = "0123456789abcdef"
-
-
-def _store(path: Path) -> str:
-    with Store.open(path) as store:
-        game_id = store.new_game()
-        game, line = rules.Game(), []
-        for uci in MOVES:
-            move = game.position.parse_uci(uci)
-            line.append((uci, game.position.san(move)))
-            game.push(move)
-        store.sync_moves(game_id, line)
-        return store.started(game_id)
 
 
 def _anchor(started: str, board: str = "-", game_id: str = "1") -> str:
@@ -122,7 +111,7 @@ def _header_for(first: str | None, started: str) -> str:
 def _check_a_hostile_journal(tmp_path: Path, what: str, first, bodies, said: str) -> None:
     write_config(tmp_path, "[web]\nenabled = false\n")
     store = tmp_path / "games.sqlite"
-    started = _store(store)
+    started = store_game(store, MOVES)
     (tmp_path / "sim-board.json").write_text(json.dumps({"pieces": f"{_occupancy():016x}"}))
     _journal(journal_path(store), _header_for(first, started), bodies)
     logs = []
@@ -260,7 +249,7 @@ def _game_went_on_only_as_lines_say(tmp: Path, said: str) -> None:
 @pytest.fixture(scope="module")
 def template(tmp_path_factory) -> tuple[Path, str]:
     folder = tmp_path_factory.mktemp("template")
-    return folder, _store(folder / "g.sqlite")
+    return folder, store_game(folder / "g.sqlite", MOVES)
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))

@@ -23,6 +23,7 @@ from tests.board_driver.daemon_process import (  # noqa: F401 - the fixture is a
     no_daemon_left_running,
     write_config,
 )
+from tests.board_driver.service.stored import store_game
 
 MOVES = ["e2e4", "e7e5", "g1f3"]
 
@@ -41,20 +42,9 @@ HOSTILE = [
 DEFAULT = {"JSON nested 2000 deep"}  # the others: -m slow
 
 
-def _store(path: Path) -> None:
-    with Store.open(path) as store:
-        game_id = store.new_game()
-        game, line = rules.Game(), []
-        for uci in MOVES:
-            move = game.position.parse_uci(uci)
-            line.append((uci, game.position.san(move)))
-            game.push(move)
-        store.sync_moves(game_id, line)
-
-
 def _check(tmp_path: Path, what: str, data: bytes) -> None:
     write_config(tmp_path, "[web]\nenabled = false\n")
-    _store(tmp_path / "games.sqlite")
+    store_game(tmp_path / "games.sqlite", MOVES)
     pieces = tmp_path / "sim-board.json"
     pieces.write_bytes(data)
     logs = []

@@ -12,7 +12,6 @@ from __future__ import annotations
 import errno
 import os
 import random
-import sqlite3
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,6 +21,7 @@ import pytest
 import rules
 from board_driver.physical.sensing.sim import START, SimStateWriteError, SimulatedBoard
 from board_driver.service.store import Store, StoreWriteError
+from tests.board_driver.service.stored import stored_ucis
 
 
 class SmallDisk:
@@ -71,20 +71,6 @@ def _line(game: rules.Game) -> list[tuple[str, str]]:
     return list(zip(map(str, game.moves), game.san_moves(), strict=True))
 
 
-def _stored(path: Path, game_id: int) -> list[str]:
-    """The moves as another process would read them."""
-    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-    try:
-        return [
-            u
-            for (u,) in db.execute(
-                "SELECT uci FROM moves WHERE game_id = ? ORDER BY ply", (game_id,)
-            )
-        ]
-    finally:
-        db.close()
-
-
 def test_a_full_disk_stores_nothing_of_the_move_and_the_same_call_succeeds_later(disk):
     path = disk.path / "games.sqlite"
     store = Store.open(path)
@@ -97,13 +83,13 @@ def test_a_full_disk_stores_nothing_of_the_move_and_the_same_call_succeeds_later
     with pytest.raises(StoreWriteError, match="the disk is full") as failed:
         store.sync_moves(gid, _line(game))
     assert failed.value.reason == "full" and str(path) in str(failed.value)
-    assert _stored(path, gid) == ["e2e4"]  # as it was: nothing half stored
+    assert stored_ucis(path, gid) == ["e2e4"]  # as it was: nothing half stored
     assert store.game(gid).ucis == ["e2e4"]
     with pytest.raises(StoreWriteError):  # still full: still refused, still consistent
         store.sync_moves(gid, _line(game))
     disk.free()
     store.sync_moves(gid, _line(game))  # the same call, once there is room
-    assert _stored(path, gid) == ["e2e4", "e7e5"]
+    assert stored_ucis(path, gid) == ["e2e4", "e7e5"]
     store.close()
     with Store.open(path) as again:
         assert again.game(gid).ucis == ["e2e4", "e7e5"]
@@ -140,7 +126,7 @@ def test_games_played_while_the_disk_fills_and_frees_lose_and_double_nothing(dis
                 except StoreWriteError as exc:
                     assert exc.reason == "full", exc
                     failures += 1
-                    assert _stored(path, gid) == [str(m) for m in game.moves[:-1]]
+                    assert stored_ucis(path, gid) == [str(m) for m in game.moves[:-1]]
                     disk.free()
         played[gid] = [str(m) for m in game.moves]
         disk.free()

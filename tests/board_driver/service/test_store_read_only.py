@@ -14,7 +14,6 @@ file is elsewhere).
 from __future__ import annotations
 
 import shutil
-import sqlite3
 import subprocess
 from pathlib import Path
 
@@ -24,6 +23,7 @@ from tests.board_driver.daemon_process import (  # noqa: F401 - the fixture is a
     DaemonProcess,
     no_daemon_left_running,
 )
+from tests.board_driver.service.stored import stored_ucis
 
 
 def _ext4(tmp_path: Path) -> tuple[Path, Path]:
@@ -40,11 +40,6 @@ def _ext4(tmp_path: Path) -> tuple[Path, Path]:
     if made.returncode or mount.returncode:
         pytest.skip(f"cannot mount an ext4 image here: {(made.stderr or mount.stderr).strip()}")
     return image, mounted
-
-
-def _stored(path: Path) -> list[str]:
-    with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as db:
-        return [u for (u,) in db.execute("SELECT uci FROM moves WHERE game_id = 1 ORDER BY ply")]
 
 
 def test_a_store_whose_file_system_turns_read_only_fails_loudly_and_the_next_start_stores(
@@ -91,6 +86,6 @@ def test_a_store_whose_file_system_turns_read_only_fails_loudly_and_the_next_sta
         again.wait_ready()
         assert again.wait_for(lambda: (2, "e5", "e7e5") in again.moves_logged()), again.output()
         again.terminate()
-        assert _stored(store) == ["e2e4", "e7e5"]
+        assert stored_ucis(store) == ["e2e4", "e7e5"]
     finally:
         subprocess.run(["umount", "-l", str(card)], capture_output=True)
