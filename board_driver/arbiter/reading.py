@@ -537,12 +537,25 @@ def _set_down(hand: list[int], sq: int, displaced: int, position: Position, befo
 def _could_move(position: Position, before: int, home: int, to: int) -> bool:
     """Could the piece standing on ``home`` in ``position`` (whose occupancy is
     ``before``) go to ``to`` the way its kind moves, check and castling rights aside?
-    (A king's two steps along its first rank count: castling.)"""
+    (A king's two steps along its first rank count: castling; in Chess960 a king on its
+    first rank going to the c- or g-file square of it, whatever it starts on and even
+    onto its own rook.)"""
     piece, there = position.piece_at(home), position.piece_at(to)
-    if piece is None or to == home or (there is not None and there.color == piece.color):
+    if piece is None or to == home:
         return False
     df, dr = (to & 7) - (home & 7), (to >> 3) - (home >> 3)
     kind = piece.piece_type
+    first_rank = 0 if piece.color else 7
+    if (
+        kind == KING
+        and position.variant == "chess960"
+        and dr == 0
+        and home >> 3 == first_rank
+        and to & 7 in (2, 6)
+    ):
+        return True  # castling's square
+    if there is not None and there.color == piece.color:
+        return False
     if kind == KNIGHT:
         return {abs(df), abs(dr)} == {1, 2}
     if kind == KING:
