@@ -30,7 +30,7 @@ from board_driver.players.puzzles.source import (
     PuzzleFile,
     parse_rating_range,
 )
-from board_driver.players.puzzles.trainer import PUZZLE_OPTIONS, TableState, Trainer
+from board_driver.players.puzzles.trainer import LOOKING, PUZZLE_OPTIONS, TableState, Trainer
 from board_driver.user_files import UnusableFile
 from rules import parse_square
 
@@ -259,19 +259,33 @@ class PuzzleSeat:
             self._reading.cancel()  # the last run's look ahead ends
         self._reading = puzzles
         self.file, self.filters = path, filters
-        pending: list[Puzzle] = [first]
+        pending: list[Puzzle | None] = [first]
         ahead: list[Future[Puzzle | None]] = []  # the next one, looked for in a thread
 
         def look_ahead() -> None:
             ahead.append(self._reader.submit(self._next_unsolved, source, done))
 
-        def next_puzzle() -> Puzzle | None:
-            puzzle = pending.pop() if pending else ahead.pop().result()
+        loop = asyncio.get_running_loop()
+
+        def next_puzzle() -> Puzzle | str | None:
+            if not pending:
+                if not ahead[-1].done():
+                    # Still being looked for (a filter few lines pass): the board is not
+                    # held meanwhile; the trainer begins it when found.
+                    ahead[-1].add_done_callback(lambda _: loop.call_soon_threadsafe(found))
+                    return LOOKING
+                pending.append(ahead.pop().result())
+            puzzle = pending.pop()
             if puzzle is not None:
                 look_ahead()
             return puzzle
 
-        self.trainer = Trainer(self.table, next_puzzle)
+        trainer = Trainer(self.table, next_puzzle)
+
+        def found() -> None:
+            trainer.found()
+
+        self.trainer = trainer
         self.skipped = puzzles.problems
         log.info("puzzles: a run from %s (%s)", path.name, filters.describe())
         self.trainer.start()

@@ -33,7 +33,7 @@ Events announced (besides the board's): ``puzzle`` (a puzzle begins: ``id``, ``f
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -109,16 +109,19 @@ class Attempt:
     begun: bool = False  # its position stands
 
 
-class Trainer:
-    """The session: ``puzzles`` gives the next puzzle (None when there is none left)."""
+#: What ``puzzles`` gives while the next puzzle is still being looked for: the trainer
+#: waits, and :meth:`Trainer.found` begins it.
+LOOKING = "looking"
 
-    def __init__(self, table: Table, puzzles: Callable[[], Puzzle | None] | Iterator[Puzzle]):
+
+class Trainer:
+    """The session: ``puzzles`` gives the next puzzle (None when there is none left,
+    :data:`LOOKING` while it is being looked for)."""
+
+    def __init__(self, table: Table, puzzles: Callable[[], Puzzle | str | None]):
         self.table = table
-        if isinstance(puzzles, Iterator):
-            it = puzzles
-            self._next: Callable[[], Puzzle | None] = lambda: next(it, None)
-        else:
-            self._next = puzzles
+        self._next = puzzles
+        self.looking = False  # the next puzzle is being looked for
         self.attempt: Attempt | None = None
         self.played = 0
         self.over: str | None = None  # why the session ended
@@ -136,6 +139,12 @@ class Trainer:
     def start(self) -> None:
         """The first puzzle is set up."""
         self._begin_next()
+
+    def found(self) -> None:
+        """The puzzle looked for is found (or the reading ended): it is begun, if the
+        session still waits for it."""
+        if self.looking and self.over is None and self.attempt is None:
+            self._begin_next()
 
     def stop(self, reason: str) -> None:
         """The session ends (the puzzle being played is left as it is, unrecorded)."""
@@ -169,9 +178,14 @@ class Trainer:
         except (OSError, ValueError) as exc:  # the file went away, became unreadable
             self.stop(f"the puzzles cannot be read: {exc}")
             return
+        if puzzle == LOOKING:  # begun when found (found), the board not held meanwhile
+            self.looking = True
+            return
+        self.looking = False
         if puzzle is None:
             self.stop("no puzzle left")
             return
+        assert not isinstance(puzzle, str)
         self.played += 1
         attempt = Attempt(puzzle, self.played)
         self.attempt = attempt
@@ -389,7 +403,7 @@ class Trainer:
         attempt = self.attempt
         out: dict[str, Any] = {"last": self.last, "over": self.over}
         if attempt is None:
-            out["status"] = "over" if self.over else "idle"
+            out["status"] = "over" if self.over else "looking" if self.looking else "idle"
             return out
         state = self._seen
         ply = len(state.ucis) if state is not None else 0

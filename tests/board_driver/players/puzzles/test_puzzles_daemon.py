@@ -7,6 +7,7 @@ counted, and the results kept in the store and read again after a restart."""
 from __future__ import annotations
 
 import asyncio
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,7 @@ from board_driver.door import ActionRefused
 from board_driver.physical.leds import Renderer, SimulatedLeds
 from board_driver.physical.sensing.sim import SimulatedBoard
 from board_driver.physical.squares import square
+from board_driver.players.puzzles.seat import PuzzleSeat
 from board_driver.players.puzzles.source import COLUMNS
 from board_driver.service.config import ConfigError, parse_config
 from board_driver.service.daemon import Daemon, Hardware
@@ -169,6 +171,50 @@ def test_a_run_of_puzzles_on_the_board(tmp_path: Path) -> None:
         assert progress["streak"] == 1
 
     run(daemon, again)
+
+
+def test_the_board_is_not_held_while_the_next_puzzle_is_looked_for(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A puzzle solved before the next one is found (a filter few of the database's
+    lines pass): the board goes on meanwhile, the page says the next is being looked for,
+    and it begins when found."""
+    puzzles = tmp_path / "mine.csv"
+    puzzles.write_text(f"{','.join(COLUMNS)}\n{KNIGHT}\n{LADDER}\n")
+    found = threading.Event()
+    looked_for = PuzzleSeat._next_unsolved
+    calls = []
+
+    def slow_after_the_first(source: Any, done: set[str]) -> Any:
+        calls.append(1)
+        if len(calls) > 1:
+            found.wait(10)  # the look-ahead: far down a long file
+        return looked_for(source, done)
+
+    monkeypatch.setattr(PuzzleSeat, "_next_unsolved", staticmethod(slow_after_the_first))
+    daemon, board = make_daemon(tmp_path)
+
+    async def scenario() -> None:
+        door = daemon.door
+        await door.command("puzzles", "start", {"file": str(puzzles)})
+        await set_up(daemon, board)
+        await until(lambda: door.snapshot().expected == "a5c4")
+        await move(daemon, board, "a5", "c4")
+        await until(lambda: state(daemon)["status"] == "your_move")
+        await carry(board, daemon, "b1", "b8")  # mate: the next one is not found yet
+        await until(lambda: state(daemon)["status"] == "looking", timeout=3)
+        # The board is its own meanwhile: a lift is read (its square lit to be put back).
+        await step(daemon, board, "lift", "h2")
+        await step(daemon, board, "place", "h2")
+        assert state(daemon)["last"]["result"] == "solved"
+        found.set()
+        await until(lambda: state(daemon).get("puzzle", {}).get("id") == "ladder1")
+        assert state(daemon)["status"] == "setup"
+
+    try:
+        run(daemon, scenario)
+    finally:
+        found.set()
 
 
 def test_a_puzzle_left_by_a_stopped_daemon_is_an_ordinary_game_after_its_restart(
