@@ -59,6 +59,20 @@ def set_board(machine: Machine, pieces: int, **faults: list[int]) -> None:
     machine.write(STATE, json.dumps({**state, **faults}))
 
 
+def set_up_by_hand(machine: Machine, pieces: int = START) -> None:
+    """Set ``pieces`` up as a person does after a game: every piece lifted off the board,
+    then the position's squares filled. (A jump of the simulated matrix from one position
+    to the other would leave squares the board knows hold another kind of piece standing:
+    a new game's set-up waits for those to be emptied, as on a real board.)"""
+
+    def names(bits: int) -> list[str]:
+        return [f"{'abcdefgh'[sq & 7]}{sq // 8 + 1}" for sq in range(64) if bits >> sq & 1]
+
+    lifts = [f"lift {name}" for name in names(board_pieces(machine))]
+    places = [f"place {name}" for name in names(pieces)]
+    play(machine, "\n".join(["gap 200", *lifts, *places]) + "\n")
+
+
 def board_pieces(machine: Machine) -> int:
     """The pieces the simulated board shows now."""
     state = json.loads(machine.run("cat", STATE, check=True).stdout)

@@ -49,7 +49,7 @@ def test_the_buttons_resign_and_start_a_new_game(service):
                                        steps.games(service), re.M),
                      30, "the game resigned in the store")  # fmt: skip
     steps.play(service, "button new_game\n")
-    steps.set_board(service, steps.START)  # the pieces set up for it
+    steps.set_up_by_hand(service, steps.START)  # the pieces set up for it
     steps.wait_until(lambda: re.search(rf"^\s*{int(newest[0]) + 1}\s", steps.games(service), re.M),
                      30, "a new game in the store")  # fmt: skip
 
