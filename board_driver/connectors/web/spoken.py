@@ -84,7 +84,7 @@ class PageWords:
         for name, value in query.items():
             if name == "what":
                 continue
-            if name not in DETAILS[what]:
+            if name not in DETAILS.get(what, ()):  # a question added to ASKS alone takes none
                 raise ValueError(f"{what} takes no {name[:20]!r}")
             details[name] = value[:20]
         if "count" in details:

@@ -36,9 +36,6 @@ from board_driver.players.engine.uci import EngineError, EngineNotFound, SearchL
 
 log = logging.getLogger("magboard")
 
-#: What the engine may play: a side, or none.
-ENGINE_SIDES = ("none", "white", "black")
-
 #: The player's name at the door.
 NAME = "engine"
 #: The sides an engine can play (``[engine] side``, the page), "none" for nobody.
@@ -207,9 +204,9 @@ class EngineSeat:
         door.add_player(self)
         stored = door.game_data("engine")
         side = stored.get("side", config_side)
-        if side not in ENGINE_SIDES:  # kept by another version, or edited: not a side
+        if side not in SIDE_NAMES:  # kept by another version, or edited: not a side
             log.warning("engine: the side kept with the game, %r, is not one of %s: %s instead",
-                        side[:20], ", ".join(ENGINE_SIDES), config_side)  # fmt: skip
+                        side[:20], ", ".join(SIDE_NAMES), config_side)  # fmt: skip
             side = config_side
         self._seating = True  # an engine that cannot start is said below, not refused
         try:

@@ -66,7 +66,6 @@ class DoorTable:
         snap = self.door.snapshot()
         return TableState(
             key=snap.game_id,
-            start_fen=snap.start_fen,
             ucis=tuple(snap.ucis),
             setting_up=snap.setup_pending,
             awaiting=snap.awaiting == NAME,
@@ -176,9 +175,11 @@ class PuzzleSeat:
         self.table = DoorTable(door, self)
         self.trainer: Trainer | None = None
         self.results: list[PuzzleResult] = []
+        # progress() replays the whole record: worked out again only when it grew (a
+        # page's view is asked for at every snapshot).
+        self._progress: tuple[tuple[int, int], dict[str, Any]] | None = None
         self.file: Path = SAMPLE
         self.filters = Filters()
-        self.skipped: list[str] = []
         self._follower: asyncio.Task | None = None
         #: Reads the puzzle file beside the loop, one look at a time.
         self._reader = ThreadPoolExecutor(max_workers=1, thread_name_prefix="puzzles")
@@ -193,13 +194,20 @@ class PuzzleSeat:
             "active": self.trainer is not None and self.trainer.over is None,
             "file": self.file.name,
             "filters": self.filters.describe(),
-            "progress": {k: v for k, v in progress(self.results).items() if k != "themes"},
+            "progress": self._progress_now(),
         }
         if self.trainer is not None:
             out.update(self.trainer.describe())
         else:
             out["status"] = "idle"
         return out
+
+    def _progress_now(self) -> dict[str, Any]:
+        key = (id(self.results), len(self.results))
+        if self._progress is None or self._progress[0] != key:
+            record = {k: v for k, v in progress(self.results).items() if k != "themes"}
+            self._progress = (key, record)
+        return self._progress[1]
 
     def configure(self, settings: Mapping[str, Any]) -> None:
         if settings:
@@ -286,7 +294,6 @@ class PuzzleSeat:
             trainer.found()
 
         self.trainer = trainer
-        self.skipped = puzzles.problems
         log.info("puzzles: a run from %s (%s)", path.name, filters.describe())
         self.trainer.start()
 

@@ -34,7 +34,7 @@ import gzip
 import io
 import lzma
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
@@ -119,9 +119,6 @@ class Puzzle:
         """The solver's moves, in SAN."""
         return [san for i, san in enumerate(self.sans) if self.is_players(i)]
 
-    def ends_in_mate(self) -> bool:
-        return bool(self.sans) and self.sans[-1].endswith("#")
-
     def to_dict(self) -> dict[str, object]:
         """The puzzle as events and the page carry it (the moves are not in it: they are
         the answer)."""
@@ -136,16 +133,6 @@ class Puzzle:
             "game_url": self.game_url,
             "openings": list(self.openings),
         }
-
-    def csv_line(self) -> str:
-        """The puzzle as a line of the database's CSV."""
-        numbers = (self.rating, self.rating_deviation, self.popularity, self.plays)
-        fields = [self.id, self.fen, " ".join(self.moves)]
-        fields += ["" if n is None else str(n) for n in numbers]
-        fields += [" ".join(self.themes), self.game_url, " ".join(self.openings)]
-        out = io.StringIO()
-        csv.writer(out, lineterminator="").writerow(fields)
-        return out.getvalue()
 
 
 def checked(puzzle: Puzzle, where: str) -> Puzzle:
@@ -252,12 +239,14 @@ class Filters:
     themes: tuple[str, ...] = ()
 
     def accepts(self, puzzle: Puzzle) -> bool:
-        rating = puzzle.rating
+        return self._passes(puzzle.rating, puzzle.themes)
+
+    def _passes(self, rating: int | None, themes: Sequence[str]) -> bool:
         if self.rating_min is not None and (rating is None or rating < self.rating_min):
             return False
         if self.rating_max is not None and (rating is None or rating > self.rating_max):
             return False
-        return not self.themes or any(theme in puzzle.themes for theme in self.themes)
+        return not self.themes or any(theme in themes for theme in self.themes)
 
     def _quick(self, fields: list[str]) -> bool:
         """The CSV's own fields pass the filters (checked before the moves are read)."""
@@ -265,12 +254,7 @@ class Filters:
             rating = int(fields[3]) if len(fields) > 3 and fields[3].strip() else None
         except ValueError:
             return True  # let the full reading say what is wrong with it
-        if self.rating_min is not None and (rating is None or rating < self.rating_min):
-            return False
-        if self.rating_max is not None and (rating is None or rating > self.rating_max):
-            return False
-        themes = fields[7].split() if len(fields) > 7 else []
-        return not self.themes or any(theme in themes for theme in self.themes)
+        return self._passes(rating, fields[7].split() if len(fields) > 7 else [])
 
     def describe(self) -> str:
         parts = []
@@ -456,10 +440,3 @@ def _pgn_puzzle(pgn: object, where: str, source: str, number: int) -> Puzzle:
     return checked(puzzle, where)
 
 
-def first_puzzle(path: str | os.PathLike[str], filters: Filters, skip_ids: set[str]) -> Puzzle:
-    """The first puzzle of the file that passes ``filters`` and is not in ``skip_ids``
-    (LookupError when none is left)."""
-    for puzzle in PuzzleFile(path, filters):
-        if puzzle.id not in skip_ids:
-            return puzzle
-    raise LookupError(f"no puzzle left in {Path(path).name} ({filters.describe()})")

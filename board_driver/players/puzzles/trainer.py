@@ -54,7 +54,6 @@ class TableState:
     (the door's game number); ``awaiting``: the opponent's move is asked for."""
 
     key: object
-    start_fen: str
     ucis: tuple[str, ...]
     setting_up: bool
     awaiting: bool

@@ -143,7 +143,7 @@
   });
   document.addEventListener("magboard-events", (e) => {
     for (const event of e.detail) {
-      const text = news(event);
+      const text = event.said || news(event);  // the board's words, in [web] language
       if (text) say(text);
     }
   });

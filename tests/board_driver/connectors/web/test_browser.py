@@ -628,7 +628,7 @@ def test_a_puzzle_from_the_panel_set_up_judged_hinted_and_counted(open_page, dae
     click(page, "a5", "a6")
     page.wait_for_selector("#puzzles .puzzle-status[data-status='your_move']")
     page.click("#puzzles button[data-act='hint']")
-    page.wait_for_selector("#puzzles [data-part='said']:text('Hint: move the pawn on h6.')")
+    page.wait_for_selector("#puzzles [data-part='said']:text('Hint: the pawn on h6.')")
     shot(page, tmp_path, "web-puzzle.png")
     click(page, "h6", "g5")
     page.wait_for_selector("#puzzles [data-part='last']:text('Last: mb0001 failed')")
