@@ -196,7 +196,9 @@ class DaemonProcess:
                 self._changed.wait(min(left, 0.1))
         return True
 
-    def wait_ready(self, timeout: float = 15.0) -> None:
+    def wait_ready(self, timeout: float = 60.0) -> None:
+        # Generous: a hang is caught, a start slowed by a busy machine's disk is not one
+        # (a start beside a VM being built took 15 s, most of it Python's imports).
         if not self.wait_for(lambda: "READY=1" in self.notices, timeout):
             self.kill()
             raise AssertionError("the daemon never said READY=1:\n" + self.output())
