@@ -320,13 +320,17 @@ class _Replay:
         if online:
             game.dead_position_ends = False
         board = self.tracker.board
+        known = self.tracker.known_pieces()  # what the board knew stood where
         self._another_game(self.tracker.options)
         self.tracker = self._made(Tracker(game, options=options, timing=self.timing, board=board))
         self.online = online
         found: list[dict] = [new_game_event(event.t_ms, game)]
         if online:
             found[0]["online"] = True
-        return found + self.tracker.starting_events(event.t_ms)
+        found += self.tracker.starting_events(event.t_ms)
+        if not moves and not online:  # its position set up by the lights, as it was live
+            found += self.tracker.wait_for_pieces(event.t_ms, known)
+        return found
 
     def _read(self, event: Decided) -> list[dict]:
         """Moves read from the pieces after a restart (or the reading answered), and the

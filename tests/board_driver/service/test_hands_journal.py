@@ -413,3 +413,24 @@ def test_a_journal_set_aside_is_said_on_the_page(tmp_path: Path) -> None:
     assert len(notices) == 1 and str(path) in notices[0] and f"set aside as {aside}" in notices[0]
     assert "written by another magboard (format 9" in notices[0]
     assert page == list(notices)
+
+
+def test_a_new_game_set_up_by_the_lights_is_still_being_set_up_after_a_replay() -> None:
+    """A position set from beside the board (the page's FEN) while the last game's pieces
+    stood: live, the lights guide it kind by kind and nothing is read as a move until it
+    stands. Replayed from the hands journal after a crash, it is the same set-up, not a
+    board out of sync whose half-made set-up could be read as a move."""
+    import rules
+    from board_driver.arbiter.tracker import Timing
+    from board_driver.service.hands_journal import Decided, Kept
+    from board_driver.service.journal_lines import newgame_line
+    from board_driver.service.replay import replay_journal
+
+    endgame = "4k3/8/8/8/8/8/8/4K2R w K - 0 1"
+    kept = Kept(1, "T", 0, "", None, (Decided(100, newgame_line(endgame, [], False, {})),),
+                start_fen=rules.STARTING_FEN, line=())  # fmt: skip
+    done = replay_journal(kept, rules.Game(), timing=Timing())
+    assert done.tracker.game.start.fen() == endgame
+    assert done.tracker.setting_up
+    setup = [e for e in done.events if e["type"] == "setup"]
+    assert setup and setup[-1]["fen"] == endgame and setup[-1]["extra"]
