@@ -41,28 +41,19 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from board_driver.arbiter.game_events import side_name
+from board_driver.arbiter.words import PIECE_WORDS, _listed
 from board_driver.physical.squares import square_name, squares_of
-from rules import BISHOP, BLACK, KING, KNIGHT, PAWN, QUEEN, ROOK, WHITE, Color, Piece, Position
+from rules import BISHOP, BLACK, KING, KNIGHT, PAWN, QUEEN, ROOK, WHITE, Piece, Position
 
 #: The order the groups come in: each side's pieces, the king first (every position has
 #: one), pawns last; White's, then Black's.
 KIND_ORDER = (KING, QUEEN, ROOK, BISHOP, KNIGHT, PAWN)
-KIND_NAMES = {PAWN: "pawn", KNIGHT: "knight", BISHOP: "bishop", ROOK: "rook", QUEEN: "queen",
-              KING: "king"}  # fmt: skip
-
-
-def side_name(color: Color) -> str:
-    return "white" if color == WHITE else "black"
 
 
 def piece_dict(piece: Piece) -> dict[str, str]:
     """``{"side": "white", "piece": "rook"}``: a piece as events name it."""
-    return {"side": side_name(piece.color), "piece": KIND_NAMES[piece.piece_type]}
-
-
-def _listed(squares: list[int]) -> str:
-    names = [square_name(sq) for sq in squares]
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+    return {"side": side_name(piece.color), "piece": PIECE_WORDS[piece.piece_type]}
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,7 +65,7 @@ class Group:
 
     def words(self) -> str:
         """``white rooks: a1 and e1``."""
-        name = f"{side_name(self.piece.color)} {KIND_NAMES[self.piece.piece_type]}"
+        name = f"{side_name(self.piece.color)} {PIECE_WORDS[self.piece.piece_type]}"
         listed = squares_of(self.squares)
         return f"{name}{'s' if len(listed) > 1 else ''}: {_listed(listed)}"
 

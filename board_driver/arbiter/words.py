@@ -57,8 +57,7 @@ def piece_words(position: Position, square: int, *, colour: bool = False) -> str
 
 
 def _listed(squares: list[int]) -> str:
-    names = [square_name(sq) for sq in squares]
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+    return _names([square_name(sq) for sq in squares])
 
 
 def _rules_reason(position: Position, move: Move) -> str | None:

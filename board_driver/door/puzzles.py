@@ -39,8 +39,8 @@ START_RATING = 1500
 @dataclass(frozen=True, slots=True)
 class PuzzleResult:
     """One puzzle played: its ``puzzle_id`` in ``source`` (a file's name), its ``rating``
-    and ``themes`` there, the ``result``, the wrong moves and hints, the game it was
-    played in, and when (``t``, set by the store)."""
+    and ``themes`` there, the ``result``, the wrong moves and hints, and the game it was
+    played in."""
 
     puzzle_id: str
     source: str
@@ -50,24 +50,11 @@ class PuzzleResult:
     mistakes: int = 0
     hints: int = 0
     game_id: int | None = None
-    t: str = ""
 
     def __post_init__(self) -> None:
         if self.result not in RESULTS:
             raise ValueError(f"puzzle result {self.result!r} is not one of {', '.join(RESULTS)}")
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "puzzle_id": self.puzzle_id,
-            "source": self.source,
-            "rating": self.rating,
-            "themes": list(self.themes),
-            "result": self.result,
-            "mistakes": self.mistakes,
-            "hints": self.hints,
-            "game_id": self.game_id,
-            "t": self.t,
-        }
 
 
 def rating_change(player: float, puzzle: int, score: float, played: int) -> float:

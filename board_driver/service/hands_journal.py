@@ -63,7 +63,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from board_driver.service.journal_lines import (
+    HEX64,
     MAX_PLIES,
+    UCI,
     Asked,
     Decided,
     Expect,
@@ -98,10 +100,8 @@ READ_VERSIONS = (1, 2)
 CHUNK = 64 * 1024
 #: Past this size the journal stops: a restart then judges by the occupancy, as without one.
 MAX_BYTES = 16 * CHUNK
-_HEX = re.compile(r"[0-9a-f]{16}")
 _STARTED = re.compile(r"[0-9A-Za-z:.+_-]{1,40}")
 _FEN = re.compile(r"[0-9A-Za-z/_-]{1,100}")
-_UCI = re.compile(r"[a-h][1-8][a-h][1-8][qrbn]?")
 
 
 def journal_path(store: Path) -> Path:
@@ -221,7 +221,7 @@ def read(data: bytes) -> Kept | None:
             f"{' and '.join(map(str, READ_VERSIONS))})"
         )
     generation = fields[2] if len(fields) > 2 else ""
-    if not _HEX.fullmatch(generation) or crc != _crc(generation, head):
+    if not HEX64.fullmatch(generation) or crc != _crc(generation, head):
         raise Unreadable("its first line is damaged (its check does not hold)")
     anchor = _anchor_fields(fields)
     events: list[JournalEvent] = []
@@ -258,7 +258,7 @@ def _anchor_fields(fields: list[str]) -> dict:
         plies, digest, board = fields[5], fields[6], fields[7]
         if not (plies.isdigit() and len(plies) <= 5 and int(plies) <= MAX_PLIES):
             raise Unreadable(f"its first line is damaged (no number of plies: {plies[:20]!r})")
-        if not _HEX.fullmatch(digest):
+        if not HEX64.fullmatch(digest):
             raise Unreadable("its first line is damaged (no digest of a line of moves)")
         line, fen, count = None, None, int(plies)
     else:
@@ -267,10 +267,10 @@ def _anchor_fields(fields: list[str]) -> dict:
             raise Unreadable("its first line is damaged (no position it starts from)")
         fen = fen.replace("_", " ")
         line = () if moves == "-" else tuple(moves.split(","))
-        if len(line) > MAX_PLIES or not all(_UCI.fullmatch(m) for m in line):
+        if len(line) > MAX_PLIES or not all(UCI.fullmatch(m) for m in line):
             raise Unreadable("its first line is damaged (not a line of moves)")
         digest, count = line_digest(fen, line), len(line)
-    if board != "-" and not _HEX.fullmatch(board):
+    if board != "-" and not HEX64.fullmatch(board):
         raise Unreadable(f"its first line is damaged (not the pieces standing: {board[:20]!r})")
     return {
         "game_id": int(game_id),

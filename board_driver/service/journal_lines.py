@@ -44,8 +44,9 @@ from board_driver.physical.squares import square, square_name
 MAX_T_MS = 100 * 365 * 24 * 3600 * 1000
 #: The most plies a take-back undoes, or a line of moves holds (no game is longer).
 MAX_PLIES = 10_000
-_UCI = re.compile(r"[a-h][1-8][a-h][1-8][qrbn]?")
-_HEX64 = re.compile(r"[0-9a-f]{16}")
+#: A move in UCI, and a 64-square bitmap in hex, as every journal line writes them.
+UCI = re.compile(r"[a-h][1-8][a-h][1-8][qrbn]?")
+HEX64 = re.compile(r"[0-9a-f]{16}")
 _WORD = re.compile(r"[a-z_]{1,40}")
 _FEN_FIELD = re.compile(r"[0-9A-Za-z/-]{1,90}")
 SIDES = ("white", "black")
@@ -139,9 +140,9 @@ def parse_event(line: str) -> JournalEvent:
         return Choose(t, args[0])
     if kind == "button" and len(args) == 1 and args[0] in BUTTON_NAMES:
         return Button(t, args[0])
-    if kind == "expect" and len(args) == 1 and _UCI.fullmatch(args[0]):
+    if kind == "expect" and len(args) == 1 and UCI.fullmatch(args[0]):
         return Expect(t, args[0])
-    if kind == "question" and len(args) == 1 and _HEX64.fullmatch(args[0]):
+    if kind == "question" and len(args) == 1 and HEX64.fullmatch(args[0]):
         return Asked(t, int(args[0], 16))
     if kind in DECISIONS:
         problem = DECISIONS[kind](args, text)
@@ -218,7 +219,7 @@ def _moves(text: str) -> list[str] | None:
     if text == "-":
         return []
     moves = text.split(",")
-    if len(moves) > MAX_PLIES or not all(_UCI.fullmatch(m) for m in moves):
+    if len(moves) > MAX_PLIES or not all(UCI.fullmatch(m) for m in moves):
         return None
     return moves
 
@@ -233,7 +234,7 @@ def _newgame(args: list[str], _text: str) -> str | None:
 
 
 def _read(args: list[str], _text: str) -> str | None:
-    if len(args) == 2 and _moves(args[0]) is not None and _HEX64.fullmatch(args[1]):
+    if len(args) == 2 and _moves(args[0]) is not None and HEX64.fullmatch(args[1]):
         return None
     return "expected moves and 16 hex digits"
 

@@ -125,8 +125,6 @@ class Recorder:
         self.defaults = defaults or GameConfig()
         #: The config's ``[clock]``: the clock of a new game.
         self.clock_defaults = clock or ClockConfig()
-        #: The stored number of the game on the board (None: a new game not stored yet).
-        self.game_id: int | None = None
         #: When the game on the board was started (the store's time: it tells games apart).
         self.started = ""
         self._key = _GameKey()
@@ -169,6 +167,11 @@ class Recorder:
         self._line = tuple(game.moves)
         return game, options
 
+    @property
+    def game_id(self) -> int | None:
+        """The stored number of the game on the board (None: a new game not stored yet)."""
+        return self._key.id
+
     def load(self, game_id: int) -> tuple[rules.Game, GameOptions]:
         """A stored game, to be the game on the board again (LookupError: no such game).
 
@@ -195,7 +198,6 @@ class Recorder:
 
     def _set_id(self, game_id: int, started: str | None = None) -> None:
         self._key = _GameKey(game_id)
-        self.game_id = game_id
         self.started = started if started is not None else self.store.started(game_id)
 
     def adopt(self, game: rules.Game) -> None:
@@ -271,7 +273,7 @@ class Recorder:
             # Another game on the board: stored as a new one (now, or when the store can).
             self._game = game
             self._key = _GameKey()
-            self.game_id, self.started = None, ""
+            self.started = ""
             self._line = ()
             self._result = None
             self._options = options_record(options)
