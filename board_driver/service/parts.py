@@ -2,10 +2,10 @@
 its parts call on one another, declared once.
 
 The daemon is one object put together from its parts (:mod:`.storing`, :mod:`.restart`,
-:mod:`.questions`, :mod:`.new_games`), each a class of its own that
-:class:`~.daemon.Daemon` inherits, as the tracker is put together from its
-(:mod:`board_driver.arbiter.parts`). Each part is a :class:`DaemonParts`, so that the
-type checker reads every part against this one description of the whole; nothing here runs (the state is set by ``Daemon.__init__`` and
+:mod:`.questions`, :mod:`.new_games`), each a class of its own that :class:`~.daemon.Daemon`
+inherits, as the tracker is put together from its (:mod:`board_driver.arbiter.parts`). Each
+part is a :class:`DaemonParts`, so that the type checker reads every part against this one
+description of the whole; nothing here runs (the state is set by ``Daemon.__init__`` and
 ``Daemon._start``, the steps are defined by the parts and the daemon).
 """
 
