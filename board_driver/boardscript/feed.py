@@ -140,6 +140,7 @@ class ScriptFeeder:
     def __init__(self, door: Any, board: Any, debounce_ms: int = 30) -> None:
         self.door = door
         self.board = board
+        self._changed_at: int | None = None  # the board's scan count at the hands' last change
         self.debounce_ms = debounce_ms
         self.start: float | None = None
         self.last_t_ms = 0
@@ -196,6 +197,8 @@ class ScriptFeeder:
             await asyncio.sleep(delay)
         self.last_real = max(due, loop.time()) if delay > 0 else loop.time()
         self.last_t_ms = item.t_ms
+        if isinstance(item, Choose | Button):
+            await self._switches_seen()
         try:
             if isinstance(item, Lift):
                 self.board.lift(item.square)
@@ -213,8 +216,27 @@ class ScriptFeeder:
             log.error(
                 "script %s: %s (the pieces are moved; saving them is retried)", where or "-", error
             )
+        if isinstance(item, Lift | Place | Scan):
+            self._changed_at = self.board.scans
         if not isinstance(item, Wait):
             log.debug("script: %s", describe(item))
+
+    async def _switches_seen(self) -> None:
+        """A button or a choice is pressed on the board as the hands left it: once the
+        switches were scanned after the hands' last change and that scan reached the loop.
+        (On a busy machine the scanner thread can lag the script by more than the 40 ms a
+        quick hand takes from the mating move to a button; a real board's scan takes 5.)"""
+        changed_at = self._changed_at
+        if changed_at is None or not self.board.scans:  # no change, or nothing scans it
+            return
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + 2.0  # a stopped scanner does not hold the script
+        # Two scans on: the first may have begun before the change; the one after it was
+        # delivered whole (its result posted to the loop) before the next began.
+        while self.board.scans < changed_at + 2 and loop.time() < deadline:
+            await asyncio.sleep(0.001)
+        await asyncio.sleep(0)  # the delivered scan's callback runs before the press
+        self._changed_at = None
 
 
 async def _aiter(lines: AsyncIterator[str] | Iterable[str]) -> AsyncIterator[str]:
