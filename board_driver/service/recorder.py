@@ -378,9 +378,10 @@ class Recorder:
         checked = {data_key("key", key): data_value(key, value) for key, value in data.items()}
         merged: dict[str, str | None] = dict(self._data.get(extension, {}))
         merged.update(checked)
-        if len([v for v in merged.values() if v is not None]) > GAME_DATA_LIMITS["names"]:
+        kept = sum(1 for v in merged.values() if v is not None)  # a None removes its key
+        if kept > GAME_DATA_LIMITS["names"]:
             raise ValueError(
-                f"game data of {quote(extension)}: {len(merged)} keys, more than "
+                f"game data of {quote(extension)}: {kept} keys, more than "
                 f"{GAME_DATA_LIMITS['names']} (nothing stored)"
             )
         return extension, checked
