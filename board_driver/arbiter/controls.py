@@ -12,8 +12,9 @@ answers them; ``new_game`` is in :mod:`.setup`.
 
 from __future__ import annotations
 
-from board_driver.arbiter.game_events import Event, game_over_event, side_name
+from board_driver.arbiter.game_events import Event, game_over_event
 from board_driver.arbiter.parts import TrackerParts
+from board_driver.arbiter.words import side_name
 from board_driver.physical.events import ASK_BUTTONS
 from rules import ClaimRefused, Color, Outcome
 

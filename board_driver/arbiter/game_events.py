@@ -59,15 +59,11 @@ from __future__ import annotations
 from typing import Any
 
 from board_driver.arbiter.expected import move_details
+from board_driver.arbiter.words import side_name
 from board_driver.physical.squares import square_name, squares_of
-from rules import WHITE, Color, Game, Move, Outcome
+from rules import Color, Game, Move, Outcome
 
 Event = dict[str, Any]
-
-
-def side_name(color: Color) -> str:
-    """``"white"`` or ``"black"``."""
-    return "white" if color == WHITE else "black"
 
 
 def square_names(mask: int) -> list[str]:

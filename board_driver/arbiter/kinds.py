@@ -41,8 +41,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from board_driver.arbiter.game_events import side_name
-from board_driver.arbiter.words import PIECE_WORDS, _listed
+from board_driver.arbiter.words import PIECE_WORDS, _listed, side_name
 from board_driver.physical.squares import square_name, squares_of
 from rules import BISHOP, BLACK, KING, KNIGHT, PAWN, QUEEN, ROOK, WHITE, Piece, Position
 

@@ -47,6 +47,11 @@ def side_words(color: bool) -> str:
     return "White" if color == WHITE else "Black"
 
 
+def side_name(color: bool) -> str:
+    """``"white"`` or ``"black"``, as events and the page name a side."""
+    return "white" if color == WHITE else "black"
+
+
 def piece_words(position: Position, square: int, *, colour: bool = False) -> str:
     """``the knight on g1`` (``the white knight on g1`` with ``colour``)."""
     piece = position.piece_at(square)
