@@ -12,9 +12,10 @@ from __future__ import annotations
 from typing import Any
 
 from board_driver.arbiter.expected import describe_move
+from board_driver.arbiter.words import side_name
 from board_driver.clock.control import parse_time_control
 from board_driver.door import Snapshot
-from rules import STARTING_FEN, Position
+from rules import STARTING_FEN, WHITE, Position
 
 START_OCCUPANCY = Position.from_fen(STARTING_FEN).occupancy()
 
@@ -133,6 +134,10 @@ def clock_view(snap: Snapshot) -> dict[str, Any] | None:
     if control is None:
         return None
     full = control.initial_ms
+    # The coming game's side to move: a position set up from a FEN may have Black to move.
+    coming_turn = WHITE  # the start position's, when no position is given
+    if snap.setup is not None:
+        coming_turn = Position.from_fen(snap.setup["fen"], variant=snap.variant).turn
     coming = {
         "control": control.name(),
         "pgn": control.pgn(),
@@ -143,7 +148,7 @@ def clock_view(snap: Snapshot) -> dict[str, Any] | None:
         "illegal": {"white": 0, "black": 0},
         "white_ms": full,
         "black_ms": full,
-        "turn": "white",
+        "turn": side_name(coming_turn),
         "state": "waiting",
         "reason": "setup",
         "delay_ms": 0,

@@ -407,6 +407,16 @@ def test_resign_for_a_side_the_last_move_and_a_new_game_set_up_with_its_clock(tm
         assert state["clock"]["white_ms"] == 180_000 and state["last_move"] is None
         status, games = daemon.request("api/games", method="GET")
         assert [(g["id"], g["result"]) for g in games] == [(3, "*"), (2, "0-1")]
+
+        # A position with Black to move: the coming clock waits on Black's side.
+        black_to_move = "4k3/8/8/8/8/8/4P3/4K3 b - - 0 1"
+        status, answer = daemon.request("api/new_game", {"fen": black_to_move}, token=token)
+        assert status == 200, answer
+        state = daemon.wait_state(lambda s: s["setup_pending"] and s["game_id"] == 4)
+        assert (state["clock"]["turn"], state["clock"]["reason"]) == ("black", "setup")
+        daemon.request("api/setup", {}, token=token)
+        state = daemon.wait_state(lambda s: not s["setup_pending"])
+        assert state["clock"]["turn"] == "black"
     finally:
         daemon.stop()
 
