@@ -320,12 +320,26 @@ class BoardApi:
 
     # ------------------------------------------------------------------ finding games
 
-    def seek(self, minutes: float, increment: int, *, rated: bool, color: str) -> None:
-        """A real-time seek: blocks until a game is found (it starts on the event
-        stream) or :meth:`close_streams` cancels it."""
+    def seek(
+        self,
+        minutes: float,
+        increment: int,
+        *,
+        rated: bool,
+        color: str,
+        variant: str = "standard",
+    ) -> None:
+        """A real-time seek (``variant``: ``standard`` or ``chess960``): blocks until a
+        game is found (it starts on the event stream) or :meth:`close_streams` cancels it."""
 
         def seek(client: berserk.Client) -> Iterator[None]:
-            client.board.seek(minutes, increment, rated=rated, color=color)  # type: ignore[arg-type]
+            client.board.seek(
+                minutes,  # type: ignore[arg-type]
+                increment,
+                rated=rated,
+                variant=variant,  # type: ignore[arg-type]
+                color=color,  # type: ignore[arg-type]
+            )
             yield None
 
         self._seek = self._stream(seek)
@@ -338,11 +352,11 @@ class BoardApi:
         if seek is not None:
             seek.close()
 
-    def seek_correspondence(self, days: int, *, rated: bool) -> str:
+    def seek_correspondence(self, days: int, *, rated: bool, variant: str = "standard") -> str:
         """A correspondence seek; returns its id at once."""
 
         def seek(_client: berserk.Client) -> str:
-            data = {"days": days, "rated": "true" if rated else "false"}
+            data = {"days": days, "rated": "true" if rated else "false", "variant": variant}
             response = self._session.post(self.base_url + "/api/board/seek", data=data)
             if not response.ok:
                 raise berserk.exceptions.ResponseError(response)

@@ -13,7 +13,7 @@ put on the board from there.
                     is fetched, kept, and used
 ``logout``          the token is revoked at Lichess and forgotten here
 ``seek``            ``minutes`` and ``increment`` (rapid or slower), or ``days``;
-                    ``rated``, ``color``
+                    ``rated``, ``color``, ``variant`` (``standard`` or ``chess960``)
 ``cancel_seek``     stop seeking
 ``challenge``       ``username``; ``minutes`` and ``increment`` (any pace), or ``days``
                     (neither: no clock); ``rated``, ``color``, ``variant`` (``standard``
@@ -42,7 +42,8 @@ from board_driver.players.lichess.online import PLAYABLE_VARIANTS
 from board_driver.players.lichess.parts import PlayerParts
 
 COLORS = ("white", "black", "random")
-#: The variants a challenge we send may ask for (Lichess draws a Chess960 start position).
+#: The variants a seek or a challenge we send may ask for (Lichess draws a Chess960 start
+#: position).
 VARIANTS = ("standard", "chess960")
 DAYS = (1, 2, 3, 5, 7, 10, 14)
 DECLINE_REASONS = (
@@ -282,10 +283,13 @@ async def _logout(player: PlayerParts, args: Mapping[str, Any]) -> Mapping[str, 
 
 async def _seek(player: PlayerParts, args: Mapping[str, Any]) -> Mapping[str, Any]:
     rated = _bool(args, "rated")
+    variant = _choice(args, "variant", VARIANTS, "standard")
     clock, days = _pace(args)
     if days is not None:
         api = _logged_in(player)
-        seek_id = await _ask(player, lambda: api.seek_correspondence(days, rated=rated))
+        seek_id = await _ask(
+            player, lambda: api.seek_correspondence(days, rated=rated, variant=variant)
+        )
         return {"seek": seek_id}
     if clock is None:
         raise ValueError("seek: give minutes and increment, or days")
@@ -303,7 +307,10 @@ async def _seek(player: PlayerParts, args: Mapping[str, Any]) -> Mapping[str, An
     async def seek() -> None:
         player.seeking = True
         try:
-            await _ask(player, lambda: api.seek(limit / 60, increment, rated=rated, color=color))
+            await _ask(
+                player,
+                lambda: api.seek(limit / 60, increment, rated=rated, color=color, variant=variant),
+            )
         except ActionRefused as exc:
             if player.seeking:  # not cancelled: a real failure
                 player.error(f"the seek ended: {exc}")

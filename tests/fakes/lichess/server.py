@@ -761,16 +761,16 @@ class FakeLichess:
     async def _seek(self, request: web.Request) -> web.StreamResponse:
         body = request[BODY]
         account = request[ACCOUNT]
-        variant = body.get("variant", "standard")
-        if variant != "standard":
-            return _error("Only standard games can be played with the Board API")
+        variant = str(body.get("variant") or "standard")
+        if variant not in ("standard", "chess960"):
+            return _error(f"The Board API plays standard chess and Chess960, not {variant}")
         if "days" in body:
             days = _int(body["days"])
             if days not in SEEK_DAYS:
                 return _error(f"Invalid days: {body['days']}")
             seek_id = new_id()
             if self.seek_partner is not None:
-                self._pair(account, None, days, _bool(body.get("rated")), "random")
+                self._pair(account, None, days, _bool(body.get("rated")), "random", variant)
             return web.json_response({"id": seek_id})
         if "time" not in body or "increment" not in body:
             return _error("time and increment are required for a real-time seek")
@@ -785,16 +785,29 @@ class FakeLichess:
             clock = (int(minutes * 60_000), increment * 1000)
             color = str(body.get("color") or "random")
             self._loop.call_later(  # type: ignore[union-attr]
-                0.05, self._pair_seek, stream, account, clock, _bool(body.get("rated")), color
+                0.05,
+                self._pair_seek,
+                stream,
+                account,
+                clock,
+                _bool(body.get("rated")),
+                color,
+                variant,
             )
         return await self._stream(request, stream, [])
 
     def _pair_seek(
-        self, stream: Stream, account: Account, clock: tuple[int, int], rated: bool, color: str
+        self,
+        stream: Stream,
+        account: Account,
+        clock: tuple[int, int],
+        rated: bool,
+        color: str,
+        variant: str,
     ) -> None:
         if stream not in self.streams:
             return  # the seek was cancelled: its connection closed
-        self._pair(account, clock, None, rated, color)
+        self._pair(account, clock, None, rated, color, variant)
         stream.queue.put_nowait(CLOSE)
 
     def _pair(
@@ -804,13 +817,14 @@ class FakeLichess:
         days: int | None,
         rated: bool,
         color: str,
+        variant: str = "standard",
     ) -> str:
         partner = self.seek_partner
         assert partner is not None
         if color == "random":
             color = secrets.choice(("white", "black"))
         white, black = (account, partner) if color == "white" else (partner, account)
-        return self._create_game(white, black, clock, days, rated, None, "standard", "lobby")
+        return self._create_game(white, black, clock, days, rated, None, variant, "lobby")
 
     async def _challenge_list(self, request: web.Request) -> web.Response:
         account = request[ACCOUNT]

@@ -138,7 +138,7 @@
         <label>Days a move <select name="days"><option value="">— (not correspondence)</option>
           ${[1, 2, 3, 5, 7, 10, 14].map((d) => `<option>${d}</option>`).join("")}</select></label>
         <label>Colour <select name="color"><option>random</option><option>white</option><option>black</option></select></label>
-        <label>Rules (a challenge, the AI) <select name="variant"><option value="standard">Standard</option><option value="chess960">Chess960</option></select></label>
+        <label>Rules <select name="variant"><option value="standard">Standard</option><option value="chess960">Chess960</option></select></label>
         <label>Player to challenge <input name="username" type="text" autocomplete="off"></label>
         <label>AI level (1-8) <input name="level" type="number" min="1" max="8" value="3"></label>
         <label class="check"><input name="rated" type="checkbox"> rated</label>
@@ -203,7 +203,7 @@
         body.increment = Number(form.get("increment"));
       }
       if (start !== "ai") body.rated = form.get("rated") === "on";
-      if (start !== "seek") body.variant = form.get("variant");  // seeks: standard only
+      body.variant = form.get("variant");
       if (start === "challenge") body.username = form.get("username");
       if (start === "ai") body.level = Number(form.get("level"));
       await act(start, body);

@@ -84,3 +84,29 @@ def test_a_chess960_challenge_and_an_incoming_one_start_from_lichesss_position(f
     state = daemon.wait_state(lambda s: s["player_states"]["lichess"]["game"]["id"] == challenge)
     assert state["variant"] == "chess960" and state["start_fen"] == fake.game(challenge).initial_fen
     daemon.terminate()
+
+
+def test_a_chess960_seek_real_time_or_correspondence_plays_the_position_lichess_drew(
+    fake, tmp_path
+):
+    daemon = OnlineDaemon(tmp_path, fake)
+    fake.seek_partner = fake.account("Bob")
+    status, answer = daemon.act("seek", minutes=10, increment=0, variant="crazyhouse")
+    assert status == 400 and "variant" in answer["error"], answer
+    status, answer = daemon.act("seek", minutes=10, increment=0, variant="chess960")
+    assert status == 200, answer
+    game_id = daemon.game_on_board()
+    game = fake.game(game_id)
+    assert game.variant == "chess960"
+    state = daemon.wait_state(lambda s: s["variant"] == "chess960")
+    assert state["start_fen"] == game.initial_fen
+    daemon.act("abort")
+    daemon.wait_state(lambda s: s["player_states"]["lichess"]["game"]["status"] == "aborted")
+
+    after = daemon.mark()
+    status, answer = daemon.act("seek", days=3, variant="chess960")
+    assert status == 200, answer
+    game_id = daemon.game_on_board(after=after)
+    assert fake.game(game_id).variant == "chess960"
+    daemon.wait_state(lambda s: s["start_fen"] == fake.game(game_id).initial_fen)
+    daemon.terminate()
