@@ -132,6 +132,7 @@ class DaemonProcess:
         self.lines: list[str] = []
         self.notices: list[str] = []
         self._changed = threading.Condition()
+        self._output_read = threading.Event()  # the output's end reached: every line is in
         self._socket_path = directory / f"notify-{time.monotonic_ns()}.sock"
         self._notify = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
         self._notify.bind(str(self._socket_path))
@@ -169,10 +170,27 @@ class DaemonProcess:
 
     def _read_output(self) -> None:
         assert self.proc.stdout is not None
-        for line in self.proc.stdout:
+        try:
+            for line in self.proc.stdout:
+                with self._changed:
+                    self.lines.append(line.rstrip("\n"))
+                    self._changed.notify_all()
+        finally:
+            self._output_read.set()
             with self._changed:
-                self.lines.append(line.rstrip("\n"))
                 self._changed.notify_all()
+
+    def _read_what_is_left(self) -> None:
+        """Once the process has ended: its last lines and notices, read before a last
+        look (they may still sit in the pipe and the socket)."""
+        self._output_read.wait(10)
+        while True:
+            try:
+                data = self._notify.recv(4096, socket.MSG_DONTWAIT)
+            except OSError:  # nothing left (or closed)
+                return
+            with self._changed:
+                self.notices.extend(data.decode().split("\n"))
 
     def _read_notices(self) -> None:
         while True:
@@ -190,11 +208,17 @@ class DaemonProcess:
         with self._changed:
             while not predicate():
                 left = deadline - time.monotonic()
-                if left <= 0 or (self.proc.poll() is not None and not predicate()):
-                    # One last look: the process may have said it just before ending.
-                    return predicate()
+                if left <= 0:
+                    return False
+                if self.proc.poll() is not None:
+                    break
                 self._changed.wait(min(left, 0.1))
-        return True
+            else:
+                return True
+        # The process ended: one last look once all it said is read.
+        self._read_what_is_left()
+        with self._changed:
+            return bool(predicate())
 
     def wait_ready(self, timeout: float = 60.0) -> None:
         # Generous: a hang is caught, a start slowed by a busy machine's disk is not one
@@ -230,8 +254,7 @@ class DaemonProcess:
         self.proc.send_signal(signal.SIGTERM)
         self.proc.wait(timeout)
         took = time.monotonic() - start
-        # Wait for the reader so that every line is in.
-        self.wait_for(lambda: False, timeout=0.2)
+        self._read_what_is_left()  # every line in before the test reads them
         self._close()
         return took
 
