@@ -88,7 +88,13 @@ def options_from_record(
     except ValueError:
         pass
     # A value this magboard cannot use (another version's, a clock it cannot read): the
-    # game goes on with the default there (no clock), and the log says which.
+    # game goes on with the config's value there (for the clock's: none), and the log
+    # says which.
+    fallback = {
+        "touch_move": defaults.touch_move,
+        "takeback": bool(defaults.takeback),
+        "hints": bool(defaults.hints),
+    }
     good: dict[str, Any] = {}
     for name, value in values.items():
         try:
@@ -96,6 +102,8 @@ def options_from_record(
         except ValueError as exc:
             log.warning("the stored game option %s cannot be used (%s): its default instead",
                         name, exc)  # fmt: skip
+            if name in fallback:
+                good[name] = fallback[name]
             continue
         good[name] = value
     return GameOptions(**good)
