@@ -374,6 +374,12 @@ def checked_entry(engine: str, position: Any, ply: int, ucis: list[str], found: 
         score = Score.from_uci(found.score, white_to_move=position.turn == rules.WHITE)
     except ValueError as exc:
         raise EngineError(f"{engine} at ply {ply}: {exc}") from None
+    if score.mate == 0 and not position.is_checkmate():
+        # "mate 0" (or "-0") says the side to move is mated: a claim the rules can check.
+        raise EngineError(
+            f"{engine} at ply {ply}: score {found.score.strip()!r} says the side to move is "
+            "mated, and it is not"
+        )
     best = found.best
     if best is not None:
         try:

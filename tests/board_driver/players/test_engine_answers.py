@@ -40,6 +40,8 @@ BAD_ANSWERS = [
     ("b2b3", ["LONG"], "a line of more than 64 kB"),
     ("g2g3", ["info depth 9 score cp abc", "bestmove e7e5"], "not a UCI score: 'cp abc'"),
     ("h2h3", ["bestmove e7e5"], "gave no score at ply 1"),
+    ("b1c3", ["info depth 9 score mate -0", "bestmove e7e5"],
+     "score 'mate -0' says the side to move is mated, and it is not"),
     ("a2a3", ["CRASH"], "ended waiting for"),
 ]  # fmt: skip
 
@@ -89,7 +91,7 @@ def _finished_games(path: Path) -> dict[str, int]:
         for first, _said, _why in BAD_ANSWERS:
             game_id = store.new_game()
             san = {"e2e4": "e4", "d2d4": "d4", "c2c4": "c4", "g1f3": "Nf3", "b2b3": "b3",
-                   "g2g3": "g3", "h2h3": "h3", "a2a3": "a3"}[first]  # fmt: skip
+                   "g2g3": "g3", "h2h3": "h3", "b1c3": "Nc3", "a2a3": "a3"}[first]  # fmt: skip
             store.sync_moves(game_id, [(first, san)])
             store.finish(game_id, "1-0", "resignation")
             games[first] = game_id
