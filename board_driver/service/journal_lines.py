@@ -245,6 +245,9 @@ DECISIONS = {
     "end": _end,
     "forfeit": _forfeit,
     "judge": _judge,
+    # The game on the board waits for its pieces: a set-up under way when the journal
+    # started again (the store took the new game), set up again after a restart.
+    "setup": _judge,
     "options": _options,
     "headers": _headers,
     "data": _data,

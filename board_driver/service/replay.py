@@ -266,6 +266,8 @@ class _Replay:
             return tracker.forfeit(side == "white", termination, t)
         if kind == "judge":
             return tracker.judge_now(t)
+        if kind == "setup":
+            return tracker.wait_for_pieces(t, tracker.known_pieces())
         if kind == "options":
             tracker.options = self._options(tracker.options, rest)
             return []

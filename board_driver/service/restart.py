@@ -208,6 +208,8 @@ class Restart(DaemonParts):
                 None if tracker.board == game.position.occupancy() else tracker.board,
             )
         )
+        if tracker.setting_up:  # a new game's set-up under way: after a restart, still one
+            journal.add(Decided(self.now_ms(), "setup"))
 
     def _keep_journal(self, fresh: bool) -> None:
         """After a step the store took: the journal starts again when the tracker holds

@@ -1,0 +1,37 @@
+"""A new game's set-up under way when the daemon dies (a power cut, a crash) is a set-up
+again after the restart: the lights go on guiding the position kind by kind, and nothing
+is read as a move until it stands. (It came back as a board out of sync: "Illegal: the
+board shows more than one move", the half-made set-up open to be read as a move.)"""
+
+from __future__ import annotations
+
+from tests.board_driver.connectors.web.daemon import WebDaemon
+
+ENDGAME = "4k3/8/8/8/8/8/8/4K2R w K - 0 1"
+
+
+def test_a_set_up_under_way_is_a_set_up_again_after_a_kill(tmp_path):
+    daemon = WebDaemon(tmp_path)
+    token = daemon.token
+    status, answer = daemon.request("api/new_game", {"fen": ENDGAME}, token=token)
+    assert status == 200, answer
+    # The store has taken the new game (its number on the page), its pieces not set up.
+    daemon.wait_state(lambda s: s["setup_pending"] and s["game_id"] == 2)
+    daemon.request("api/sim", {"steps": [["lift", "a1"], ["lift", "b1"]]}, token=token)
+    state = daemon.wait_state(lambda s: "a1" not in " ".join(s["asks"]))
+    assert state["setup_pending"]
+    daemon.kill()
+
+    again = WebDaemon(tmp_path, port=daemon.port)
+    try:
+        state = again.wait_state(lambda s: s["game_id"] == 2)
+        assert state["setup_pending"], state["asks"]
+        assert state["start_fen"] == ENDGAME and not state["moves"]
+        assert not any(ask.startswith("Illegal") for ask in state["asks"]), state["asks"]
+        assert any("c1" in ask for ask in state["asks"])  # still to be emptied
+        # Set up as the lights ask: the game begins, White to move in the endgame.
+        again.request("api/setup", {}, token=again.token)
+        state = again.wait_state(lambda s: not s["setup_pending"])
+        assert state["in_sync"] and state["fen"] == ENDGAME
+    finally:
+        again.stop()
