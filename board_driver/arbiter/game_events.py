@@ -108,6 +108,21 @@ def check_event(game: Game, t: int) -> Event | None:
     }
 
 
+def pushed_events(game: Game, moves: list[Move], t: int) -> list[Event]:
+    """Push ``moves`` onto ``game`` (moves read from the pieces, not made before the
+    tracker): the ``move`` event of each, and a ``check`` where one gives check."""
+    events: list[Event] = []
+    for move in moves:
+        position = game.position
+        san, mover = position.san(move), position.turn
+        game.push(move)
+        events.append(move_event(game, t, "move", move, san, mover))
+        check = check_event(game, t)
+        if check is not None:
+            events.append(check)
+    return events
+
+
 def game_over_event(t: int, outcome: Outcome) -> Event:
     """A ``game_over`` event: the result, how it ended, and the winner (None: a draw)."""
     winner = None if outcome.winner is None else side_name(outcome.winner)

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import rules
-from board_driver.arbiter.game_events import check_event, move_event
+from board_driver.arbiter.game_events import pushed_events
 from board_driver.arbiter.setup import new_game_event
 from board_driver.arbiter.tracker import GameOptions, Timing, Tracker
 from board_driver.physical.events import Lift, Place
@@ -340,15 +340,8 @@ class _Replay:
         moves, standing = read_of(event.what)
         game, t = self.tracker.game, event.t_ms
         found: list[dict] = []
-        for uci in moves:
-            position = game.position
-            move = position.parse_uci(uci)
-            san, mover = position.san(move), position.turn
-            game.push(move)
-            found.append(move_event(game, t, "move", move, san, mover))
-            check = check_event(game, t)
-            if check is not None:
-                found.append(check)
+        for uci in moves:  # one at a time: each parsed in the position it is played from
+            found += pushed_events(game, [game.position.parse_uci(uci)], t)
         options = self.tracker.options
         self.tracker = self._made(
             Tracker(game, options=options, timing=self.timing, board=standing)

@@ -239,22 +239,14 @@ class Restart(DaemonParts):
         """Moves played while nothing was kept, read from the pieces (the one reading, or
         the one answered; perhaps none, a piece in the hand): committed as they are, the
         pieces then standing given to a tracker of the game they lead to."""
-        from board_driver.arbiter.game_events import check_event, move_event
+        from board_driver.arbiter.game_events import pushed_events
 
         game = self.tracker.game
         t = self.now_ms()
         # Kept, so that a restart before the store has them reads the same (the pieces
         # may have moved by then).
         self.keep(Decided(t, read_line([str(m) for m in reading.moves], standing)))
-        events: list[dict] = []
-        for move in reading.moves:
-            position = game.position
-            san, mover = position.san(move), position.turn
-            game.push(move)
-            events.append(move_event(game, t, "move", move, san, mover))
-            check = check_event(game, t)
-            if check is not None:
-                events.append(check)
+        events = pushed_events(game, list(reading.moves), t)
         if events:
             log.info("read from the pieces: %s played while the daemon was away",
                      " ".join(e["san"] for e in events if e["type"] == "move"))  # fmt: skip
