@@ -5,10 +5,10 @@ When the daemon starts again (after a crash, a kill, a power cut), the pieces ma
 from the stored game. Two sources say what happened:
 
 - **The journal** (:mod:`.hands_journal`): the events of the move in progress, as the
-  tracker was given them. :func:`replay` plays them through a tracker made from the stored
-  game at the journal's anchor, so the board is judged as it would have been: a capture
-  whose victim was lifted first is that capture, though the occupancy is the same before
-  and after.
+  tracker was given them. :func:`.replay.replay_journal` plays them through a tracker
+  made from the stored game at the journal's anchor, so the board is judged as it would
+  have been: a capture whose victim was lifted first is that capture, though the
+  occupancy is the same before and after.
 - **The occupancy** alone, for what happened while nothing was kept (the pieces moved while
   the daemon was away, or no journal). :func:`readings` lists every way of reading it: up
   to two moves played from the stored position, perhaps with a piece still in the hand.
@@ -29,7 +29,6 @@ From ``6Q1/4k1p1/...`` with the queen's square g8 found empty, the board cannot 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -37,57 +36,12 @@ from board_driver.arbiter.footprint import Footprint
 from board_driver.arbiter.tracker import Tracker
 from board_driver.physical.events import BoardEvent, Lift, Place
 from board_driver.physical.squares import square_name, squares_of
-from board_driver.service.hands_journal import Asked, Decided, Expect, JournalEvent
 from rules import QUEEN, Game, Move, Position
 
 #: Moves played while nothing was kept, read from the occupancy: at most this many.
 MAX_UNSEEN_PLIES = 2
 #: The most squares one move changes (castling: king and rook, from and to).
 _MOVE_SQUARES = 4
-
-
-def replay(tracker: Any, events: Iterable[JournalEvent]) -> list[dict]:
-    """Play the journal's ``events`` through ``tracker``, in order and at their times, as
-    the daemon gave them; returns the game events they led to. An event the tracker
-    refuses is passed over, as it was the first time. A question asked (:class:`Asked`)
-    is not the tracker's: the caller stops before it."""
-    out: list[dict] = []
-    for event in events:
-        if isinstance(event, Asked):
-            raise ValueError("a question is the daemon's, not the tracker's: stop before it")
-        try:
-            if isinstance(event, Expect):
-                out += tracker.tick(event.t_ms)
-                out += tracker.expect(event.uci, event.t_ms)
-            elif isinstance(event, Decided):
-                out += tracker.tick(event.t_ms)
-                out += decide(tracker, event)
-            else:
-                out += tracker.handle(event)
-        except ValueError:
-            continue
-    return out
-
-
-def decide(tracker: Any, event: Decided) -> list[dict]:
-    """Apply a decision from outside the board, kept in the journal, to ``tracker``."""
-    import dataclasses
-
-    kind, _, rest = event.what.partition(" ")
-    if kind == "takeback":
-        return tracker.take_back(int(rest), event.t_ms)
-    if kind == "end":
-        termination, winner = rest.split(" ")
-        color = None if winner == "-" else winner == "white"
-        return tracker.end_game(termination, color, event.t_ms)
-    if kind == "options":
-        values: dict[str, Any] = dict(pair.split("=", 1) for pair in rest.split(","))
-        for flag in ("takeback", "hints"):
-            if flag in values:
-                values[flag] = values[flag] == "true"
-        tracker.options = dataclasses.replace(tracker.options, **values)
-        return []
-    raise ValueError(f"not a decision: {event.what!r}")
 
 
 @dataclass(frozen=True)

@@ -278,21 +278,27 @@ def test_a_question_outlives_a_restart_with_the_hands_held_meanwhile(tmp_path: P
 
 
 def test_decisions_from_outside_the_board_replay_as_they_were_made() -> None:
-    from board_driver.arbiter.tracker import Tracker
+    from board_driver.arbiter.tracker import Timing
     from board_driver.physical.events import Lift, Place
-    from board_driver.service.hands_journal import Decided
-    from board_driver.service.resumption import replay
+    from board_driver.service.hands_journal import Decided, Kept
+    from board_driver.service.replay import replay_journal
 
-    tracker = Tracker()
-    events = [
+    events = (
         Lift(100, square("e2")),
         Place(300, square("e4")),
         Decided(900, "options touch_move=enforce,takeback=false,hints=true"),
         Decided(1000, "takeback 1"),
         Decided(1100, "end abandoned black"),
-    ]
-    out = replay(tracker, events)
-    assert [e["type"] for e in out] == ["move", "takeback", "game_over"]
+    )
+    kept = Kept(1, "T", 0, "", None, events, start_fen=rules.STARTING_FEN, line=())
+    stored = rules.Game.from_record(rules.Position(), ["e2e4"])  # the store took e4
+    done = replay_journal(kept, stored, timing=Timing())
+    # What the store lacks, after e4: the take-back and the end.
+    types = [e["type"] for e in done.events]
+    assert [t for t in types if t in ("move", "takeback", "game_over")] == [
+        "takeback", "game_over",
+    ]  # fmt: skip
+    tracker = done.tracker
     assert tracker.options.touch_move == "enforce" and tracker.options.hints
     assert not tracker.options.takeback
     assert tracker.game.moves == [] and tracker.game.outcome().winner is rules.BLACK
