@@ -83,6 +83,7 @@ STATIC_FILES = {
     "puzzles.js": "text/javascript",
     "clock.js": "text/javascript",
     "play.js": "text/javascript",
+    "editor.js": "text/javascript",
     "sound.js": "text/javascript",
     "blind.js": "text/javascript",
     "pieces.js": "text/javascript",

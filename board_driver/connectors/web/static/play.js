@@ -4,8 +4,8 @@
 // the time controls as Lichess's grid of presets; a preset starts the game at once. The
 // engine's strength is a level 1-8, each a rating for Stockfish's UCI_Elo (8: full
 // strength). The settings (a dialog) hold the game's options, the engine's thinking time
-// and depth, a position to start from, and the page's token. Uses board.js's $, send, say,
-// state and mayStartNewGame.
+// and depth, a position to start from (its editor: editor.js), and the page's token. Uses
+// board.js's $, send, say, state and mayStartNewGame.
 "use strict";
 
 //: The presets of Lichess's quick pairing: [minutes, increment, the speed's name].
@@ -267,13 +267,6 @@ function wireSettings() {
       depth: limit("engine-depth"), movetime_ms: limit("engine-movetime"),
     });
     if (answer.ok) { engineEdited = false; say("The engine's thinking is set"); }
-  });
-  $("fen-form").addEventListener("submit", async (e) => {
-    e.preventDefault();
-    const fen = $("fen").value.trim();
-    if (!await mayStartNewGame(fen)) return;
-    const answer = await send("new_game", { fen });
-    if (answer.ok) { $("settings").close(); showView("game"); }
   });
 }
 
