@@ -88,6 +88,7 @@ STATIC_FILES = {
     "blind.js": "text/javascript",
     "pieces.js": "text/javascript",
     "board.css": "text/css",
+    "editor.css": "text/css",
     "index.html": "text/html",
     "favicon.svg": "image/svg+xml",
     "pieces.svg": "image/svg+xml",

@@ -1,4 +1,6 @@
-// magboard's page: the position editor (docs/web.md, "Starting from a position").
+// magboard's page: the position editor (docs/web.md, "Starting from a position"), loaded
+// (with editor.css) when the settings or the start screen's "From a position…" first
+// want it: the page's first load stays light.
 //
 // A diagram the user fills from a palette (the twelve pieces and an eraser): a palette
 // piece chosen then squares clicked, a piece dragged from the palette or from one square to
@@ -8,8 +10,8 @@
 // the FEN it makes is written in the form's FEN field, which fills the diagram when typed.
 // A PGN (pasted, or a file chosen) starts from the position its game reaches instead. The
 // game starts through new_game, with who plays it; a position the rules refuse is said
-// next to the editor, the form kept. Uses board.js's $, send, state and mayStartNewGame,
-// play.js's showView.
+// next to the editor, the form kept. Uses board.js's $, cap, send, state and
+// mayStartNewGame, play.js's showView.
 "use strict";
 
 const MagboardEditor = (() => {
@@ -93,7 +95,55 @@ const MagboardEditor = (() => {
 
   // ------------------------------------------------------------------ drawing
 
+  // The editor's parts, around the form's FEN field (index.html has the field alone).
+  const PARTS = `
+    <p class="hint">Choose a piece, then click squares (or drag it there; drag a piece off
+      the diagram to take it away). On a square: arrow keys move, Enter puts the chosen
+      piece, a FEN letter puts that piece (K Q R B N P white, k q r b n p black), Delete
+      empties it. The board's lights then guide the pieces into place.</p>
+    <div id="editor-palette" role="group" aria-label="Piece to put"></div>
+    <div id="editor-board" role="group" aria-label="The position, White at the bottom"></div>
+    <div class="editor-tools">
+      <button type="button" id="editor-clear">Clear</button>
+      <button type="button" id="editor-start">Start position</button>
+    </div>
+    <fieldset class="choice small">
+      <legend>To move</legend>
+      <label><input type="radio" name="editor-turn" value="w" checked><span>White</span></label>
+      <label><input type="radio" name="editor-turn" value="b"><span>Black</span></label>
+    </fieldset>
+    <fieldset id="editor-castling">
+      <legend>Castling (where king and rook stand ready)</legend>
+      <label class="check"><input type="checkbox" id="castle-K"> White O-O</label>
+      <label class="check"><input type="checkbox" id="castle-Q"> White O-O-O</label>
+      <label class="check"><input type="checkbox" id="castle-k"> Black O-O</label>
+      <label class="check"><input type="checkbox" id="castle-q"> Black O-O-O</label>
+    </fieldset>`;
+  const AFTER_FEN = `
+    <details id="pgn-part">
+      <summary>Or the position a PGN's game reaches</summary>
+      <label for="pgn">PGN: its FEN header if it has one, then its moves, played to the end</label>
+      <textarea id="pgn" rows="4" autocomplete="off" spellcheck="false"></textarea>
+      <label for="pgn-file">Or a .pgn file (one game)</label>
+      <input type="file" id="pgn-file" accept=".pgn,application/vnd.chess-pgn,text/plain">
+      <button type="submit" id="pgn-start">Start from the PGN's position</button>
+    </details>
+    <fieldset class="choice small" id="position-players">
+      <legend>Who plays it</legend>
+      <label><input type="radio" name="position-players" value="none" checked><span>A person each side</span></label>
+      <label class="with-engine"><input type="radio" name="position-players" value="black"><span>You White, the engine Black</span></label>
+      <label class="with-engine"><input type="radio" name="position-players" value="white"><span>You Black, the engine White</span></label>
+    </fieldset>
+    <p id="position-error" role="alert"></p>`;
+
   function build() {
+    const style = document.createElement("link");
+    style.rel = "stylesheet";
+    style.href = "/static/editor.css";
+    document.head.appendChild(style);
+    $e("editor").innerHTML = PARTS;
+    $e("fen").insertAdjacentHTML("afterend", AFTER_FEN);
+    $e("fen").previousElementSibling.textContent = "FEN (typing one fills the diagram)";
     const board = $e("editor-board");
     for (let row = 0; row < 8; row++) {
       for (let file = 0; file < 8; file++) {
@@ -311,16 +361,24 @@ const MagboardEditor = (() => {
     });
     $e("fen-form").addEventListener("submit", start);
     $e("settings-open").addEventListener("click", syncPlayers);
-    $e("position-open").addEventListener("click", () => {
+    document.addEventListener("magboard-editor-open", () => {
       syncPlayers();
-      $e("settings").showModal();
+      if (!$e("settings").open) $e("settings").showModal();
       $e("fen-form").scrollIntoView();
       cells[focus].focus();
     });
-    read(`${START} w KQkq - 0 1`);
-    render();
+    // A FEN typed before the editor was loaded is kept: the diagram shows it.
+    const typed = $e("fen").value.trim();
+    if (!typed || read(typed)) read(`${START} w KQkq - 0 1`);
+    render(!typed);
+    syncPlayers();
+    // The form's submit is this module's: Start acts once it is here (and the board is).
+    if (document.body.classList.contains("offline")) greyed.push($e("new-game-button"));
+    else $e("new-game-button").disabled = false;
   }
 
-  document.addEventListener("DOMContentLoaded", wire);
+  // Loaded when first wanted, after the page's DOMContentLoaded.
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", wire);
+  else wire();
   return { fen };
 })();

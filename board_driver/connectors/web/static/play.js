@@ -4,8 +4,8 @@
 // the time controls as Lichess's grid of presets; a preset starts the game at once. The
 // engine's strength is a level 1-8, each a rating for Stockfish's UCI_Elo (8: full
 // strength). The settings (a dialog) hold the game's options, the engine's thinking time
-// and depth, a position to start from (its editor: editor.js), and the page's token. Uses
-// board.js's $, send, say, state and mayStartNewGame.
+// and depth, a position to start from, and the page's token. Uses board.js's $, send, say,
+// state and mayStartNewGame.
 "use strict";
 
 //: The presets of Lichess's quick pairing: [minutes, increment, the speed's name].
@@ -73,6 +73,8 @@ function buildStart() {
   }
   $("no-clock").addEventListener("click", () => start(null, null));
   $("start-back").addEventListener("click", () => showView("game"));
+  $("position-open").addEventListener("click", () => need("editor")
+    .then(() => document.dispatchEvent(new Event("magboard-editor-open"))).catch(() => {}));
   $("new-game").addEventListener("click", () => showView("start"));
   $("review-jump").addEventListener("click", () => { if (state) showReview(state.game_id, true); });
   $("flip").addEventListener("click", () => {
@@ -246,6 +248,7 @@ let engineEdited = false;  // the engine form has changes not yet applied
 
 function wireSettings() {
   $("settings-open").addEventListener("click", () => {
+    need("editor").catch(() => {});  // the position editor, loaded when first wanted
     $("settings").showModal();
     $("settings-close").focus();
   });
