@@ -87,3 +87,38 @@ def test_a_typed_fen_fills_the_diagram_and_the_editor_fits_a_phone(open_page):
     assert board["width"] > 250  # squares big enough for a finger
     no_sideways_scroll(page, "the position editor")
     assert page.errors == []
+
+
+def test_a_pgn_file_s_position_is_played_against_the_engine_once_it_stands(
+    open_page, daemon, tmp_path
+):
+    """Endgame practice from a PGN: its FEN header and main line give the position, Black
+    to move; the engine, given Black with it, answers once the pieces stand."""
+    page = open_page()
+    page.click("#settings-open")
+    page.click("#pgn-part summary")
+    wrong = tmp_path / "wrong.pgn"
+    wrong.write_text('[SetUp "1"]\n[FEN "4k3/8/8/8/8/8/8/3QK3 w - - 0 1"]\n\n1. Qd9+ *\n')
+    page.set_input_files("#pgn-file", str(wrong))
+    for _ in range(100):  # the page reads the file: wait for its text
+        if page.input_value("#pgn"):
+            break
+        page.wait_for_timeout(50)
+    page.click("#pgn-start")
+    page.wait_for_selector("#position-error:text('move 1. Qd9+')")
+    assert page.locator("#settings").is_visible()
+
+    page.fill("#pgn", '[SetUp "1"]\n[FEN "4k3/8/8/8/8/8/8/3QK3 w - - 0 1"]\n\n1. Qd7+ *\n')
+    page.check("input[name='position-players'][value='black']", force=True)
+    page.click("#pgn-start")
+    page.locator("#settings").wait_for(state="hidden")
+    state = daemon.wait_state(lambda s: s["setup_pending"])
+    assert state["start_fen"] == "4k3/3Q4/8/8/8/8/8/4K3 b - - 1 1"
+    assert state["players"]["black"] == "engine" and state["engine"]["status"] != "to_play"
+    page.click("#setup")  # the pieces as the lights ask: then the engine plays
+    page.wait_for_selector("#engine-status[data-status='to_play']")
+    move = daemon.state()["engine"]["move"]
+    assert move["from"] == "e8"
+    text = page.locator("#engine-status").inner_text()
+    assert f"plays {move['san']}: move the king from e8 to {move['to']}" in text
+    assert page.errors == []
