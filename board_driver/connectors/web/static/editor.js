@@ -162,7 +162,7 @@ const MagboardEditor = (() => {
       }
     }
     const palette = $e("editor-palette");
-    for (const letter of [..."KQRBNP", ..."kqrbnp", "x"]) {
+    for (const letter of [..."KQRBNPx", ..."kqrbnp"]) {  // a row each side, the eraser first
       const button = document.createElement("button");
       button.type = "button";
       button.dataset.tool = letter;
