@@ -326,8 +326,8 @@ const MagboardEditor = (() => {
     if (answer.ok) {
       $e("settings").close();
       showView("game");
-    } else if (answer.error) {
-      error.textContent = answer.error;  // beside the editor: the dialog stays, the form too
+    } else {  // beside the editor: the dialog stays, the form too
+      error.textContent = answer.error || "Not started: the board did not answer (see the messages)";
     }
   }
 
