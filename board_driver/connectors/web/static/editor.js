@@ -14,7 +14,7 @@
 // mayStartNewGame, play.js's showView.
 "use strict";
 
-const MagboardEditor = (() => {
+(() => {
   const FILE_NAMES = "abcdefgh";
   const START = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR";
   const NAMES = { k: "king", q: "queen", r: "rook", b: "bishop", n: "knight", p: "pawn" };
@@ -126,7 +126,7 @@ const MagboardEditor = (() => {
       <textarea id="pgn" rows="4" autocomplete="off" spellcheck="false"></textarea>
       <label for="pgn-file">Or a .pgn file (one game)</label>
       <input type="file" id="pgn-file" accept=".pgn,application/vnd.chess-pgn,text/plain">
-      <button type="submit" id="pgn-start">Start from the PGN's position</button>
+      <button type="button" id="pgn-start">Start from the PGN's position</button>
     </details>
     <fieldset class="choice small" id="position-players">
       <legend>Who plays it</legend>
@@ -299,11 +299,10 @@ const MagboardEditor = (() => {
     if (input) input.checked = true;
   }
 
-  async function start(e) {
-    e.preventDefault();
+  // The form's Start (Enter in the FEN field too), or the PGN part's own button.
+  async function start(fromPgn) {
     const error = $e("position-error");
     error.textContent = "";
-    const fromPgn = e.submitter && e.submitter.id === "pgn-start";
     const body = {};
     if (fromPgn) {
       const pgn = $e("pgn").value;
@@ -316,6 +315,7 @@ const MagboardEditor = (() => {
       body.pgn = pgn;
     } else {
       body.fen = $e("fen").value.trim();
+      if (!body.fen) { error.textContent = "FEN: empty (build the position on the diagram)"; return; }
     }
     // Who plays it: people on both sides, or the engine one side (it answers once the
     // pieces stand). Without an engine only "none" is offered.
@@ -359,7 +359,8 @@ const MagboardEditor = (() => {
       $e("pgn").value = await file.text();
       $e("pgn-part").open = true;
     });
-    $e("fen-form").addEventListener("submit", start);
+    $e("fen-form").addEventListener("submit", (e) => { e.preventDefault(); start(false); });
+    $e("pgn-start").addEventListener("click", () => start(true));
     $e("settings-open").addEventListener("click", syncPlayers);
     document.addEventListener("magboard-editor-open", () => {
       syncPlayers();
@@ -380,5 +381,4 @@ const MagboardEditor = (() => {
   // Loaded when first wanted, after the page's DOMContentLoaded.
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", wire);
   else wire();
-  return { fen };
 })();

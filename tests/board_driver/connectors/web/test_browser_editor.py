@@ -71,7 +71,7 @@ def test_a_position_built_in_the_editor_is_refused_then_started_against_the_engi
     assert page.errors == []
 
 
-def test_a_typed_fen_fills_the_diagram_and_the_editor_fits_a_phone(open_page):
+def test_a_typed_fen_fills_the_diagram_and_the_editor_fits_a_phone(open_page, daemon):
     page = open_page(viewport=SIZES["phone"])
     page.click("#position-open")
     page.locator("#settings").wait_for(state="visible")
@@ -79,6 +79,12 @@ def test_a_typed_fen_fills_the_diagram_and_the_editor_fits_a_phone(open_page):
     assert (shows(page, "a1"), shows(page, "h8"), shows(page, "e4")) == ("R", "r", ".")
     assert page.locator("input[name='editor-turn'][value='b']").is_checked()
     assert page.locator("#castle-Q").is_checked() and not page.locator("#castle-K").is_checked()
+    page.press("#fen", "Enter")  # Enter in the field starts it, as the Start button does
+    page.locator("#settings").wait_for(state="hidden")
+    assert daemon.wait_state(lambda s: s["setup_pending"])["start_fen"] == (
+        "r3k2r/8/8/8/8/8/8/R3K2R b Qk - 3 40"
+    )
+    page.click("#settings-open")
     page.fill("#fen", "8/8/8/54/8/8/8/8 w - - 0 1")  # said at once; the diagram kept
     page.wait_for_selector("#position-error:text('rank 5 has 9 squares')")
     assert shows(page, "a1") == "R"
