@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from tests.board_driver.connectors.web import test_browser as harness
 from tests.board_driver.connectors.web.test_browser import SIZES, no_sideways_scroll
+from tests.board_driver.connectors.web.test_browser_a11y import CONTROLS, AXTree
 
 # The page tests' fixtures: Chromium, a daemon of its own, a page on it.
 browser, daemon, open_page = harness.browser, harness.daemon, harness.open_page
@@ -92,6 +93,13 @@ def test_a_typed_fen_fills_the_diagram_and_the_editor_fits_a_phone(open_page, da
     assert board["x"] >= 0 and board["x"] + board["width"] <= SIZES["phone"]["width"]
     assert board["width"] > 250  # squares big enough for a finger
     no_sideways_scroll(page, "the position editor")
+    # For a screen reader: every control named, the squares by square and piece.
+    tree = AXTree(page)
+    unnamed = [(tree.role(n), n.get("backendDOMNodeId")) for n in tree.shown()
+               if tree.role(n) in CONTROLS and not tree.name(n).strip()]  # fmt: skip
+    assert unnamed == []
+    names = {tree.name(n) for n in tree.shown("button")}
+    assert {"a1, white rook", "e4, empty", "Black knight", "Clear", "Start position"} <= names
     assert page.errors == []
 
 
