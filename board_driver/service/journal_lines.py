@@ -39,6 +39,7 @@ from board_driver.physical.events import (
     Place,
 )
 from board_driver.physical.squares import square, square_name
+from rules import VARIANTS
 
 #: The latest time a line may carry: the daemon's milliseconds since its start (a century).
 MAX_T_MS = 100 * 365 * 24 * 3600 * 1000
@@ -86,6 +87,9 @@ class Decided:
     - ``newgame ONLINE MOVES FEN [OPTIONS]``: a new game set from beside the board (the
       page's FEN, an online game): ``1`` or ``0``, the moves played before (UCI, commas;
       ``-``), its FEN, its options as above;
+    - ``start VARIANT FEN``: the start position the tracker drew for a new game set up on the board
+      (``button new_game``, the pieces put home after a game; a Chess960 array at random):
+      a restart sets up the same one, never another drawn;
     - ``read MOVES BOARD``: after a restart, the moves read from the pieces (UCI, commas;
       ``-``: none) and the pieces standing then (16 hex digits): the game goes on from them
       (the answer to a question, when one was asked).
@@ -233,6 +237,12 @@ def _newgame(args: list[str], _text: str) -> str | None:
     return _options([], options) if options else None
 
 
+def _start(args: list[str], _text: str) -> str | None:
+    if len(args) == 7 and args[0] in VARIANTS and all(map(_FEN_FIELD.fullmatch, args[1:])):
+        return None
+    return "expected a variant and a FEN"
+
+
 def _read(args: list[str], _text: str) -> str | None:
     if len(args) == 2 and _moves(args[0]) is not None and HEX64.fullmatch(args[1]):
         return None
@@ -253,6 +263,7 @@ DECISIONS = {
     "data": _data,
     "newgame": _newgame,
     "read": _read,
+    "start": _start,
 }
 
 
@@ -267,6 +278,21 @@ def newgame_line(
     record = ",".join(f"{k}={v}" for k, v in (options or {}).items())
     text = f"newgame {int(online)} {','.join(moves) or '-'} {fen}"
     return f"{text} {record}" if record else text
+
+
+def start_line(variant: str, fen: str) -> str:
+    """The ``what`` of a ``start`` decision.
+
+    >>> start_line("chess960", "bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w HFhf - 0 1")
+    'start chess960 bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w HFhf - 0 1'
+    """
+    return f"start {variant} {fen}"
+
+
+def start_of(what: str) -> tuple[str, str]:
+    """``(variant, fen)`` of a ``start`` decision's ``what``."""
+    args = what.split(" ")[1:]
+    return args[0], " ".join(args[1:])
 
 
 def newgame_of(what: str) -> tuple[str, list[str], bool, str]:

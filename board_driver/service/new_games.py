@@ -14,7 +14,7 @@ import rules
 from board_driver.arbiter.setup import new_game_event, start_position
 from board_driver.arbiter.tracker import Tracker
 from board_driver.service.hands_journal import Decided
-from board_driver.service.journal_lines import newgame_line
+from board_driver.service.journal_lines import newgame_line, start_line
 from board_driver.service.parts import DaemonParts
 from board_driver.service.recorder import options_record, start_record
 
@@ -25,9 +25,13 @@ class NewGames(DaemonParts):
     """Another game on the board (a Daemon part)."""
 
     def next_start(self) -> rules.Position:
-        """The start position of a new game set up without one (the ``new_game`` button,
-        the pieces put home after a game, the page's new game): of :attr:`game_kind`."""
-        return start_position(*self.game_kind)
+        """The start position of a new game the tracker sets up on the board (the
+        ``new_game`` button, the pieces put home after a game): of :attr:`game_kind`, kept
+        in the hands journal before the set-up begins, so that a restart meanwhile sets up
+        the same one (a Chess960 array drawn at random is not drawn again)."""
+        start = start_position(*self.game_kind)
+        self.keep(Decided(self.now_ms(), start_line(start.variant, start.fen())))
+        return start
 
     def new_game(
         self,
@@ -51,7 +55,7 @@ class NewGames(DaemonParts):
                 raise ValueError("a start position number goes without a FEN (the FEN is one)")
             start = rules.Position.from_fen(fen, variant=variant or "standard")
         elif variant is None and chess960 is None:
-            start = self.next_start()
+            start = start_position(*self.game_kind)  # kept in the journal's newgame line
         else:
             kind = (variant or "chess960", chess960)
             if kind[0] == "chess960" and chess960 is None:

@@ -50,6 +50,7 @@ from board_driver.service.journal_lines import (
     headers_of,
     newgame_of,
     read_of,
+    start_of,
 )
 
 log = logging.getLogger("magboard")
@@ -102,13 +103,18 @@ def replay_journal(
     timing: Timing,
     online: bool = False,
     seat: Callable[[Tracker], None] = lambda _tracker: None,
+    next_start: Callable[[], rules.Position] = rules.Position,
 ) -> Replayed:
     """Replay ``kept`` from its anchor (see the module docstring). ``stored`` is the game
     the store has (its line is the one the replay must pass through), ``options`` its
     options, ``online`` whether it is played online; ``seat`` is told of every tracker made
-    (the players not at the board sit at it). :class:`ReplayRefused` says why not."""
+    (the players not at the board sit at it). A new game the tracker set up on the board
+    starts from the position the journal's ``start`` line kept (a Chess960 array drawn at
+    random comes back the same), or, in a journal without one, from ``next_start()``.
+    :class:`ReplayRefused` says why not."""
     try:
-        return _Replay(kept, stored, options or GameOptions(), timing, online, seat).run()
+        replay = _Replay(kept, stored, options or GameOptions(), timing, online, seat, next_start)
+        return replay.run()
     except ReplayRefused:
         raise
     except Exception as exc:  # anything a journal holds: refused in words, never raised on
@@ -124,8 +130,17 @@ class _Replay:
         timing: Timing,
         online: bool,
         seat: Callable[[Tracker], None],
+        next_start: Callable[[], rules.Position] = rules.Position,
     ) -> None:
         self.kept = kept
+        # The start positions the tracker drew before the restart, in the order it drew them
+        # (each ``start`` line follows the event that drew it): the replay's tracker draws
+        # the same ones, in turn.
+        self._starts = [
+            start_of(e.what) for e in kept.events
+            if isinstance(e, Decided) and e.what.startswith("start ")
+        ]  # fmt: skip
+        self._draw = next_start
         self.timing = timing
         self.online = online
         self.seat = seat
@@ -150,7 +165,15 @@ class _Replay:
 
     def _made(self, tracker: Tracker) -> Tracker:
         self.seat(tracker)
+        tracker.next_start = self._next_start  # after the seat: the daemon's would draw
         return tracker
+
+    def _next_start(self) -> rules.Position:
+        if not self._starts:
+            self._warn("a new game's start position is not in the journal: drawn again")
+            return self._draw()
+        variant, fen = self._starts.pop(0)
+        return rules.Position.from_fen(fen, variant=variant)
 
     def _line(self) -> tuple[str, ...]:
         return tuple(str(m) for m in self.tracker.game.moves)
@@ -282,6 +305,8 @@ class _Replay:
             return self._new_game(event)
         if kind == "read":
             return self._read(event)
+        if kind == "start":
+            return []  # taken by the tracker's draw it follows (_next_start)
         raise ValueError(f"not a decision: {event.what!r}")
 
     def _options(self, options: GameOptions, record: str) -> GameOptions:

@@ -16,11 +16,12 @@ import contextlib
 import logging
 
 import rules
+from board_driver.arbiter.setup import start_position
 from board_driver.arbiter.tracker import Tracker
 from board_driver.physical.events import BoardEvent, Lift, Place
 from board_driver.physical.squares import square_name, squares_of
 from board_driver.service.hands_journal import Anchor, Asked, Decided, Expect
-from board_driver.service.journal_lines import read_line
+from board_driver.service.journal_lines import read_line, start_line
 from board_driver.service.parts import DaemonParts
 from board_driver.service.replay import ReplayRefused, replay_journal
 from board_driver.service.resumption import Reading, readings
@@ -102,11 +103,17 @@ class Restart(DaemonParts):
             self.tracker = tracker
             self.door.follow_turn()
 
+        drawn: list[rules.Position] = []
+
+        def draw() -> rules.Position:  # a journal without the start drawn (an older one's)
+            drawn.append(start_position(*self.game_kind))
+            return drawn[-1]
+
         stored_tracker = self.tracker
         try:
             done = replay_journal(
                 kept, game, options=self.tracker.options, timing=self._timing,
-                online=self.online, seat=seat,
+                online=self.online, seat=seat, next_start=draw,
             )  # fmt: skip
         except ReplayRefused as exc:
             self.tracker = stored_tracker
@@ -130,6 +137,8 @@ class Restart(DaemonParts):
             journal.path,
         )
         journal.go_on()
+        for start in drawn:  # drawn again now: kept, so that the next restart keeps it
+            self.keep(Decided(self.now_ms(), start_line(start.variant, start.fen())))
         # What was set beside the moves, kept in the journal: the stored game's now, the
         # new game's (if one followed) with it once it is stored.
         recorder = self._recorder

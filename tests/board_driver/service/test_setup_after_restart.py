@@ -35,3 +35,30 @@ def test_a_set_up_under_way_is_a_set_up_again_after_a_kill(tmp_path):
         assert state["in_sync"] and state["fen"] == ENDGAME
     finally:
         again.stop()
+
+
+def test_a_chess960_array_drawn_at_random_is_the_same_after_a_kill(tmp_path):
+    """``button new_game`` in a Chess960 game at random draws the next array; the daemon
+    killed while its back ranks are being arranged, the restart guides the same array (it
+    drew another: the pieces already put right were asked to move again)."""
+    config = '[game]\nvariant = "chess960"\nchess960_position = "random"\n'
+    daemon = WebDaemon(tmp_path, config)
+    token = daemon.token
+    daemon.wait_state(lambda s: s["game_id"] == 1 and s["in_sync"])
+    status, answer = daemon.request("api/button", {"button": "new_game"}, token=token)
+    assert status == 200, answer
+    drawn = next(e["fen"] for e in answer["events"] if e["type"] == "new_game_pending")
+    state = daemon.wait_state(lambda s: s["setup_pending"])
+    asks = state["asks"]
+    daemon.kill()
+
+    again = WebDaemon(tmp_path, config, port=daemon.port)
+    try:
+        state = again.wait_state(lambda s: s["setup_pending"])
+        assert state["asks"] == asks  # the same squares to put right, said the same
+        # Set up as the lights ask: the game begins from the array drawn before the kill.
+        again.request("api/setup", {}, token=again.token)
+        state = again.wait_state(lambda s: not s["setup_pending"] and s["game_id"] == 2)
+        assert state["start_fen"] == drawn and state["in_sync"]
+    finally:
+        again.stop()
