@@ -9,6 +9,13 @@ is a game of its own in the store, from the puzzle's position, with its headers 
 ``rating``, ``themes``, ``result``, ``mistakes``, ``hints``): no new table, so a store
 played on keeps opening in an older magboard. The streak and the rating are worked out
 again from those at the start (:func:`board_driver.door.puzzles.progress`).
+
+A run survives a restart (a crash, a power cut): the puzzle's game keeps, beside its
+result-to-be, what the run needs to go on (the puzzle's line, its number in the run, the
+mistakes and hints so far, the run's file and filters: :meth:`PuzzleSeat.run_record`). At
+the start, a puzzle game on the board without a result goes on where its moves stand, and
+the run with it; a record this magboard cannot read is said in the log and the game stays
+on the board as an ordinary one.
 """
 
 from __future__ import annotations
@@ -28,6 +35,7 @@ from board_driver.players.puzzles.source import (
     Filters,
     Puzzle,
     PuzzleFile,
+    checked,
     parse_rating_range,
 )
 from board_driver.players.puzzles.trainer import LOOKING, PUZZLE_OPTIONS, TableState, Trainer
@@ -96,6 +104,7 @@ class DoorTable:
                 "source": puzzle.source or "-",
                 "rating": "" if puzzle.rating is None else str(puzzle.rating),
                 "themes": " ".join(puzzle.themes),
+                **self.seat.run_record(puzzle),
             },
         )
 
@@ -135,6 +144,14 @@ class DoorTable:
 
     def leave(self) -> None:
         self.show_hint(None)
+        # The run is over: a puzzle it left unfinished on the board is not gone on with
+        # after a restart (it was stopped, or another run began).
+        try:
+            data = self.door.game_data(NAME)
+            if "moves" in data and not data.get("result"):
+                self.door.set_game_data(NAME, {"run_over": "1"})
+        except Exception as exc:  # the store's trouble: said, the run ends all the same
+            log.warning("puzzles: the end of the run is not kept: %s", exc)
         if self.opponent is not None and self.door.players().get(self.opponent) == NAME:
             self.door.set_player(self.opponent, HUMAN, new_games=False)
         self.opponent = None
@@ -184,6 +201,8 @@ class PuzzleSeat:
         #: Reads the puzzle file beside the loop, one look at a time.
         self._reader = ThreadPoolExecutor(max_workers=1, thread_name_prefix="puzzles")
         self._reading: PuzzleFile | None = None  # the file of the run, being read
+        #: The (game, mistakes, hints) of the puzzle being played as last kept with its game.
+        self._kept_attempt: tuple[Any, int, int] | None = None
 
     # ------------------------------------------------------------------ the player
 
@@ -231,6 +250,7 @@ class PuzzleSeat:
             trainer.stop("stopped")
         else:
             raise ValueError(f"puzzles: no action {action!r} (start, hint, next, stop)")
+        self._keep_attempt()
         return dict(self.state())
 
     # ------------------------------------------------------------------ a run
@@ -263,11 +283,33 @@ class PuzzleSeat:
             raise ActionRefused(f"puzzles: no puzzle to play in {why}")
         if self.trainer is not None and self.trainer.over is None:
             self.trainer.stop("another run began")
+        self._begin(path, filters, first=first, puzzles=puzzles, source=source, done=done)
+
+    def _begin(
+        self,
+        path: Path,
+        filters: Filters,
+        *,
+        first: Puzzle | None = None,
+        resumed: tuple[Puzzle, int, int, int] | None = None,
+        puzzles: PuzzleFile | None = None,
+        source: Iterator[Puzzle] | None = None,
+        done: set[str] | None = None,
+    ) -> None:
+        """The run's trainer, from ``first`` (set up now) or ``resumed`` (the puzzle on the
+        board, its number, mistakes and hints: gone on with); the next ones are looked for
+        in ``path`` beside the loop."""
+        if puzzles is None or source is None or done is None:
+            puzzles = PuzzleFile(path, filters)
+            source = iter(puzzles)
+            done = {r.puzzle_id for r in self.results if r.result != "failed"}
+        if resumed is not None:
+            done.add(resumed[0].id)
         if self._reading is not None:
             self._reading.cancel()  # the last run's look ahead ends
         self._reading = puzzles
         self.file, self.filters = path, filters
-        pending: list[Puzzle | None] = [first]
+        pending: list[Puzzle | None] = [first] if first is not None else []
         ahead: list[Future[Puzzle | None]] = []  # the next one, looked for in a thread
 
         def look_ahead() -> None:
@@ -294,8 +336,108 @@ class PuzzleSeat:
             trainer.found()
 
         self.trainer = trainer
-        log.info("puzzles: a run from %s (%s)", path.name, filters.describe())
-        self.trainer.start()
+        if resumed is None:
+            log.info("puzzles: a run from %s (%s)", path.name, filters.describe())
+            self.trainer.start()
+            return
+        log.info("puzzles: the run from %s (%s) goes on after a restart", path.name,
+                 filters.describe())  # fmt: skip
+        look_ahead()
+        self.trainer.resume(*resumed)
+
+    def run_record(self, puzzle: Puzzle) -> dict[str, str]:
+        """What a restart needs to go on with ``puzzle`` and its run, kept with its game:
+        its line (``moves``, UCI), who moves first, its number in the run, the mistakes and
+        hints so far and the run's file and filters."""
+        filters = self.filters
+        low, high = filters.rating_min, filters.rating_max
+        rating = "" if low is None and high is None else f"{low or ''}-{high or ''}"
+        number = self.trainer.played if self.trainer is not None else 1
+        return {
+            "moves": " ".join(puzzle.moves),
+            "opponent_first": "1" if puzzle.opponent_first else "0",
+            "game_url": puzzle.game_url,
+            "number": str(number),
+            "mistakes": "0",
+            "hints": "0",
+            "run_file": "" if self.file == SAMPLE else str(self.file),
+            "run_rating": rating,
+            "run_themes": " ".join(filters.themes),
+        }
+
+    def _keep_attempt(self) -> None:
+        """The mistakes and hints of the puzzle being played, kept with its game as they
+        change (a restart goes on with them)."""
+        attempt = self.trainer.attempt if self.trainer is not None else None
+        if attempt is None or not isinstance(attempt.key, int):
+            return
+        kept = (attempt.key, attempt.mistakes, attempt.hints)
+        if kept == self._kept_attempt:
+            return
+        self._kept_attempt = kept
+        if (attempt.mistakes, attempt.hints) == (0, 0):
+            return
+        try:
+            data = {"mistakes": str(attempt.mistakes), "hints": str(attempt.hints)}
+            self.door.set_game_data(NAME, data, game_id=attempt.key)
+        except Exception as exc:  # the store's trouble: said, the run goes on
+            log.warning("puzzles: the mistakes and hints of %s are not kept: %s",
+                        attempt.puzzle.id, exc)  # fmt: skip
+
+    def _resumable(self) -> tuple[Puzzle, int, int, int, Path, Filters] | None:
+        """The puzzle left on the board by a run the daemon stopped during (a crash, a
+        power cut), to go on with: (puzzle, number, mistakes, hints, file, filters); None
+        when the game on the board is no unfinished puzzle of a run."""
+        snap = self.door.snapshot()
+        if snap.game_id is None:
+            return None
+        data = self.door.game_data(NAME)
+        if not data or data.get("result") or data.get("run_over") or "moves" not in data:
+            # Not a puzzle, finished, its run stopped, or a puzzle of a magboard before runs
+            # came back after a restart.
+            return None
+        try:
+            rating = data.get("rating", "")
+            puzzle = checked(
+                Puzzle(
+                    id=data["id"],
+                    fen=snap.start_fen,
+                    moves=tuple(data["moves"].split()),
+                    opponent_first=data.get("opponent_first", "1") != "0",
+                    rating=int(rating) if rating else None,
+                    themes=tuple(data.get("themes", "").split()),
+                    game_url=data.get("game_url", ""),
+                    source="" if data.get("source", "-") == "-" else data["source"],
+                ),
+                f"game {snap.game_id}",
+            )
+            numbers = [int(data.get(key, default)) for key, default in
+                       (("number", "1"), ("mistakes", "0"), ("hints", "0"))]  # fmt: skip
+            if min(numbers) < 0:
+                raise ValueError(f"a count below zero ({numbers})")
+            filters = filters_from(data.get("run_rating", ""), data.get("run_themes", ""))
+        except (KeyError, ValueError) as exc:
+            log.warning(
+                "puzzles: the run of game %d cannot go on (its record is not one this "
+                "magboard reads: %s); the game stays on the board, played by people",
+                snap.game_id, exc,
+            )  # fmt: skip
+            return None
+        path = Path(data["run_file"]) if data.get("run_file") else SAMPLE
+        return (puzzle, numbers[0], numbers[1], numbers[2], path, filters)
+
+    async def resume_run(self) -> bool:
+        """Go on with the run the daemon stopped during (see :meth:`_resumable`): the same
+        puzzle at the same point, then the next ones of its file and filters."""
+        found = self._resumable()
+        if found is None:
+            return False
+        puzzle, number, mistakes, hints, path, filters = found
+        self.door.set_player(puzzle.opponent_side, NAME, new_games=False)
+        self.table.opponent = puzzle.opponent_side
+        self._begin(path, filters, resumed=(puzzle, number, mistakes, hints))
+        self._kept_attempt = (self.door.snapshot().game_id, mistakes, hints)
+        return True
 
     @staticmethod
     def _next_unsolved(source: Iterator[Puzzle], done: set[str]) -> Puzzle | None:
@@ -309,12 +451,15 @@ class PuzzleSeat:
             self.results = stored_results(self.door)
         except Exception as exc:  # the store unreadable now: the record starts empty, said
             log.warning("puzzles: the results kept cannot be read: %s", exc)
-        # A puzzle left on the board by the last run (the daemon stopped meanwhile): no run
-        # follows it now, so its opponent's side goes back to people, as an ordinary game.
+        self._follower = asyncio.get_running_loop().create_task(self._follow())
+        # A puzzle left on the board by the last run (the daemon stopped during it): the
+        # run goes on with it. One that cannot go on has its opponent's side given back to
+        # people, as an ordinary game.
+        if await self.resume_run():
+            return self
         for side, name in self.door.players().items():
             if name == NAME:
                 self.door.set_player(side, HUMAN, new_games=False)
-        self._follower = asyncio.get_running_loop().create_task(self._follow())
         section = self.section
         if section is not None and section.start:
             try:
@@ -351,6 +496,7 @@ class PuzzleSeat:
                     log.warning("puzzles: %s", exc)
                 except Exception:  # a bug here must not stop the board
                     log.exception("puzzles: unexpected failure")
+                self._keep_attempt()
 
 
 async def start_seat(door: Door, section: Any) -> PuzzleSeat:

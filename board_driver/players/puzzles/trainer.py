@@ -202,6 +202,23 @@ class Trainer:
         self.table.announce({"type": "puzzle", **puzzle.to_dict(), "number": attempt.number})
         self._act()
 
+    def resume(self, puzzle: Puzzle, number: int, mistakes: int = 0, hints: int = 0) -> None:
+        """Go on with ``puzzle``, the game on the board already (the daemon restarted
+        during it): at the point its moves stand, its ``mistakes`` and ``hints`` so far
+        kept, as puzzle ``number`` of the run."""
+        self.played = number
+        attempt = Attempt(puzzle, number, mistakes=mistakes, hints=hints)
+        state = self._state()
+        attempt.key = state.key
+        attempt.right_said = len(state.ucis)  # said before the restart
+        self.attempt = attempt
+        log.info("puzzle %d: %s goes on at ply %d (%d wrong, %d hints)", number, puzzle.id,
+                 len(state.ucis), mistakes, hints)  # fmt: skip
+        self.table.announce(
+            {"type": "puzzle", **puzzle.to_dict(), "number": number, "resumed": True}
+        )
+        self._act()
+
     # ------------------------------------------------------------------ following the board
 
     def follow(self, events: list[dict[str, Any]]) -> None:

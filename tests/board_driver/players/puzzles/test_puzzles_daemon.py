@@ -217,11 +217,10 @@ def test_the_board_is_not_held_while_the_next_puzzle_is_looked_for(
         found.set()
 
 
-def test_a_puzzle_left_by_a_stopped_daemon_is_an_ordinary_game_after_its_restart(
-    tmp_path: Path,
-) -> None:
-    """The daemon stopped mid-puzzle: after its restart nobody waits for the puzzle's
-    opponent (its side is people's again), and the puzzle is no result."""
+def test_a_puzzle_left_by_a_stopped_daemon_goes_on_after_its_restart(tmp_path: Path) -> None:
+    """The daemon stopped mid-puzzle (systemd's restart): after its restart the run goes
+    on with the same puzzle, its opponent's move lit again, and no result counted yet.
+    (See test_puzzles_restart.py for a kill through the real process.)"""
     puzzles = tmp_path / "mine.csv"
     puzzles.write_text(f"{KNIGHT}\n")
     daemon, board = make_daemon(tmp_path)
@@ -237,13 +236,48 @@ def test_a_puzzle_left_by_a_stopped_daemon_is_an_ordinary_game_after_its_restart
 
     async def again() -> None:
         door = daemon.door
+        await until(lambda: state(daemon).get("active"))
+        snap = door.snapshot()
+        assert snap.players == {"white": "human", "black": "puzzles"}
+        assert snap.start_fen == "6k1/5ppp/8/n7/8/8/5PPP/RR4K1 b - - 0 1"
+        puzzle = state(daemon)
+        assert puzzle["puzzle"]["id"] == "knight1" and puzzle["progress"]["played"] == 0
+        await until(lambda: door.snapshot().expected == "a5c4")
+
+    run(daemon, again)
+
+
+def test_a_puzzle_whose_record_cannot_be_read_is_an_ordinary_game_after_a_restart(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A puzzle's record another version wrote, or damaged: said in the log, and the game
+    stays on the board played by people (nobody waits for the puzzle's opponent)."""
+    puzzles = tmp_path / "mine.csv"
+    puzzles.write_text(f"{KNIGHT}\n")
+    daemon, _board = make_daemon(tmp_path)
+
+    async def scenario() -> None:
+        await daemon.door.command("puzzles", "start", {"file": str(puzzles)})
+        await until(lambda: daemon.door.snapshot().players["black"] == "puzzles")
+
+    run(daemon, scenario)
+    with Store.open(tmp_path / "g.sqlite") as store:
+        game_id = max(store.all_game_data("puzzles"))
+        store.set_game_data(game_id, "puzzles", {"moves": "a5c4 zz99", "number": "two"})
+    # The journal's copy of the record (it is replayed over the store's) gone too.
+    (tmp_path / "g.sqlite.hands").unlink()
+    daemon, _board = make_daemon(tmp_path)
+
+    async def again() -> None:
+        door = daemon.door
         await until(lambda: "puzzles" in door.snapshot().player_states)
         snap = door.snapshot()
         assert snap.players == {"white": "human", "black": "human"} and snap.awaiting is None
-        assert snap.start_fen == "6k1/5ppp/8/n7/8/8/5PPP/RR4K1 b - - 0 1"
-        assert state(daemon)["status"] == "idle" and state(daemon)["progress"]["played"] == 0
+        assert snap.game_id == game_id and state(daemon)["status"] == "idle"
 
     run(daemon, again)
+    said = [r.getMessage() for r in caplog.records if "cannot go on" in r.getMessage()]
+    assert said and f"game {game_id}" in said[0], said
 
 
 def test_the_config_starts_a_run_filtered_and_names_a_bad_value(tmp_path: Path) -> None:

@@ -1,0 +1,90 @@
+"""A run of puzzles survives a restart of the daemon (a crash, a power cut, systemd's
+restart): killed with SIGKILL in the middle of a puzzle, the daemon comes back with the
+same puzzle at the same point, judged as before (only its line's moves, the opponent's
+lit), its streak and the run's filters kept, and the result already stored not counted
+twice. (It came back with the puzzle's game on the board played by people, no run.)"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from board_driver.players.puzzles.source import COLUMNS
+from board_driver.service.store import Store
+from tests.board_driver.connectors.web.daemon import WebDaemon
+from tests.board_driver.players.puzzles.test_puzzles_daemon import KNIGHT, LADDER
+
+
+def puzzles(state: dict) -> dict:
+    return state["player_states"].get("puzzles", {})
+
+
+def play(daemon: WebDaemon, frm: str, to: str) -> None:
+    status, answer = daemon.request(
+        "api/sim", {"steps": [["lift", frm], ["place", to]]}, token=daemon.token
+    )
+    assert status == 200, answer
+
+
+def lit(state: dict, frm: str, to: str) -> bool:
+    """The opponent's move to make by hand is lit (its two squares, as an engine's)."""
+    colours = state["leds"]["colours"]
+    squares = [(int(name[1]) - 1) * 8 + "abcdefgh".index(name[0]) for name in (frm, to)]
+    return puzzles(state).get("status") == "opponent" and all(colours[sq] != "." for sq in squares)
+
+
+def set_up(daemon: WebDaemon) -> None:
+    """The pieces set as the lights ask (the simulated board's own action)."""
+    daemon.wait_state(lambda s: s["setup_pending"])
+    status, answer = daemon.request("api/setup", {}, token=daemon.token)
+    assert status == 200, answer
+
+
+def test_a_run_goes_on_after_a_kill_at_the_same_puzzle_and_point(tmp_path: Path) -> None:
+    mine = tmp_path / "mine.csv"
+    mine.write_text(f"{','.join(COLUMNS)}\n{KNIGHT}\n{LADDER}\n")
+    daemon = WebDaemon(tmp_path)
+    status, answer = daemon.request(
+        "api/player/puzzles/start", {"file": str(mine), "themes": "mate"}, token=daemon.token
+    )
+    assert status == 200, answer
+    # The first puzzle: set up, the opponent's move made as lit, the mate found.
+    set_up(daemon)
+    daemon.wait_state(lambda s: lit(s, "a5", "c4"))
+    play(daemon, "a5", "c4")
+    daemon.wait_state(lambda s: puzzles(s).get("status") == "your_move")
+    play(daemon, "b1", "b8")
+    # The next: set up, the opponent's move, one right move of the player's; the reply is lit.
+    state = daemon.wait_state(lambda s: puzzles(s).get("puzzle", {}).get("id") == "ladder1")
+    assert puzzles(state)["progress"]["streak"] == 1
+    set_up(daemon)
+    daemon.wait_state(lambda s: lit(s, "h8", "g8"))
+    play(daemon, "h8", "g8")
+    daemon.wait_state(lambda s: puzzles(s).get("status") == "your_move")
+    play(daemon, "a1", "a7")
+    before = daemon.wait_state(lambda s: lit(s, "g8", "h8"))
+    daemon.kill()
+
+    again = WebDaemon(tmp_path, port=daemon.port)
+    try:
+        state = again.wait_state(lambda s: puzzles(s).get("active"))
+        run = puzzles(state)
+        assert run["puzzle"]["id"] == "ladder1" and run["puzzle"]["number"] == 2
+        assert run["filters"] == "themes: mate" and run["file"] == "mine.csv"
+        assert run["progress"]["streak"] == 1 and run["progress"]["played"] == 1
+        assert state["game_id"] == before["game_id"] and state["moves"] == ["Kg8", "Ra7"]
+        assert state["players"] == {"white": "human", "black": "puzzles"}
+        # The opponent's reply is lit again, and only it is taken.
+        again.wait_state(lambda s: lit(s, "g8", "h8"))
+        play(again, "g8", "h8")
+        again.wait_state(lambda s: puzzles(s).get("status") == "your_move")
+        play(again, "b2", "b8")  # mate: the puzzle is solved, the run is over
+        state = again.wait_state(lambda s: puzzles(s).get("status") == "over", timeout=20)
+        last = puzzles(state)["last"]
+        assert (last["id"], last["result"], last["streak"]) == ("ladder1", "solved", 2)
+        assert puzzles(state)["progress"]["played"] == 2
+    finally:
+        again.stop()
+    with Store.open(tmp_path / "games.sqlite") as store:
+        kept = store.all_game_data("puzzles")
+    results = [(d["id"], d.get("result")) for d in kept.values()]
+    assert results == [("knight1", "solved"), ("ladder1", "solved")]
