@@ -39,7 +39,7 @@ from board_driver.physical.events import (
     Place,
 )
 from board_driver.physical.squares import square, square_name
-from rules import VARIANTS
+from rules import VARIANTS, Piece
 
 #: The latest time a line may carry: the daemon's milliseconds since its start (a century).
 MAX_T_MS = 100 * 365 * 24 * 3600 * 1000
@@ -50,6 +50,8 @@ UCI = re.compile(r"[a-h][1-8][a-h][1-8][qrbn]?")
 HEX64 = re.compile(r"[0-9a-f]{16}")
 _WORD = re.compile(r"[a-z_]{1,40}")
 _FEN_FIELD = re.compile(r"[0-9A-Za-z/-]{1,90}")
+#: A FEN's board: eight ranks of pieces and gaps (each rank's eight squares checked on use).
+_BOARD_FEN = re.compile(r"(?:[1-8pnbrqkPNBRQK]{1,8}/){7}[1-8pnbrqkPNBRQK]{1,8}")
 SIDES = ("white", "black")
 
 
@@ -194,6 +196,60 @@ def _judge(args: list[str], _text: str) -> str | None:
     return "expected nothing after it" if args else None
 
 
+def _setup(args: list[str], _text: str) -> str | None:
+    if not args:
+        return None  # a magboard's before the pieces known were kept
+    if len(args) == 1 and _BOARD_FEN.fullmatch(args[0]):
+        return None
+    return "expected nothing, or the pieces known as a FEN's board"
+
+
+def setup_line(known: dict[int, Piece]) -> str:
+    """The ``what`` of a ``setup`` decision: the pieces the board knows stand where (a
+    FEN's board; a square it cannot vouch for is left empty there), so that a restart
+    asks for the same squares: a Chess960 array stands on the squares of the standard
+    one, and only the pieces known tell them apart.
+
+    >>> from rules import Piece
+    >>> setup_line({0: Piece.from_symbol("R"), 63: Piece.from_symbol("k")})
+    'setup 7k/8/8/8/8/8/8/R7'
+    """
+    ranks = []
+    for rank in range(7, -1, -1):
+        text, gap = "", 0
+        for file in range(8):
+            piece = known.get(rank * 8 + file)
+            if piece is None:
+                gap += 1
+                continue
+            text += (str(gap) if gap else "") + piece.symbol()
+            gap = 0
+        ranks.append(text + (str(gap) if gap else ""))
+    return "setup " + "/".join(ranks)
+
+
+def setup_of(what: str) -> dict[int, Piece] | None:
+    """The pieces known of a ``setup`` decision's ``what`` (None: it does not say).
+
+    >>> setup_of("setup 7k/8/8/8/8/8/8/R7") == {0: Piece.from_symbol("R"),
+    ...                                         63: Piece.from_symbol("k")}
+    True
+    """
+    args = what.split(" ")[1:]
+    if not args:
+        return None
+    known: dict[int, Piece] = {}
+    for index, row in enumerate(args[0].split("/")):
+        rank, file = 7 - index, 0
+        for char in row:
+            if char.isdigit():
+                file += int(char)
+            else:
+                known[rank * 8 + file] = Piece.from_symbol(char)
+                file += 1
+    return known
+
+
 def _options(_args: list[str], text: str) -> str | None:
     if len(text) > 4096:
         return f"{len(text)} characters, far more than any options"
@@ -257,7 +313,7 @@ DECISIONS = {
     "judge": _judge,
     # The game on the board waits for its pieces: a set-up under way when the journal
     # started again (the store took the new game), set up again after a restart.
-    "setup": _judge,
+    "setup": _setup,
     "options": _options,
     "headers": _headers,
     "data": _data,

@@ -50,6 +50,7 @@ from board_driver.service.journal_lines import (
     headers_of,
     newgame_of,
     read_of,
+    setup_of,
     start_of,
 )
 
@@ -290,7 +291,8 @@ class _Replay:
         if kind == "judge":
             return tracker.judge_now(t)
         if kind == "setup":
-            return tracker.wait_for_pieces(t, tracker.known_pieces())
+            known = setup_of(event.what)
+            return tracker.wait_for_pieces(t, tracker.known_pieces() if known is None else known)
         if kind == "options":
             tracker.options = self._options(tracker.options, rest)
             return []

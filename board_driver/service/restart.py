@@ -21,7 +21,7 @@ from board_driver.arbiter.tracker import Tracker
 from board_driver.physical.events import BoardEvent, Lift, Place
 from board_driver.physical.squares import square_name, squares_of
 from board_driver.service.hands_journal import Anchor, Asked, Decided, Expect
-from board_driver.service.journal_lines import read_line, start_line
+from board_driver.service.journal_lines import read_line, setup_line, start_line
 from board_driver.service.parts import DaemonParts
 from board_driver.service.replay import ReplayRefused, replay_journal
 from board_driver.service.resumption import Reading, readings
@@ -217,8 +217,9 @@ class Restart(DaemonParts):
                 None if tracker.board == game.position.occupancy() else tracker.board,
             )
         )
-        if tracker.setting_up:  # a new game's set-up under way: after a restart, still one
-            journal.add(Decided(self.now_ms(), "setup"))
+        if tracker.setting_up:  # a new game's set-up under way: after a restart, still one,
+            # asking for the same squares (what the board knew stood where is kept with it)
+            journal.add(Decided(self.now_ms(), setup_line(tracker.known_pieces())))
 
     def _keep_journal(self, fresh: bool) -> None:
         """After a step the store took: the journal starts again when the tracker holds
