@@ -60,6 +60,8 @@ def test_a_run_goes_on_after_a_kill_at_the_same_puzzle_and_point(tmp_path: Path)
     daemon.wait_state(lambda s: lit(s, "h8", "g8"))
     play(daemon, "h8", "g8")
     daemon.wait_state(lambda s: puzzles(s).get("status") == "your_move")
+    status, answer = daemon.request("api/player/puzzles/hint", {}, token=daemon.token)
+    assert status == 200 and answer["answer"]["hints"] == 1, answer
     play(daemon, "a1", "a7")
     before = daemon.wait_state(lambda s: lit(s, "g8", "h8"))
     daemon.kill()
@@ -71,6 +73,7 @@ def test_a_run_goes_on_after_a_kill_at_the_same_puzzle_and_point(tmp_path: Path)
         assert run["puzzle"]["id"] == "ladder1" and run["puzzle"]["number"] == 2
         assert run["filters"] == "themes: mate" and run["file"] == "mine.csv"
         assert run["progress"]["streak"] == 1 and run["progress"]["played"] == 1
+        assert (run["hints"], run["mistakes"]) == (1, 0)  # the hint taken before is kept
         assert state["game_id"] == before["game_id"] and state["moves"] == ["Kg8", "Ra7"]
         assert state["players"] == {"white": "human", "black": "puzzles"}
         # The opponent's reply is lit again, and only it is taken.
@@ -80,11 +83,13 @@ def test_a_run_goes_on_after_a_kill_at_the_same_puzzle_and_point(tmp_path: Path)
         play(again, "b2", "b8")  # mate: the puzzle is solved, the run is over
         state = again.wait_state(lambda s: puzzles(s).get("status") == "over", timeout=20)
         last = puzzles(state)["last"]
-        assert (last["id"], last["result"], last["streak"]) == ("ladder1", "solved", 2)
+        # Solved with the hint taken before the kill: helped (the streak neither grows
+        # nor breaks), and the first puzzle's result not counted again.
+        assert (last["id"], last["result"], last["streak"]) == ("ladder1", "helped", 1)
         assert puzzles(state)["progress"]["played"] == 2
     finally:
         again.stop()
     with Store.open(tmp_path / "games.sqlite") as store:
         kept = store.all_game_data("puzzles")
     results = [(d["id"], d.get("result")) for d in kept.values()]
-    assert results == [("knight1", "solved"), ("ladder1", "solved")]
+    assert results == [("knight1", "solved"), ("ladder1", "helped")]
