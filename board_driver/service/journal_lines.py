@@ -16,6 +16,10 @@ The lines read like a board script's, for a person reading one:
 Lift(t_ms=1200, square=12)
 >>> parse_event("@1500 options foo=bar,touch_move=enforce")
 Decided(t_ms=1500, what='options foo=bar,touch_move=enforce')
+>>> parse_event("@1600 setup 8/8/8/8/8/8/8/R71")  # doctest: +ELLIPSIS
+Traceback (most recent call last):
+...
+ValueError: not a decision: '@1600 setup 8/8/8/8/8/8/8/R71' (expected nothing, or ...)
 >>> parse_event("@" + "9" * 400 + " lift e2")  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
@@ -200,7 +204,9 @@ def _setup(args: list[str], _text: str) -> str | None:
     if not args:
         return None  # a magboard's before the pieces known were kept
     if len(args) == 1 and _BOARD_FEN.fullmatch(args[0]):
-        return None
+        widths = [sum(int(c) if c.isdigit() else 1 for c in row) for row in args[0].split("/")]
+        if widths == [8] * 8:
+            return None
     return "expected nothing, or the pieces known as a FEN's board"
 
 
