@@ -93,3 +93,28 @@ def test_a_run_goes_on_after_a_kill_at_the_same_puzzle_and_point(tmp_path: Path)
         kept = store.all_game_data("puzzles")
     results = [(d["id"], d.get("result")) for d in kept.values()]
     assert results == [("knight1", "solved"), ("ladder1", "helped")]
+
+
+def test_a_puzzle_being_set_up_is_set_up_again_after_a_kill(tmp_path: Path) -> None:
+    """Killed while the first puzzle's position is being set up: the restart goes on with
+    the set-up (the same puzzle), then lights its opponent's move; nothing is counted."""
+    mine = tmp_path / "mine.csv"
+    mine.write_text(f"{','.join(COLUMNS)}\n{KNIGHT}\n")
+    daemon = WebDaemon(tmp_path)
+    status, answer = daemon.request(
+        "api/player/puzzles/start", {"file": str(mine)}, token=daemon.token
+    )
+    assert status == 200, answer
+    daemon.wait_state(lambda s: s["setup_pending"] and s["asks"])
+    daemon.kill()
+
+    again = WebDaemon(tmp_path, port=daemon.port)
+    try:
+        state = again.wait_state(lambda s: puzzles(s).get("active"))
+        assert puzzles(state)["status"] == "setup" and state["setup_pending"]
+        assert puzzles(state)["puzzle"]["id"] == "knight1"
+        set_up(again)
+        state = again.wait_state(lambda s: lit(s, "a5", "c4"))
+        assert puzzles(state)["progress"]["played"] == 0
+    finally:
+        again.stop()
