@@ -589,11 +589,17 @@ function setupWords() {
   const where = squares.length <= 4 ? squares.join(" ") : `${squares.length} squares`;
   const start = state.start_fen.startsWith("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR ")
     || (state.variant === "chess960" && state.chess960 !== null && state.chess960 !== undefined);
-  const what = state.setup_pending || start ? "the start position" : "the position";
+  // The position the new game waits for: the start position only when it is one (a FEN
+  // or a puzzle waits for its own).
+  const what = start ? "the start position" : "the position";
   const sim = state.sim ? ", or press Set up the pieces" : "";
-  return squares.length
-    ? `New game: set up ${what}: ${where} to put right (red: take the piece off, blue: put one on)${sim}`
-    : "New game: the pieces stand; the game begins";
+  if (squares.length) {
+    return `New game: set up ${what}: ${where} to put right (red: take the piece off, blue: put one on)${sim}`;
+  }
+  // Every square filled as it should be, yet the set-up still waits: pieces of the wrong
+  // kind (a Chess960 array on the standard one), which the switches cannot see.
+  if (state.setup_pending) return `New game: set up ${what} piece by piece as listed below${sim}`;
+  return "New game: the pieces stand; the game begins";
 }
 
 // A new game waits for its pieces: after New game (setup_pending), or a game started on
@@ -815,7 +821,9 @@ function renderEngine() {
     thinking: `${name} (${e.side}, ${levelWords(e)}) is thinking, ${e.pace}…`,
     to_play: e.move && `${name} plays ${e.move.san}: move ${moveWords(e.move, state.pieces)}`,
     error: `${name} failed: ${e.error}`,
-    waiting: state.result === "*" ? `${name} plays ${e.side} (${levelWords(e)}, ${e.pace}): your move` : null,
+    // A new game waiting for its pieces is no one's move yet.
+    waiting: state.result !== "*" ? null : `${name} plays ${e.side} (${levelWords(e)}, ${e.pace}): ` +
+      (state.setup_pending ? "set up the pieces first" : "your move"),
   }[e.status];
   line.hidden = !text;
   line.textContent = text || "";

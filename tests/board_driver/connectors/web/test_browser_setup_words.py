@@ -1,0 +1,63 @@
+"""What the page says while a new game waits for its pieces, as a newcomer meets it in
+headless Chromium against a real ``magboard run --sim`` (see test_browser.py for what these
+tests need): the position it waits for by its name, pieces of the wrong kind on full
+squares, and no "your move" from the engine before the game can begin."""
+
+from __future__ import annotations
+
+from tests.board_driver.connectors.web.test_browser import (
+    choose,
+    needs_stockfish,
+    start_game,
+)
+
+SET_UP = ", or press Set up the pieces"
+
+
+def status(page) -> str:
+    return page.locator("#status").inner_text()
+
+
+def set_up(page) -> None:
+    """The simulated board's button: the pieces stand as the lights ask, the game begins."""
+    page.click("#setup")
+    page.wait_for_selector("#status:text-is('White to move')")
+
+
+@needs_stockfish
+def test_a_new_game_waiting_for_its_pieces_says_what_it_waits_for(open_page, daemon):
+    page = open_page()
+    # Chess960 on the standard array: every square is filled as it should be, only the kinds
+    # are wrong. The page said "the pieces stand; the game begins" while nothing could begin.
+    start_game(page, "none", variant="chess960")
+    daemon.wait_state(lambda s: s["variant"] == "chess960" and s["setup_pending"])
+    page.wait_for_selector("#asks li:has-text('take it off')")
+    piece_by_piece = "New game: set up the start position piece by piece as listed below"
+    assert status(page) == piece_by_piece + SET_UP
+    set_up(page)
+
+    # A position from a FEN is not "the start position" (it was called so while it waited).
+    page.click("#settings-open")
+    page.fill("#fen", "6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1")
+    page.click("#new-game-button")  # the dialog closes on the new game
+    page.locator("#settings").wait_for(state="hidden")
+    daemon.wait_state(lambda s: s["start_fen"].startswith("6k1/") and s["setup_pending"])
+    page.wait_for_selector("#status:has-text('to put right')")
+    assert status(page) == (
+        "New game: set up the position: 23 squares to put right (red: take the piece off, "
+        f"blue: put one on){SET_UP}"
+    )
+    set_up(page)
+
+    # The engine's line said "your move" while the pieces still had to be set up.
+    page.click("#new-game")
+    choose(page, "variant", "standard")
+    start_game(page, "none", mode="engine", level="1", colour="white")
+    daemon.wait_state(lambda s: s["players"]["black"] == "engine" and s["setup_pending"])
+    page.wait_for_selector("#engine-status[data-status='waiting']")
+    line = page.locator("#engine-status")
+    assert line.inner_text().endswith("): set up the pieces first"), line.inner_text()
+    assert status(page).startswith("New game: set up the start position: ")
+    set_up(page)
+    page.wait_for_selector("#engine-status:text-matches('\\\\): your move$')")
+    assert page.errors == []
