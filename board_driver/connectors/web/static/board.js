@@ -966,7 +966,9 @@ async function loadGames() {
       li.appendChild(a);
       const how = g.termination ? ` (${ending(g.termination, g.result !== "1/2-1/2")})` : "";
       const where = g.on_board ? " (on the board)" : g.result === "*" ? " (adjourned)" : "";
-      li.appendChild(document.createTextNode(`: ${g.result}${how}${where}, ${moveCount(g.plies)}, ${g.started.slice(0, 16).replace("T", " ")}`));
+      // "*", PGN's result of a game not over, is not a word a player knows.
+      const result = g.result === "*" ? "not over" : g.result;
+      li.appendChild(document.createTextNode(`: ${result}${how}${where}, ${moveCount(g.plies)}, ${g.started.slice(0, 16).replace("T", " ")}`));
       if (g.plies > 0 && !(g.on_board && g.result === "*")) {
         const review = document.createElement("button");
         review.textContent = "Review";

@@ -87,7 +87,7 @@ function renderStart() {
   const level = Number(checked("level"));
   const elo = LEVEL_ELO[level - 1];
   $("level-words").textContent = elo
-    ? `Level ${level}: Stockfish limited to a rating of about ${elo} (UCI_Elo).`
+    ? `Level ${level}: Stockfish held to a rating of about ${elo}.`
     : "Level 8: Stockfish at full strength.";
   const lichess = mode === "lichess";
   document.body.classList.toggle("start-lichess", lichess);

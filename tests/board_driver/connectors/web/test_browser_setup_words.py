@@ -7,8 +7,10 @@ from __future__ import annotations
 
 from tests.board_driver.connectors.web.test_browser import (
     choose,
+    click,
     needs_stockfish,
     start_game,
+    wait_moves,
 )
 
 SET_UP = ", or press Set up the pieces"
@@ -60,4 +62,22 @@ def test_a_new_game_waiting_for_its_pieces_says_what_it_waits_for(open_page, dae
     assert status(page).startswith("New game: set up the start position: ")
     set_up(page)
     page.wait_for_selector("#engine-status:text-matches('\\\\): your move$')")
+    assert page.errors == []
+
+
+def test_the_start_screen_and_the_games_list_speak_no_jargon(open_page, daemon):
+    """A game not over was listed as "*" (PGN's sign), the engine's level as "UCI_Elo"."""
+    page = open_page()
+    click(page, "e2", "e4")
+    wait_moves(page, "e4")
+    page.wait_for_selector("#games li:has-text('1 move')")
+    assert page.locator("#games li").inner_text().startswith(
+        "Game 1: not over (on the board), 1 move, "
+    )
+    page.click("#new-game")
+    choose(page, "mode", "engine")
+    choose(page, "level", "2")
+    assert page.locator("#level-words").inner_text() == (
+        "Level 2: Stockfish held to a rating of about 1500."
+    )
     assert page.errors == []
