@@ -209,8 +209,11 @@ let seen = null;            // what the last state showed: its game, moves and p
 
 function followView(s) {
   const asked = (s.question || []).length > 0;
+  // A game with a player other than people at the board (the engine, a puzzle) has begun
+  // before its first move: opened then, the page shows it, not the start screen.
+  const people = Object.values(s.players || {}).every((player) => player === "human");
   const fresh = s.result === "*" && s.moves.length === 0 && !s.setup_pending && !s.online &&
-    s.in_sync && !asked;
+    s.in_sync && !asked && people;
   if (view === null) {
     showView(fresh ? "start" : "game");
   } else if (view === "start" && seen && (s.moves.length !== seen.moves || asked ||

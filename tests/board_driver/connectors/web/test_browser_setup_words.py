@@ -23,7 +23,7 @@ def status(page) -> str:
 def set_up(page) -> None:
     """The simulated board's button: the pieces stand as the lights ask, the game begins."""
     page.click("#setup")
-    page.wait_for_selector("#status:text-is('White to move')")
+    page.wait_for_selector("#status:text-is('White to move')", timeout=30_000)  # piece by piece
 
 
 @needs_stockfish
@@ -81,3 +81,23 @@ def test_the_start_screen_and_the_games_list_speak_no_jargon(open_page, daemon):
         "Level 2: Stockfish held to a rating of about 1500."
     )
     assert page.errors == []
+
+
+def test_a_page_opened_on_a_puzzle_before_its_first_move_shows_the_puzzle(
+    open_page, daemon
+):
+    """Opened while a puzzle waits for its opponent's first move, the page showed the start
+    screen: "Choose a game below, or just play: White begins" over the puzzle's position."""
+    page = open_page()
+    page.click("#puzzles-open")
+    page.click("#puzzles-form button[type='submit']")  # no file: the sample
+    page.wait_for_selector("#puzzles .puzzle-title:has-text('mb0001')")
+    page.click("#setup")  # the simulator's hands set the position up
+    # The puzzle's opponent, White, has Nf3 to make: no move made yet.
+    page.wait_for_selector("#puzzles .puzzle-status[data-status='opponent']")
+    assert daemon.state()["moves"] == []
+    again = open_page()
+    again.wait_for_selector("#puzzles .puzzle-status[data-status='opponent']")
+    assert again.locator("#game").is_visible() and again.locator("#start").is_hidden()
+    assert again.locator("#status").inner_text() == "White to move"
+    assert again.errors == []
