@@ -101,3 +101,21 @@ def test_a_page_opened_on_a_puzzle_before_its_first_move_shows_the_puzzle(
     assert again.locator("#game").is_visible() and again.locator("#start").is_hidden()
     assert again.locator("#status").inner_text() == "White to move"
     assert again.errors == []
+
+
+def test_the_start_screen_on_a_laptop_is_not_cut_inside_its_box(open_page):
+    """At 1280x800, the engine's choices (and Chess960's number) pushed the time grid's last
+    row and "Play without a clock" below the panel's edge, in a box scrolled apart."""
+    page = open_page()  # 1280x800
+    choose(page, "mode", "engine")
+    choose(page, "variant", "chess960")
+    page.locator("#chess960-choice").wait_for(state="visible")
+    panel = page.locator("#panel")
+    assert panel.evaluate("e => e.scrollHeight <= e.clientHeight + 1"), "the panel scrolls"
+    box = panel.bounding_box()
+    for control in ("#no-clock", "#custom-open"):
+        bottom = page.locator(control).bounding_box()
+        assert bottom["y"] + bottom["height"] <= box["y"] + box["height"], control
+    page.click("#no-clock")  # reached by scrolling the page, as any page
+    page.locator("#game").wait_for(state="visible")
+    assert page.errors == []
