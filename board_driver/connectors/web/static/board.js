@@ -440,7 +440,7 @@ function send(action, body) {
           say(response.status === 401 ? "Refused (401): this page has no token (see the top of the page)"
             : "Refused (403): wrong token (see the top of the page)", true);
         } else {
-          say(`Refused (${response.status}): ${why}`, true);
+          say(`Refused: ${why}`, true);  // the why is the player's; an HTTP code is not
         }
         if (action === "sim") clearHand();
       } else if (refused !== null) {

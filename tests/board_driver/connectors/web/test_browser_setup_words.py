@@ -119,3 +119,19 @@ def test_the_start_screen_on_a_laptop_is_not_cut_inside_its_box(open_page):
     page.click("#no-clock")  # reached by scrolling the page, as any page
     page.locator("#game").wait_for(state="visible")
     assert page.errors == []
+
+
+def test_a_refused_control_is_said_without_an_http_code(open_page, daemon):
+    """A custom time control in words the daemon cannot read was said as "Refused (400):
+    ...": the code is the web's, not the player's. The start screen stays, nothing began."""
+    page = open_page()
+    page.click("#custom-open")
+    page.fill("#custom-text", "two minutes")
+    page.click("#custom-ok")
+    said = page.locator("#messages li.bad").last
+    said.wait_for()
+    assert said.inner_text().startswith(
+        "Refused: clock: time control 'two minutes': expected minutes+seconds (3+2)"
+    ), said.inner_text()
+    assert page.locator("#start").is_visible() and daemon.state()["game_id"] == 1
+    assert page.errors == []
