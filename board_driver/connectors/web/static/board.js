@@ -579,8 +579,13 @@ function followChoice(events) {
 // The squares the board asks to put right: those whose pieces differ from its target.
 function toPutRight() {
   const wrong = bitsOf(state.sensed) ^ bitsOf(state.target);
+  // And the squares full as they should be but with the wrong piece (a set-up the board
+  // knows the kinds of: a Chess960 array over the standard one).
+  const kinds = new Set(state.setup_wrong || []);
   const squares = [];
-  for (let sq = 0; sq < 64; sq++) if (has(wrong, sq)) squares.push(squareName(sq));
+  for (let sq = 0; sq < 64; sq++) {
+    if (has(wrong, sq) || kinds.has(squareName(sq))) squares.push(squareName(sq));
+  }
   return squares;
 }
 

@@ -9,7 +9,6 @@ from tests.board_driver.connectors.web.test_browser import (
     choose,
     click,
     needs_stockfish,
-    start_game,
     wait_moves,
 )
 
@@ -29,16 +28,27 @@ def set_up(page) -> None:
 @needs_stockfish
 def test_a_new_game_waiting_for_its_pieces_says_what_it_waits_for(open_page, daemon):
     page = open_page()
-    # Chess960 on the standard array: every square is filled as it should be, only the kinds
-    # are wrong. The page said "the pieces stand; the game begins" while nothing could begin.
-    start_game(page, "none", variant="chess960")
-    daemon.wait_state(lambda s: s["variant"] == "chess960" and s["setup_pending"])
+    click(page, "e2", "e4")
+    wait_moves(page, "e4")
+    # Chess960's position 0 (BBQNNRKR) on the standard array with 1. e4 played: e2 and e4
+    # to put right, and 14 squares full as they should be but with the wrong piece, which
+    # the page left out ("e2 e4 to put right"; with no move played, "the pieces stand; the
+    # game begins").
+    page.click("#new-game")
+    choose(page, "variant", "chess960")
+    page.fill("#chess960-number", "0")
+    page.click("#no-clock")
+    page.click("#confirm-ok")  # game 1 is not over: kept, adjourned
+    daemon.wait_state(lambda s: s["chess960"] == 0 and s["setup_pending"])
     page.wait_for_selector("#asks li:has-text('take it off')")
-    piece_by_piece = "New game: set up the start position piece by piece as listed below"
-    assert status(page) == piece_by_piece + SET_UP
+    assert status(page) == (
+        "New game: set up the start position: 16 squares to put right (red: take the piece "
+        f"off, blue: put one on){SET_UP}"
+    )
     set_up(page)
 
-    # A position from a FEN is not "the start position" (it was called so while it waited).
+    # A position from a FEN is not "the start position" (it was called so while it waited):
+    # 23 squares to empty, and a1's bishop (BBQNNRKR) where the FEN wants its rook.
     page.click("#settings-open")
     page.fill("#fen", "6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1")
     page.click("#new-game-button")  # the dialog closes on the new game
@@ -46,7 +56,7 @@ def test_a_new_game_waiting_for_its_pieces_says_what_it_waits_for(open_page, dae
     daemon.wait_state(lambda s: s["start_fen"].startswith("6k1/") and s["setup_pending"])
     page.wait_for_selector("#status:has-text('to put right')")
     assert status(page) == (
-        "New game: set up the position: 23 squares to put right (red: take the piece off, "
+        "New game: set up the position: 24 squares to put right (red: take the piece off, "
         f"blue: put one on){SET_UP}"
     )
     set_up(page)
@@ -54,7 +64,11 @@ def test_a_new_game_waiting_for_its_pieces_says_what_it_waits_for(open_page, dae
     # The engine's line said "your move" while the pieces still had to be set up.
     page.click("#new-game")
     choose(page, "variant", "standard")
-    start_game(page, "none", mode="engine", level="1", colour="white")
+    choose(page, "mode", "engine")
+    choose(page, "level", "1")
+    choose(page, "colour", "white")
+    page.click("#no-clock")
+    page.locator("#game").wait_for(state="visible")
     daemon.wait_state(lambda s: s["players"]["black"] == "engine" and s["setup_pending"])
     page.wait_for_selector("#engine-status[data-status='waiting']")
     line = page.locator("#engine-status")
