@@ -1,7 +1,9 @@
-"""What the page says while a new game waits for its pieces, as a newcomer meets it in
-headless Chromium against a real ``magboard run --sim`` (see test_browser.py for what these
-tests need): the position it waits for by its name, pieces of the wrong kind on full
-squares, and no "your move" from the engine before the game can begin."""
+"""A newcomer's first steps on the page, in headless Chromium against a real ``magboard run
+--sim`` (see test_browser.py for what these tests need), where a second newcomer's audit
+tripped: what a new game waiting for its pieces says (the position it waits for by its
+name, the squares holding the wrong piece counted, no "your move" from the engine before
+the game can begin), words without jargon (PGN's "*", UCI_Elo, an HTTP code), a page
+opened on a puzzle, and the start screen whole on a laptop."""
 
 from __future__ import annotations
 
