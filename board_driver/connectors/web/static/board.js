@@ -868,7 +868,9 @@ function describe(e) {
     case "takeback": return [`Taken back: ${e.san}`];
     case "promotion_amended": return [`Promotion: ${e.san} (was ${e.replaces})`];
     case "touch_move": return [`Touch-move: the piece on ${e.square} was touched first (played ${e.played})`, true];
-    case "claim_refused": return [`Draw claim refused: ${e.reason}`, true];
+    // The rules' reason begins with its own "draw claim refused:": said once.
+    case "claim_refused":
+      return [`Draw claim refused: ${String(e.reason).replace(/^draw claim refused:\s*/i, "")}`, true];
     case "refused": return [`${cap(e.button.replace(/_/g, " "))} refused: ${e.reason}`, true];
     case "game_over": return [`Game over: ${e.result} (${ending(e.termination, e.winner)})`];
     case "clock": return [clockWords(e), e.action === "penalty"];

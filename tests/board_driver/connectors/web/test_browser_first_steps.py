@@ -82,13 +82,22 @@ def test_a_new_game_waiting_for_its_pieces_says_what_it_waits_for(open_page, dae
 
 
 def test_the_start_screen_and_the_games_list_speak_no_jargon(open_page, daemon):
-    """A game not over was listed as "*" (PGN's sign), the engine's level as "UCI_Elo"."""
+    """A game not over was listed as "*" (PGN's sign), the engine's level as "UCI_Elo", a
+    draw claim refused as "Draw claim refused: draw claim refused: ..."."""
     page = open_page()
     click(page, "e2", "e4")
     wait_moves(page, "e4")
     page.wait_for_selector("#games li:has-text('1 move')")
     assert page.locator("#games li").inner_text().startswith(
         "Game 1: not over (on the board), 1 move, "
+    )
+    page.click("#game #claim-draw")  # nothing to claim: why not, said once
+    said = page.locator("#messages li.bad").last
+    said.wait_for()
+    assert said.inner_text() == (
+        "Draw claim refused: this position has stood 1 time (a threefold repetition needs 3) "
+        "and 0 half-moves have passed without a capture or a pawn move (the fifty-move rule "
+        "needs 100)"
     )
     page.click("#new-game")
     choose(page, "mode", "engine")
