@@ -16,10 +16,12 @@ $(STAMP): pyproject.toml
 run: $(STAMP)
 	$(BIN)/magboard run --sim
 
+# The suite in two processes (pytest-xdist), a test file each at a time: most tests wait on
+# daemons, browsers and engines, so two keep a 2-core machine busy (about half the time).
 test: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/mypy
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n 2 --dist loadfile
 
 # ruff, and mypy on the type hints (the first steps of `make test`).
 lint: $(STAMP)

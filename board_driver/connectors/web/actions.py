@@ -56,16 +56,26 @@ class Actions:
         return {}
 
     async def do_new_game(self, body: dict) -> dict:
-        """A new game: from ``fen`` (of ``variant``), or of ``variant`` (``"chess960"``: start
-        position ``chess960``, a number or ``"random"``), with ``options`` (a time control,
-        ...) and ``engine`` (``{"side": "black", "elo": 1650}``, as ``engine``'s body;
-        ``{"side": "none"}``: people on both sides). With any of them it starts at once on
-        the pieces standing, the lights guiding the set-up, and the game on the board is
-        kept as it stands (adjourned); with none, it is the board's ``new_game`` button
-        (the game begins once the start position stands)."""
+        """A new game: from ``fen`` (of ``variant``), from the position a ``pgn``'s game
+        reaches (its ``FEN`` header and main line; its ``Variant``), or of ``variant``
+        (``"chess960"``: start position ``chess960``, a number or ``"random"``), with
+        ``options`` (a time control, ...) and ``engine`` (``{"side": "black", "elo": 1650}``,
+        as ``engine``'s body; ``{"side": "none"}``: people on both sides). With any of them
+        it starts at once on the pieces standing, the lights guiding the set-up, and the
+        game on the board is kept as it stands (adjourned); with none, it is the board's
+        ``new_game`` button (the game begins once the start position stands)."""
         variant = inputs.parse_variant(body.get("variant"))
         chess960 = inputs.parse_chess960(body.get("chess960"))
         fen = body.get("fen")
+        if body.get("pgn") not in (None, ""):
+            if fen not in (None, "") or chess960 is not None:
+                raise InputError("pgn: give a PGN or a FEN (or a Chess960 number), not both")
+            fen, pgn_variant = inputs.parse_pgn(body["pgn"])
+            if variant not in (None, pgn_variant):
+                raise InputError(
+                    f"pgn: its game is {pgn_variant} (its Variant header), not {variant}"
+                )
+            variant = pgn_variant
         if fen not in (None, ""):
             fen = inputs.parse_fen(fen, variant=variant or "standard")
         else:

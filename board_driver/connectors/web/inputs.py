@@ -123,6 +123,44 @@ def parse_fen(value: Any, name: str = "fen", variant: str = "standard") -> str:
         raise InputError(f"{name}: {exc}") from None
 
 
+def parse_pgn(value: Any, name: str = "pgn") -> tuple[str, str]:
+    """The position a PGN's game reaches, and its variant: ``(fen, variant)``.
+
+    The game starts from its ``FEN`` header if it has one (``Variant "Chess960"``: under
+    Chess960's rules) and its main line is played to the end; the rules core's PgnError
+    names the move at fault and its number. A position where the game is over (mate,
+    stalemate, too little material) is refused: there is nothing left to play.
+
+    >>> parse_pgn('[FEN "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1"] 1. e4 Kd7 *')
+    ('8/3k4/8/8/4P3/8/8/4K3 w - - 1 2', 'standard')
+    >>> parse_pgn("1. e4 e5 2. Ke3 *")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    board_driver.connectors.web.inputs.InputError: pgn: PGN game 1, line 1, move 2. Ke3: ...
+    """
+    import rules
+
+    if not isinstance(value, str) or not value.strip():
+        raise InputError(f"{name}: missing (a game's PGN: headers, then its moves)")
+    try:
+        games = rules.read_pgn(value)
+    except rules.PgnError as exc:
+        raise InputError(f"{name}: {exc}") from None
+    if not games or games[0].game is None:
+        raise InputError(f"{name}: no game in it (headers, then moves like '1. e4 e5')")
+    if len(games) > 1:
+        raise InputError(f"{name}: it holds {len(games)} games; give one")
+    game = games[0].game
+    position = game.position
+    ended = rules.Game(position).outcome()
+    if ended is not None:
+        raise InputError(
+            f"{name}: the game is over after its last move "
+            f"({ended.termination.replace('_', ' ')}): nothing is left to play"
+        )
+    return position.fen(), position.variant
+
+
 def parse_variant(value: Any, name: str = "variant") -> str | None:
     """A new game's rules: ``"standard"`` or ``"chess960"`` (None: not given)."""
     import rules

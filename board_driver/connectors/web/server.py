@@ -20,7 +20,11 @@ Routes::
                    |"hint"}
          choose   {"piece": "q"|"r"|"b"|"n"}
          new_game {"fen": "..." (optional), "variant": "standard"|"chess960" (optional),
-                   "chess960": 0-959|"random" (optional), "options": {...} (optional)}
+                   "chess960": 0-959|"random" (optional), "options": {...} (optional),
+                   "engine": {"side": "none"|"white"|"black", ...} (optional: who plays it)}
+                  or {"pgn": "[FEN ...] 1. e4 ..."}: the position its game reaches (its FEN
+                   header, or the start, and its main line played to the end; Variant
+                   "Chess960" read); an unreadable PGN or an illegal move is a 400 naming it
          options  {"touch_move": "off"|"warn"|"enforce", "takeback": bool, "hints": bool}
          engine   {"side": "none"|"white"|"black", "skill": 0..20, "depth": n|null,
                    "movetime_ms": n|null}   (the level's fields optional: kept when left out)
@@ -79,10 +83,12 @@ STATIC_FILES = {
     "puzzles.js": "text/javascript",
     "clock.js": "text/javascript",
     "play.js": "text/javascript",
+    "editor.js": "text/javascript",
     "sound.js": "text/javascript",
     "blind.js": "text/javascript",
     "pieces.js": "text/javascript",
     "board.css": "text/css",
+    "editor.css": "text/css",
     "index.html": "text/html",
     "favicon.svg": "image/svg+xml",
     "pieces.svg": "image/svg+xml",

@@ -73,6 +73,8 @@ function buildStart() {
   }
   $("no-clock").addEventListener("click", () => start(null, null));
   $("start-back").addEventListener("click", () => showView("game"));
+  $("position-open").addEventListener("click", () => need("editor")
+    .then(() => document.dispatchEvent(new Event("magboard-editor-open"))).catch(() => {}));
   $("new-game").addEventListener("click", () => showView("start"));
   $("review-jump").addEventListener("click", () => { if (state) showReview(state.game_id, true); });
   $("flip").addEventListener("click", () => {
@@ -249,6 +251,7 @@ let engineEdited = false;  // the engine form has changes not yet applied
 
 function wireSettings() {
   $("settings-open").addEventListener("click", () => {
+    need("editor").catch(() => {});  // the position editor, loaded when first wanted
     $("settings").showModal();
     $("settings-close").focus();
   });
@@ -270,13 +273,6 @@ function wireSettings() {
       depth: limit("engine-depth"), movetime_ms: limit("engine-movetime"),
     });
     if (answer.ok) { engineEdited = false; say("The engine's thinking is set"); }
-  });
-  $("fen-form").addEventListener("submit", async (e) => {
-    e.preventDefault();
-    const fen = $("fen").value.trim();
-    if (!await mayStartNewGame(fen)) return;
-    const answer = await send("new_game", { fen });
-    if (answer.ok) { $("settings").close(); showView("game"); }
   });
 }
 
