@@ -196,6 +196,11 @@ def snapshot(snap: Snapshot, page: PageState) -> dict[str, Any]:
         "pieces": pieces,
         "sensed": f"{snap.sensed:016x}",
         "target": f"{setup_target(snap):016x}",
+        # While a position is set up: the squares whose piece the board knows is the wrong
+        # one (full as they should be, so apart from sensed and target), to put right too.
+        "setup_wrong": [w["square"] for w in (snap.setup or {}).get("wrong", ())]
+        if snap.setup_pending
+        else [],
         "leds": {"colours": "".join(frame.colours), "blink": f"{frame.blink:016x}"},
         "options": options,
         "players": dict(snap.players),

@@ -440,7 +440,7 @@ function send(action, body) {
           say(response.status === 401 ? "Refused (401): this page has no token (see the top of the page)"
             : "Refused (403): wrong token (see the top of the page)", true);
         } else {
-          say(`Refused (${response.status}): ${why}`, true);
+          say(`Refused: ${why}`, true);  // the why is the player's; an HTTP code is not
         }
         if (action === "sim") clearHand();
       } else if (refused !== null) {
@@ -579,8 +579,13 @@ function followChoice(events) {
 // The squares the board asks to put right: those whose pieces differ from its target.
 function toPutRight() {
   const wrong = bitsOf(state.sensed) ^ bitsOf(state.target);
+  // And the squares full as they should be but with the wrong piece (a set-up the board
+  // knows the kinds of: a Chess960 array over the standard one).
+  const kinds = new Set(state.setup_wrong || []);
   const squares = [];
-  for (let sq = 0; sq < 64; sq++) if (has(wrong, sq)) squares.push(squareName(sq));
+  for (let sq = 0; sq < 64; sq++) {
+    if (has(wrong, sq) || kinds.has(squareName(sq))) squares.push(squareName(sq));
+  }
   return squares;
 }
 
@@ -589,11 +594,17 @@ function setupWords() {
   const where = squares.length <= 4 ? squares.join(" ") : `${squares.length} squares`;
   const start = state.start_fen.startsWith("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR ")
     || (state.variant === "chess960" && state.chess960 !== null && state.chess960 !== undefined);
-  const what = state.setup_pending || start ? "the start position" : "the position";
+  // The position the new game waits for: the start position only when it is one (a FEN
+  // or a puzzle waits for its own).
+  const what = start ? "the start position" : "the position";
   const sim = state.sim ? ", or press Set up the pieces" : "";
-  return squares.length
-    ? `New game: set up ${what}: ${where} to put right (red: take the piece off, blue: put one on)${sim}`
-    : "New game: the pieces stand; the game begins";
+  if (squares.length) {
+    return `New game: set up ${what}: ${where} to put right (red: take the piece off, blue: put one on)${sim}`;
+  }
+  // Every square filled as it should be, yet the set-up still waits: pieces of the wrong
+  // kind (a Chess960 array on the standard one), which the switches cannot see.
+  if (state.setup_pending) return `New game: set up ${what} piece by piece as listed below${sim}`;
+  return "New game: the pieces stand; the game begins";
 }
 
 // A new game waits for its pieces: after New game (setup_pending), or a game started on
@@ -815,7 +826,9 @@ function renderEngine() {
     thinking: `${name} (${e.side}, ${levelWords(e)}) is thinking, ${e.pace}…`,
     to_play: e.move && `${name} plays ${e.move.san}: move ${moveWords(e.move, state.pieces)}`,
     error: `${name} failed: ${e.error}`,
-    waiting: state.result === "*" ? `${name} plays ${e.side} (${levelWords(e)}, ${e.pace}): your move` : null,
+    // A new game waiting for its pieces is no one's move yet.
+    waiting: state.result !== "*" ? null : `${name} plays ${e.side} (${levelWords(e)}, ${e.pace}): ` +
+      (state.setup_pending ? "set up the pieces first" : "your move"),
   }[e.status];
   line.hidden = !text;
   line.textContent = text || "";
@@ -855,7 +868,9 @@ function describe(e) {
     case "takeback": return [`Taken back: ${e.san}`];
     case "promotion_amended": return [`Promotion: ${e.san} (was ${e.replaces})`];
     case "touch_move": return [`Touch-move: the piece on ${e.square} was touched first (played ${e.played})`, true];
-    case "claim_refused": return [`Draw claim refused: ${e.reason}`, true];
+    // The rules' reason begins with its own "draw claim refused:": said once.
+    case "claim_refused":
+      return [`Draw claim refused: ${String(e.reason).replace(/^draw claim refused:\s*/i, "")}`, true];
     case "refused": return [`${cap(e.button.replace(/_/g, " "))} refused: ${e.reason}`, true];
     case "game_over": return [`Game over: ${e.result} (${ending(e.termination, e.winner)})`];
     case "clock": return [clockWords(e), e.action === "penalty"];
@@ -958,7 +973,9 @@ async function loadGames() {
       li.appendChild(a);
       const how = g.termination ? ` (${ending(g.termination, g.result !== "1/2-1/2")})` : "";
       const where = g.on_board ? " (on the board)" : g.result === "*" ? " (adjourned)" : "";
-      li.appendChild(document.createTextNode(`: ${g.result}${how}${where}, ${moveCount(g.plies)}, ${g.started.slice(0, 16).replace("T", " ")}`));
+      // "*", PGN's result of a game not over, is not a word a player knows.
+      const result = g.result === "*" ? "not over" : g.result;
+      li.appendChild(document.createTextNode(`: ${result}${how}${where}, ${moveCount(g.plies)}, ${g.started.slice(0, 16).replace("T", " ")}`));
       if (g.plies > 0 && !(g.on_board && g.result === "*")) {
         const review = document.createElement("button");
         review.textContent = "Review";

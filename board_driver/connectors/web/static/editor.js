@@ -66,7 +66,10 @@
   function read(text) {
     const fields = text.trim().split(/\s+/);
     const ranks = fields[0].split("/");
-    if (ranks.length !== 8) return `FEN: ${ranks.length} ranks, not 8 (ranks are parted by /)`;
+    if (ranks.length !== 8) {
+      const counted = ranks.length === 1 ? "1 rank" : `${ranks.length} ranks`;
+      return `FEN: ${counted}, not 8 (ranks are parted by /)`;
+    }
     const placed = [];
     for (const [i, row] of ranks.entries()) {
       let count = 0;

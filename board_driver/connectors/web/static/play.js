@@ -89,7 +89,7 @@ function renderStart() {
   const level = Number(checked("level"));
   const elo = LEVEL_ELO[level - 1];
   $("level-words").textContent = elo
-    ? `Level ${level}: Stockfish limited to a rating of about ${elo} (UCI_Elo).`
+    ? `Level ${level}: Stockfish held to a rating of about ${elo}.`
     : "Level 8: Stockfish at full strength.";
   const lichess = mode === "lichess";
   document.body.classList.toggle("start-lichess", lichess);
@@ -211,8 +211,11 @@ let seen = null;            // what the last state showed: its game, moves and p
 
 function followView(s) {
   const asked = (s.question || []).length > 0;
+  // A game with a player other than people at the board (the engine, a puzzle) has begun
+  // before its first move: opened then, the page shows it, not the start screen.
+  const people = Object.values(s.players || {}).every((player) => player === "human");
   const fresh = s.result === "*" && s.moves.length === 0 && !s.setup_pending && !s.online &&
-    s.in_sync && !asked;
+    s.in_sync && !asked && people;
   if (view === null) {
     showView(fresh ? "start" : "game");
   } else if (view === "start" && seen && (s.moves.length !== seen.moves || asked ||
