@@ -201,8 +201,9 @@ class PuzzleSeat:
         #: Reads the puzzle file beside the loop, one look at a time.
         self._reader = ThreadPoolExecutor(max_workers=1, thread_name_prefix="puzzles")
         self._reading: PuzzleFile | None = None  # the file of the run, being read
-        #: The (game, mistakes, hints) of the puzzle being played as last kept with its game.
-        self._kept_attempt: tuple[Any, int, int] | None = None
+        #: The (game, mistakes, hints, wrong move standing) of the puzzle being played, as
+        #: last kept with its game.
+        self._kept_attempt: tuple[Any, int, int, str | None] | None = None
 
     # ------------------------------------------------------------------ the player
 
@@ -291,14 +292,14 @@ class PuzzleSeat:
         filters: Filters,
         *,
         first: Puzzle | None = None,
-        resumed: tuple[Puzzle, int, int, int] | None = None,
+        resumed: tuple[Puzzle, int, int, int, str | None] | None = None,
         puzzles: PuzzleFile | None = None,
         source: Iterator[Puzzle] | None = None,
         done: set[str] | None = None,
     ) -> None:
         """The run's trainer, from ``first`` (set up now) or ``resumed`` (the puzzle on the
-        board, its number, mistakes and hints: gone on with); the next ones are looked for
-        in ``path`` beside the loop."""
+        board, its number, mistakes, hints and wrong move standing: gone on with); the next
+        ones are looked for in ``path`` beside the loop."""
         if puzzles is None or source is None or done is None:
             puzzles = PuzzleFile(path, filters)
             source = iter(puzzles)
@@ -371,22 +372,24 @@ class PuzzleSeat:
         attempt = self.trainer.attempt if self.trainer is not None else None
         if attempt is None or not isinstance(attempt.key, int):
             return
-        kept = (attempt.key, attempt.mistakes, attempt.hints)
+        kept = (attempt.key, attempt.mistakes, attempt.hints, attempt.wrong)
         if kept == self._kept_attempt:
             return
         self._kept_attempt = kept
         if (attempt.mistakes, attempt.hints) == (0, 0):
             return
         try:
-            data = {"mistakes": str(attempt.mistakes), "hints": str(attempt.hints)}
+            data = {"mistakes": str(attempt.mistakes), "hints": str(attempt.hints),
+                    "wrong": attempt.wrong or ""}  # fmt: skip
             self.door.set_game_data(NAME, data, game_id=attempt.key)
         except Exception as exc:  # the store's trouble: said, the run goes on
             log.warning("puzzles: the mistakes and hints of %s are not kept: %s",
                         attempt.puzzle.id, exc)  # fmt: skip
 
-    def _resumable(self) -> tuple[Puzzle, int, int, int, Path, Filters] | None:
+    def _resumable(self) -> tuple[Puzzle, int, int, int, str | None, Path, Filters] | None:
         """The puzzle left on the board by a run the daemon stopped during (a crash, a
-        power cut), to go on with: (puzzle, number, mistakes, hints, file, filters); None
+        power cut), to go on with: (puzzle, number, mistakes, hints, the wrong move
+        standing, file, filters); None
         when the game on the board is no unfinished puzzle of a run."""
         snap = self.door.snapshot()
         if snap.game_id is None:
@@ -424,7 +427,8 @@ class PuzzleSeat:
             )  # fmt: skip
             return None
         path = Path(data["run_file"]) if data.get("run_file") else SAMPLE
-        return (puzzle, numbers[0], numbers[1], numbers[2], path, filters)
+        wrong = data.get("wrong") or None
+        return (puzzle, numbers[0], numbers[1], numbers[2], wrong, path, filters)
 
     async def resume_run(self) -> bool:
         """Go on with the run the daemon stopped during (see :meth:`_resumable`): the same
@@ -432,11 +436,11 @@ class PuzzleSeat:
         found = self._resumable()
         if found is None:
             return False
-        puzzle, number, mistakes, hints, path, filters = found
+        puzzle, number, mistakes, hints, wrong, path, filters = found
         self.door.set_player(puzzle.opponent_side, NAME, new_games=False)
         self.table.opponent = puzzle.opponent_side
-        self._begin(path, filters, resumed=(puzzle, number, mistakes, hints))
-        self._kept_attempt = (self.door.snapshot().game_id, mistakes, hints)
+        self._kept_attempt = (self.door.snapshot().game_id, mistakes, hints, wrong)
+        self._begin(path, filters, resumed=(puzzle, number, mistakes, hints, wrong))
         return True
 
     @staticmethod

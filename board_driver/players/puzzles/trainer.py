@@ -202,12 +202,16 @@ class Trainer:
         self.table.announce({"type": "puzzle", **puzzle.to_dict(), "number": attempt.number})
         self._act()
 
-    def resume(self, puzzle: Puzzle, number: int, mistakes: int = 0, hints: int = 0) -> None:
+    def resume(
+        self, puzzle: Puzzle, number: int, mistakes: int = 0, hints: int = 0,
+        wrong: str | None = None,
+    ) -> None:  # fmt: skip
         """Go on with ``puzzle``, the game on the board already (the daemon restarted
         during it): at the point its moves stand, its ``mistakes`` and ``hints`` so far
-        kept, as puzzle ``number`` of the run."""
+        kept, as puzzle ``number`` of the run; ``wrong``: a wrong move (SAN) standing on
+        the board, still to put back (refused again after the restart: counted once)."""
         self.played = number
-        attempt = Attempt(puzzle, number, mistakes=mistakes, hints=hints)
+        attempt = Attempt(puzzle, number, mistakes=mistakes, hints=hints, wrong=wrong)
         state = self._state()
         attempt.key = state.key
         attempt.right_said = len(state.ucis)  # said before the restart
@@ -299,6 +303,8 @@ class Trainer:
     def _wrong(self, event: dict[str, Any]) -> None:
         attempt = self.attempt
         assert attempt is not None
+        if attempt.wrong is not None and attempt.wrong == str(event.get("san")):
+            return  # the wrong move standing, refused again (after a restart): counted once
         attempt.mistakes += 1
         attempt.wrong = str(event.get("san"))
         log.info("puzzle %s: %s is not the move (wrong move %d)", attempt.puzzle.id,
@@ -316,6 +322,12 @@ class Trainer:
                       min(len(played), len(line)))  # fmt: skip
         extra = len(played) - common
         if extra <= 0:
+            return
+        standing = attempt.wrong is not None and extra == 1
+        if standing and self._details(played, common).get("san") == attempt.wrong:
+            # The wrong move standing when the daemon stopped, read from the hands after its
+            # restart (no requirement then): taken back, counted once.
+            self.table.take_back(extra)
             return
         attempt.mistakes += 1
         self.table.announce({"type": "puzzle_wrong", "san": None, "uci": played[-1],

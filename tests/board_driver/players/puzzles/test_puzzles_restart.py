@@ -118,3 +118,40 @@ def test_a_puzzle_being_set_up_is_set_up_again_after_a_kill(tmp_path: Path) -> N
         assert puzzles(state)["progress"]["played"] == 0
     finally:
         again.stop()
+
+
+def test_a_wrong_move_standing_at_a_kill_is_put_back_and_counted_once(tmp_path: Path) -> None:
+    """Killed with a wrong move on the board (refused, lit to be put back): after the
+    restart it is still to be put back, counted once; the right move then ends the
+    puzzle as failed with that one mistake."""
+    mine = tmp_path / "mine.csv"
+    mine.write_text(f"{','.join(COLUMNS)}\n{KNIGHT}\n")
+    daemon = WebDaemon(tmp_path)
+    status, answer = daemon.request(
+        "api/player/puzzles/start", {"file": str(mine)}, token=daemon.token
+    )
+    assert status == 200, answer
+    set_up(daemon)
+    daemon.wait_state(lambda s: lit(s, "a5", "c4"))
+    play(daemon, "a5", "c4")
+    daemon.wait_state(lambda s: puzzles(s).get("status") == "your_move")
+    play(daemon, "a1", "a7")  # not the move: refused
+    state = daemon.wait_state(lambda s: puzzles(s).get("status") == "wrong")
+    assert puzzles(state)["mistakes"] == 1
+    daemon.kill()
+
+    again = WebDaemon(tmp_path, port=daemon.port)
+    try:
+        state = again.wait_state(
+            lambda s: puzzles(s).get("status") == "wrong" and not s["in_sync"]
+        )
+        assert puzzles(state)["mistakes"] == 1 and state["moves"] == ["Nc4"]
+        assert state["asks"] == ["Take the piece off a7; put one back on a1."]
+        play(again, "a7", "a1")  # put back as the lights ask
+        again.wait_state(lambda s: s["in_sync"] and puzzles(s).get("status") == "your_move")
+        play(again, "b1", "b8")
+        state = again.wait_state(lambda s: puzzles(s).get("status") == "over")
+        last = puzzles(state)["last"]
+        assert (last["id"], last["result"], last["mistakes"]) == ("knight1", "failed", 1)
+    finally:
+        again.stop()
