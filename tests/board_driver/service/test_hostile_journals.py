@@ -161,7 +161,8 @@ def test_every_hostile_journal_of_the_attack_run_never_keeps_the_daemon_from_sta
 # ---------------------------------------------------------------------- any line at all
 
 KINDS = ["lift", "place", "choose", "button", "expect", "question", "takeback", "end",
-         "forfeit", "judge", "options", "headers", "data", "newgame", "read", "teleport", ""]
+         "forfeit", "judge", "options", "headers", "data", "newgame", "read", "start", "setup",
+         "teleport", ""]
 OPTION_KEYS = ["touch_move", "takeback", "hints", "clock", "clock_switch", "illegal_move",
                "foo", "", "x" * 300]  # fmt: skip
 #: Text a line may hold: anything but its end (a newline) and the file's (a NUL).
@@ -191,7 +192,8 @@ _TERMINATION = st.sampled_from(
 )
 _FEN = st.sampled_from(
     [rules.STARTING_FEN, "4k3/8/8/8/8/8/8/R3K3 w Q - 0 1", "8/8/8/8/8/8/8/8 w - - 0 1",
-     "4k3/8/8/8/8/8/8/4K3 b - - 0 1", "x x x x x x"]
+     "4k3/8/8/8/8/8/8/4K3 b - - 0 1", "x x x x x x",
+     "bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w HFhf - 0 1"]
 )  # fmt: skip
 _TEXTS = st.dictionaries(st.text(_CHARS, max_size=8), st.one_of(st.none(), _WORD), max_size=4)
 #: A line of each kind, its parts of the shapes that kind takes (or not quite): what a
@@ -217,6 +219,8 @@ _ARGS = {
                          st.lists(_UCI, max_size=3).map(lambda m: ",".join(m) or "-"), _FEN),
     "read": st.tuples(st.lists(_UCI, max_size=2).map(lambda m: ",".join(m) or "-"),
                       st.integers(0, 2**64 - 1).map(lambda n: f"{n:016x}")),
+    "start": st.tuples(st.sampled_from(["standard", "chess960", "xiangqi"]), _FEN),
+    "setup": st.one_of(st.just(()), st.tuples(_FEN.map(lambda fen: fen.split(" ")[0]))),
 }  # fmt: skip
 
 
