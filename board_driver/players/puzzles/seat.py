@@ -361,7 +361,7 @@ class PuzzleSeat:
             "number": str(number),
             "mistakes": "0",
             "hints": "0",
-            "run_file": "" if self.file == SAMPLE else str(self.file),
+            "run_file": "" if self.file == SAMPLE else str(self.file.absolute()),
             "run_rating": rating,
             "run_themes": " ".join(filters.themes),
         }
