@@ -93,9 +93,12 @@ class Decided:
     - ``newgame ONLINE MOVES FEN [OPTIONS]``: a new game set from beside the board (the
       page's FEN, an online game): ``1`` or ``0``, the moves played before (UCI, commas;
       ``-``), its FEN, its options as above;
-    - ``start VARIANT FEN``: the start position the tracker drew for a new game set up on the board
-      (``button new_game``, the pieces put home after a game; a Chess960 array at random):
-      a restart sets up the same one, never another drawn;
+    - ``start VARIANT FEN``: the start position the tracker drew for a new game set up on
+      the board (``button new_game``, the pieces put home after a game; a Chess960 array at
+      random): a restart sets up the same one, never another drawn;
+    - ``setup [PIECES]``: the game on the board waits for its pieces (its set-up under way
+      when the journal started again), with what the board knew stood where (a FEN's
+      board; a magboard's before it was kept wrote none);
     - ``read MOVES BOARD``: after a restart, the moves read from the pieces (UCI, commas;
       ``-``: none) and the pieces standing then (16 hex digits): the game goes on from them
       (the answer to a question, when one was asked).

@@ -389,8 +389,8 @@ class PuzzleSeat:
     def _resumable(self) -> tuple[Puzzle, int, int, int, str | None, Path, Filters] | None:
         """The puzzle left on the board by a run the daemon stopped during (a crash, a
         power cut), to go on with: (puzzle, number, mistakes, hints, the wrong move
-        standing, file, filters); None
-        when the game on the board is no unfinished puzzle of a run."""
+        standing, file, filters); None when the game on the board is no unfinished puzzle
+        of a run."""
         snap = self.door.snapshot()
         if snap.game_id is None:
             return None
