@@ -165,12 +165,11 @@ class Recorder:
         else:
             game, options = self._load(latest)
             outcome = game.outcome()
-            log.info(
-                "resuming game %d at ply %d%s",
-                latest,
-                len(game.moves),
-                f" (ended {outcome.result()}, {outcome.termination})" if outcome else "",
-            )
+            if outcome is None:
+                log.info("resuming game %d at ply %d", latest, len(game.moves))
+            else:  # nothing to resume: the finished game stays shown until a new one
+                log.info("game %d on the board, over at ply %d (%s, %s)", latest,
+                         len(game.moves), outcome.result(), outcome.termination)  # fmt: skip
         self._game = game
         self._line = tuple(game.moves)
         return game, options

@@ -202,6 +202,9 @@ def test_a_mate_stored_without_its_result_is_finished_at_the_next_start(tmp_path
         proc.wait_ready(timeout=30)
     finally:
         proc.terminate()
+    # A finished game is not "resumed": the log says what stands on the board.
+    assert f"game {game_id} on the board, over at ply 4 (0-1, checkmate)" in proc.output()
+    assert "resuming" not in proc.output()
     listed = run_magboard("games", "--config", str(config))
     assert listed.returncode == 0, listed.stderr
     assert "0-1 (checkmate)" in listed.stdout, listed.stdout
