@@ -33,6 +33,7 @@ from board_driver.service.hands_journal import (
 )
 from board_driver.service.store import Store, game_pgn
 from tests.board_driver.service.sim_daemon import sim_daemon, start, until
+from tests.board_driver.service.stored import store_game
 from tests.board_driver.service.test_door import drain
 from tests.board_driver.service.test_store_full_disk import SmallDisk
 
@@ -209,16 +210,7 @@ def _start_and_stop(daemon: Daemon) -> tuple[str, ...]:
 
 
 def _store(tmp_path: Path, ucis: list[str]) -> str:
-    with Store.open(tmp_path / "g.sqlite") as store:
-        game_id = store.new_game()
-        game = rules.Game()
-        line = []
-        for uci in ucis:
-            move = game.position.parse_uci(uci)
-            line.append((uci, game.position.san(move)))
-            game.push(move)
-        store.sync_moves(game_id, line)
-        return store.started(game_id)
+    return store_game(tmp_path / "g.sqlite", ucis)
 
 
 def _journal(tmp_path: Path, anchor: Anchor, events: list) -> None:
