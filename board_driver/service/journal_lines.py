@@ -43,7 +43,7 @@ from board_driver.physical.events import (
     Place,
 )
 from board_driver.physical.squares import square, square_name
-from rules import VARIANTS, Piece
+from rules import VARIANTS, Piece, Position
 
 #: The latest time a line may carry: the daemon's milliseconds since its start (a century).
 MAX_T_MS = 100 * 365 * 24 * 3600 * 1000
@@ -303,9 +303,13 @@ def _newgame(args: list[str], _text: str) -> str | None:
 
 
 def _start(args: list[str], _text: str) -> str | None:
-    if len(args) == 7 and args[0] in VARIANTS and all(map(_FEN_FIELD.fullmatch, args[1:])):
-        return None
-    return "expected a variant and a FEN"
+    if len(args) != 7 or args[0] not in VARIANTS or not all(map(_FEN_FIELD.fullmatch, args[1:])):
+        return "expected a variant and a FEN"
+    try:  # a position the rules refuse is this line's damage, not the whole journal's
+        Position.from_fen(" ".join(args[1:]), variant=args[0])
+    except ValueError as exc:
+        return f"a start position the rules refuse ({exc})"
+    return None
 
 
 def _read(args: list[str], _text: str) -> str | None:
