@@ -19,7 +19,7 @@ Decided(t_ms=1500, what='options foo=bar,touch_move=enforce')
 >>> parse_event("@1600 setup 8/8/8/8/8/8/8/R71")  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
-ValueError: not a decision: '@1600 setup 8/8/8/8/8/8/8/R71' (expected nothing, or ...)
+ValueError: not a decision: '@1600 setup 8/8/8/8/8/8/8/R71' (expected the pieces ...)
 >>> parse_event("@" + "9" * 400 + " lift e2")  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
@@ -44,6 +44,7 @@ from board_driver.physical.events import (
 )
 from board_driver.physical.squares import square, square_name
 from rules import VARIANTS, Piece, Position
+from rules.fen import piece_letters
 
 #: The latest time a line may carry: the daemon's milliseconds since its start (a century).
 MAX_T_MS = 100 * 365 * 24 * 3600 * 1000
@@ -54,8 +55,6 @@ UCI = re.compile(r"[a-h][1-8][a-h][1-8][qrbn]?")
 HEX64 = re.compile(r"[0-9a-f]{16}")
 _WORD = re.compile(r"[a-z_]{1,40}")
 _FEN_FIELD = re.compile(r"[0-9A-Za-z/-]{1,90}")
-#: A FEN's board: eight ranks of pieces and gaps (each rank's eight squares checked on use).
-_BOARD_FEN = re.compile(r"(?:[1-8pnbrqkPNBRQK]{1,8}/){7}[1-8pnbrqkPNBRQK]{1,8}")
 SIDES = ("white", "black")
 
 
@@ -96,9 +95,9 @@ class Decided:
     - ``start VARIANT FEN``: the start position the tracker drew for a new game set up on
       the board (``button new_game``, the pieces put home after a game; a Chess960 array at
       random): a restart sets up the same one, never another drawn;
-    - ``setup [PIECES]``: the game on the board waits for its pieces (its set-up under way
+    - ``setup PIECES``: the game on the board waits for its pieces (its set-up under way
       when the journal started again), with what the board knew stood where (a FEN's
-      board; a magboard's before it was kept wrote none);
+      board);
     - ``read MOVES BOARD``: after a restart, the moves read from the pieces (UCI, commas;
       ``-``: none) and the pieces standing then (16 hex digits): the game goes on from them
       (the answer to a question, when one was asked).
@@ -204,13 +203,14 @@ def _judge(args: list[str], _text: str) -> str | None:
 
 
 def _setup(args: list[str], _text: str) -> str | None:
-    if not args:
-        return None  # a magboard's before the pieces known were kept
-    if len(args) == 1 and _BOARD_FEN.fullmatch(args[0]):
-        widths = [sum(int(c) if c.isdigit() else 1 for c in row) for row in args[0].split("/")]
-        if widths == [8] * 8:
+    if len(args) == 1:
+        try:
+            piece_letters(args[0])
+        except ValueError:
+            pass
+        else:
             return None
-    return "expected nothing, or the pieces known as a FEN's board"
+    return "expected the pieces known as a FEN's board"
 
 
 def setup_line(known: dict[int, Piece]) -> str:
@@ -237,26 +237,15 @@ def setup_line(known: dict[int, Piece]) -> str:
     return "setup " + "/".join(ranks)
 
 
-def setup_of(what: str) -> dict[int, Piece] | None:
-    """The pieces known of a ``setup`` decision's ``what`` (None: it does not say).
+def setup_of(what: str) -> dict[int, Piece]:
+    """The pieces known of a ``setup`` decision's ``what``.
 
     >>> setup_of("setup 7k/8/8/8/8/8/8/R7") == {0: Piece.from_symbol("R"),
     ...                                         63: Piece.from_symbol("k")}
     True
     """
-    args = what.split(" ")[1:]
-    if not args:
-        return None
-    known: dict[int, Piece] = {}
-    for index, row in enumerate(args[0].split("/")):
-        rank, file = 7 - index, 0
-        for char in row:
-            if char.isdigit():
-                file += int(char)
-            else:
-                known[rank * 8 + file] = Piece.from_symbol(char)
-                file += 1
-    return known
+    letters = piece_letters(what.split(" ")[1])
+    return {sq: Piece.from_symbol(letter) for sq, letter in letters.items()}
 
 
 def _options(_args: list[str], text: str) -> str | None:

@@ -291,8 +291,7 @@ class _Replay:
         if kind == "judge":
             return tracker.judge_now(t)
         if kind == "setup":
-            known = setup_of(event.what)
-            return tracker.wait_for_pieces(t, tracker.known_pieces() if known is None else known)
+            return tracker.wait_for_pieces(t, setup_of(event.what))
         if kind == "options":
             tracker.options = self._options(tracker.options, rest)
             return []
