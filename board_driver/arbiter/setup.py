@@ -108,6 +108,12 @@ class NewGameSetup(TrackerParts):
         """Is a position being set up (nothing read as a move until it stands)?"""
         return self._setup is not None
 
+    @property
+    def setting_up_its_game(self) -> bool:
+        """Is the tracker's own game waiting for its pieces (:meth:`wait_for_pieces`), not a
+        game still to be made once a drawn position stands (the ``new_game`` button)?"""
+        return self._setup is not None and self._keep_game
+
     def setup_state(self) -> dict[str, Any] | None:
         """The set-up as the ``setup`` event says it (:meth:`.kinds.SetupGuide.state`),
         None when no position is being set up."""

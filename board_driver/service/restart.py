@@ -217,8 +217,10 @@ class Restart(DaemonParts):
                 None if tracker.board == game.position.occupancy() else tracker.board,
             )
         )
-        if tracker.setting_up:  # a new game's set-up under way: after a restart, still one,
-            # asking for the same squares (what the board knew stood where is kept with it)
+        if tracker.setting_up_its_game:  # its set-up under way: after a restart, still one,
+            # asking for the same squares (what the board knew stood where is kept with it).
+            # A button's set-up is not: its game is made when the pieces stand, and the
+            # journal's start and button lines make it again.
             journal.add(Decided(self.now_ms(), setup_line(tracker.known_pieces())))
 
     def _keep_journal(self, fresh: bool) -> None:

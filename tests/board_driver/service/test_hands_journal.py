@@ -442,3 +442,19 @@ def test_a_new_game_set_up_by_the_lights_is_still_being_set_up_after_a_replay() 
     assert done.tracker.setting_up
     setup = [e for e in done.events if e["type"] == "setup"]
     assert setup and setup[-1]["fen"] == endgame and setup[-1]["extra"]
+
+
+def test_only_a_set_up_of_the_game_on_the_board_is_kept_as_one() -> None:
+    """The journal's ``setup`` line means "this game waits for its pieces". A set-up the
+    ``new_game`` button began mid-game is of a game still to be made: were it kept as a
+    ``setup`` line, a restart would make the unfinished game wait for its own position."""
+    import rules
+    from board_driver.arbiter.tracker import Tracker
+    from board_driver.physical.events import Button
+
+    played = rules.Game.from_record(rules.Position(), ["e2e4", "e7e5"])
+    tracker = Tracker(played, board=played.position.occupancy() & ~(1 << square("a1")))
+    tracker.handle(Button(100, "new_game"))
+    assert tracker.setting_up and not tracker.setting_up_its_game
+    tracker.wait_for_pieces(200)  # the page's way: this game set up from the pieces standing
+    assert tracker.setting_up_its_game
