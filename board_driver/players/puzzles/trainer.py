@@ -303,14 +303,21 @@ class Trainer:
     def _wrong(self, event: dict[str, Any]) -> None:
         attempt = self.attempt
         assert attempt is not None
-        if attempt.wrong is not None and attempt.wrong == str(event.get("san")):
-            return  # the wrong move standing, refused again (after a restart): counted once
+        if self._standing_again(str(event.get("san"))):
+            return  # refused again after a restart: counted once
         attempt.mistakes += 1
         attempt.wrong = str(event.get("san"))
         log.info("puzzle %s: %s is not the move (wrong move %d)", attempt.puzzle.id,
                  event.get("san"), attempt.mistakes)  # fmt: skip
         wrong = {"san": event.get("san"), "uci": event.get("uci"), "mistakes": attempt.mistakes}
         self.table.announce({"type": "puzzle_wrong", **wrong})
+
+    def _standing_again(self, san: str | None) -> bool:
+        """Is ``san`` the wrong move still standing, met again after a restart (counted once
+        already)? Putting it back clears it (``restored``), so the same mistake made again
+        counts again."""
+        wrong = self.attempt.wrong if self.attempt is not None else None
+        return wrong is not None and wrong == san
 
     def _unasked(self, played: tuple[str, ...]) -> None:
         """A move committed that the line does not have (it can only come from a path the
@@ -323,10 +330,8 @@ class Trainer:
         extra = len(played) - common
         if extra <= 0:
             return
-        standing = attempt.wrong is not None and extra == 1
-        if standing and self._details(played, common).get("san") == attempt.wrong:
-            # The wrong move standing when the daemon stopped, read from the hands after its
-            # restart (no requirement then): taken back, counted once.
+        if extra == 1 and self._standing_again(self._details(played, common).get("san")):
+            # Read from the hands after a restart (no requirement then): taken back.
             self.table.take_back(extra)
             return
         attempt.mistakes += 1
