@@ -39,14 +39,21 @@ def set_up(daemon: WebDaemon) -> None:
     assert status == 200, answer
 
 
-def test_a_run_goes_on_after_a_kill_at_the_same_puzzle_and_point(tmp_path: Path) -> None:
+def start_run(tmp_path: Path, *rows: str, **filters: str) -> WebDaemon:
+    """A daemon on ``tmp_path`` with a run started from a file of ``rows``, as the page
+    starts one."""
     mine = tmp_path / "mine.csv"
-    mine.write_text(f"{','.join(COLUMNS)}\n{KNIGHT}\n{LADDER}\n")
+    mine.write_text(f"{','.join(COLUMNS)}\n" + "".join(f"{row}\n" for row in rows))
     daemon = WebDaemon(tmp_path)
     status, answer = daemon.request(
-        "api/player/puzzles/start", {"file": str(mine), "themes": "mate"}, token=daemon.token
+        "api/player/puzzles/start", {"file": str(mine), **filters}, token=daemon.token
     )
     assert status == 200, answer
+    return daemon
+
+
+def test_a_run_goes_on_after_a_kill_at_the_same_puzzle_and_point(tmp_path: Path) -> None:
+    daemon = start_run(tmp_path, KNIGHT, LADDER, themes="mate")
     # The first puzzle: set up, the opponent's move made as lit, the mate found.
     set_up(daemon)
     daemon.wait_state(lambda s: lit(s, "a5", "c4"))
@@ -98,13 +105,7 @@ def test_a_run_goes_on_after_a_kill_at_the_same_puzzle_and_point(tmp_path: Path)
 def test_a_puzzle_being_set_up_is_set_up_again_after_a_kill(tmp_path: Path) -> None:
     """Killed while the first puzzle's position is being set up: the restart goes on with
     the set-up (the same puzzle), then lights its opponent's move; nothing is counted."""
-    mine = tmp_path / "mine.csv"
-    mine.write_text(f"{','.join(COLUMNS)}\n{KNIGHT}\n")
-    daemon = WebDaemon(tmp_path)
-    status, answer = daemon.request(
-        "api/player/puzzles/start", {"file": str(mine)}, token=daemon.token
-    )
-    assert status == 200, answer
+    daemon = start_run(tmp_path, KNIGHT)
     daemon.wait_state(lambda s: s["setup_pending"] and s["asks"])
     daemon.kill()
 
@@ -124,13 +125,7 @@ def test_a_wrong_move_standing_at_a_kill_is_put_back_and_counted_once(tmp_path: 
     """Killed with a wrong move on the board (refused, lit to be put back): after the
     restart it is still to be put back, counted once; the right move then ends the
     puzzle as failed with that one mistake."""
-    mine = tmp_path / "mine.csv"
-    mine.write_text(f"{','.join(COLUMNS)}\n{KNIGHT}\n")
-    daemon = WebDaemon(tmp_path)
-    status, answer = daemon.request(
-        "api/player/puzzles/start", {"file": str(mine)}, token=daemon.token
-    )
-    assert status == 200, answer
+    daemon = start_run(tmp_path, KNIGHT)
     set_up(daemon)
     daemon.wait_state(lambda s: lit(s, "a5", "c4"))
     play(daemon, "a5", "c4")
@@ -153,5 +148,27 @@ def test_a_wrong_move_standing_at_a_kill_is_put_back_and_counted_once(tmp_path: 
         state = again.wait_state(lambda s: puzzles(s).get("status") == "over")
         last = puzzles(state)["last"]
         assert (last["id"], last["result"], last["mistakes"]) == ("knight1", "failed", 1)
+    finally:
+        again.stop()
+
+
+def test_a_run_stopped_before_a_kill_is_not_taken_up_again(tmp_path: Path) -> None:
+    """Stop ends a run for good: its unfinished puzzle's game, left on the board, is the
+    two people's after a restart, not the run's again."""
+    daemon = start_run(tmp_path, KNIGHT, LADDER)
+    set_up(daemon)
+    daemon.wait_state(lambda s: lit(s, "a5", "c4"))
+    status, answer = daemon.request("api/player/puzzles/stop", {}, token=daemon.token)
+    assert status == 200, answer
+    daemon.wait_state(lambda s: s["players"] == {"white": "human", "black": "human"})
+    daemon.kill()
+
+    again = WebDaemon(tmp_path, port=daemon.port)
+    try:
+        state = again.wait_state(lambda s: "puzzles" in s["player_states"])
+        assert not puzzles(state).get("active"), puzzles(state)
+        assert state["players"] == {"white": "human", "black": "human"}
+        play(again, "a5", "c4")  # a move by either side, judged as in any game
+        again.wait_state(lambda s: s["moves"] == ["Nc4"])
     finally:
         again.stop()
