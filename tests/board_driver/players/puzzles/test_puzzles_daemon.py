@@ -37,6 +37,14 @@ KNIGHT = (
 )
 
 
+def puzzle_file(folder: Path, *rows: str) -> Path:
+    """A puzzle file of the user's own, ``mine.csv`` in ``folder``: the Lichess database's
+    header and ``rows``."""
+    path = folder / "mine.csv"
+    path.write_text(f"{','.join(COLUMNS)}\n" + "".join(f"{row}\n" for row in rows))
+    return path
+
+
 async def step(daemon: Daemon, board: SimulatedBoard, kind: str, name: str) -> None:
     """One hand on the board, taken by the daemon (debounced) before the next."""
     sq = square(name)
@@ -82,8 +90,7 @@ def state(daemon: Daemon) -> dict[str, Any]:
 
 
 def test_a_run_of_puzzles_on_the_board(tmp_path: Path) -> None:
-    puzzles = tmp_path / "mine.csv"
-    puzzles.write_text(f"{','.join(COLUMNS)}\n{LADDER}\n{KNIGHT}\n")
+    puzzles = puzzle_file(tmp_path, LADDER, KNIGHT)
     daemon, board = make_daemon(tmp_path)
 
     async def scenario() -> None:
@@ -179,8 +186,7 @@ def test_the_board_is_not_held_while_the_next_puzzle_is_looked_for(
     """A puzzle solved before the next one is found (a filter few of the database's
     lines pass): the board goes on meanwhile, the page says the next is being looked for,
     and it begins when found."""
-    puzzles = tmp_path / "mine.csv"
-    puzzles.write_text(f"{','.join(COLUMNS)}\n{KNIGHT}\n{LADDER}\n")
+    puzzles = puzzle_file(tmp_path, KNIGHT, LADDER)
     found = threading.Event()
     looked_for = PuzzleSeat._next_unsolved
     calls = []

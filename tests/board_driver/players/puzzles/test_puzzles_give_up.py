@@ -7,12 +7,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from board_driver.players.puzzles.source import COLUMNS
 from board_driver.service.store import Store
 from tests.board_driver.players.puzzles.test_puzzles_daemon import (
     KNIGHT,
     LADDER,
     move,
+    puzzle_file,
     set_up,
     state,
     step,
@@ -29,8 +29,7 @@ BATTERY = (
 def test_a_puzzle_given_up_counts_as_failed_says_its_solution_and_the_next_follows(
     tmp_path: Path,
 ) -> None:
-    puzzles = tmp_path / "mine.csv"
-    puzzles.write_text(f"{','.join(COLUMNS)}\n{KNIGHT}\n{LADDER}\n{BATTERY}\n")
+    puzzles = puzzle_file(tmp_path, KNIGHT, LADDER, BATTERY)
     daemon, board = make_daemon(tmp_path)
 
     async def scenario() -> None:
@@ -74,8 +73,7 @@ def test_a_puzzle_given_up_counts_as_failed_says_its_solution_and_the_next_follo
 
 
 def test_stop_ends_the_run_and_the_board_is_two_peoples_again(tmp_path: Path) -> None:
-    puzzles = tmp_path / "mine.csv"
-    puzzles.write_text(f"{','.join(COLUMNS)}\n{KNIGHT}\n")
+    puzzles = puzzle_file(tmp_path, KNIGHT)
     daemon, board = make_daemon(tmp_path)
 
     async def scenario() -> None:

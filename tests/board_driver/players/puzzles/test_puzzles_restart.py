@@ -8,10 +8,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from board_driver.players.puzzles.source import COLUMNS
 from board_driver.service.store import Store
 from tests.board_driver.connectors.web.daemon import WebDaemon
-from tests.board_driver.players.puzzles.test_puzzles_daemon import KNIGHT, LADDER
+from tests.board_driver.players.puzzles.test_puzzles_daemon import KNIGHT, LADDER, puzzle_file
 
 
 def puzzles(state: dict) -> dict:
@@ -42,8 +41,7 @@ def set_up(daemon: WebDaemon) -> None:
 def start_run(tmp_path: Path, *rows: str, **filters: str) -> WebDaemon:
     """A daemon on ``tmp_path`` with a run started from a file of ``rows``, as the page
     starts one."""
-    mine = tmp_path / "mine.csv"
-    mine.write_text(f"{','.join(COLUMNS)}\n" + "".join(f"{row}\n" for row in rows))
+    mine = puzzle_file(tmp_path, *rows)
     daemon = WebDaemon(tmp_path)
     status, answer = daemon.request(
         "api/player/puzzles/start", {"file": str(mine), **filters}, token=daemon.token
